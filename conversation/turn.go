@@ -1,0 +1,313 @@
+package conversation
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/aiq/aiq-rpc/sessionio"
+)
+
+// DefaultMaxModelCalls bounds the model requests of one turn, so that a
+// model that keeps calling tools cannot loop for ever.
+const DefaultMaxModelCalls = 10
+
+// ErrTooManyModelCalls ends a turn whose model kept asking for tools.
+var ErrTooManyModelCalls = errors.New("the model kept calling tools without answering")
+
+// Model is a chat completion endpoint with tools. Complete sends one request
+// and streams the reply's text through onText as it arrives.
+type Model interface {
+	Complete(ctx context.Context, req Request, onText func(delta string)) (Reply, error)
+}
+
+// Request is one chat completion request: the system prompt first, the
+// current user message last.
+type Request struct {
+	Messages []Message
+	Tools    []ToolSpec
+}
+
+// Reply is the model's answer to one request.
+type Reply struct {
+	Content   string
+	ToolCalls []ToolCall
+}
+
+// ToolSpec describes a tool to the model.
+type ToolSpec struct {
+	Name        string
+	Description string
+	Parameters  json.RawMessage // a JSON Schema object
+}
+
+// Tools runs the tools the model may call. Run gets the call's arguments as
+// a JSON object and returns a value to send back to the model as JSON.
+type Tools interface {
+	Specs() []ToolSpec
+	Run(ctx context.Context, name string, args json.RawMessage) (any, error)
+}
+
+// Progress hears a turn as it happens. Its methods are called from the
+// goroutine that runs the turn, in order.
+type Progress interface {
+	// Text is a piece of the model's answer as it streams.
+	Text(delta string)
+	// ToolStarted is a tool call about to run.
+	ToolStarted(call ToolCall)
+	// ToolFinished is a tool call's outcome.
+	ToolFinished(outcome ToolOutcome)
+}
+
+// ToolOutcome is what one tool call did.
+type ToolOutcome struct {
+	Call ToolCall
+	// Args are the call's arguments as a JSON object; nil when they could
+	// not be read.
+	Args json.RawMessage
+	// Result is what the tool returned, nil when it failed.
+	Result any
+	// Err is why the call failed: bad arguments, an unknown tool, or the
+	// tool's own error. The model reads it in Content and may try again.
+	Err error
+	// Content is the tool message the model gets: JSON text.
+	Content string
+}
+
+// Turn is one question to run.
+type Turn struct {
+	// System is this turn's system prompt, built afresh by the caller.
+	System string
+	// User is the user message: the question, with any selection.
+	User string
+}
+
+// Result is a completed turn.
+type Result struct {
+	// Answer is the model's final text, possibly "".
+	Answer   string
+	Outcomes []ToolOutcome
+	// Added are the messages the turn appended to the history.
+	Added      []Message
+	ModelCalls int
+}
+
+// Runner runs turns: it asks the model, runs the tools it calls, and
+// repeats until the model answers without tools.
+type Runner struct {
+	Model Model
+	Tools Tools // nil: the model gets no tools
+	// MaxModelCalls bounds the model requests of a turn; 0 means
+	// DefaultMaxModelCalls.
+	MaxModelCalls int
+	// HistoryLimit is the number of turns kept; 0 means DefaultHistoryLimit.
+	HistoryLimit int
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Run runs one turn on s. On success it appends the turn to both of the
+// session's lists and trims them to the history limit. A model error, the
+// call limit or a cancelled ctx ends the turn with an error and leaves s
+// exactly as it was.
+func (r *Runner) Run(ctx context.Context, s *Session, t Turn, p Progress) (Result, error) {
+	if strings.TrimSpace(t.User) == "" {
+		return Result{}, errors.New("run turn: the question is empty")
+	}
+	if p == nil {
+		p = noProgress{}
+	}
+	start := r.now()
+	base := buildRequest(t.System, s.History)
+	added := []Message{{Role: RoleUser, Content: t.User}}
+	var res Result
+	for {
+		if err := ctx.Err(); err != nil {
+			return Result{}, fmt.Errorf("run turn: %w", err)
+		}
+		res.ModelCalls++
+		reply, err := r.Model.Complete(ctx, Request{Messages: concat(base, added), Tools: r.specs()}, p.Text)
+		if err != nil {
+			return Result{}, fmt.Errorf("run turn: model request %d: %w", res.ModelCalls, err)
+		}
+		calls := normalizeCalls(reply.ToolCalls, res.ModelCalls)
+		added = append(added, Message{Role: RoleAssistant, Content: reply.Content, ToolCalls: calls})
+		if len(calls) == 0 {
+			res.Answer = reply.Content
+			break
+		}
+		if res.ModelCalls >= r.maxModelCalls() {
+			return Result{}, fmt.Errorf("run turn: %w after %d requests; ask a narrower question", ErrTooManyModelCalls, res.ModelCalls)
+		}
+		for _, call := range calls {
+			if err := ctx.Err(); err != nil {
+				return Result{}, fmt.Errorf("run turn: %w", err)
+			}
+			o := r.runTool(ctx, call, p)
+			res.Outcomes = append(res.Outcomes, o)
+			added = append(added, Message{Role: RoleTool, Content: o.Content, ToolCallID: call.ID})
+		}
+	}
+	res.Added = added
+	r.commit(s, t, res, start)
+	return res, nil
+}
+
+func (r *Runner) commit(s *Session, t Turn, res Result, start time.Time) {
+	end := r.now()
+	s.History = append(s.History, res.Added...)
+	s.Legacy = append(s.Legacy,
+		sessionio.LegacyMessage{Role: string(RoleUser), Content: t.User, Timestamp: start},
+		sessionio.LegacyMessage{Role: string(RoleAssistant), Content: legacyAnswer(res), Timestamp: end},
+	)
+	s.SystemPrompt = t.System
+	s.Updated = end
+	s.Trim(r.historyLimit())
+}
+
+// buildRequest is the part of every request of a turn that does not change:
+// the system prompt and the history. The history is valid by construction
+// (see decodeHistory and Run), so no element needs checking here.
+func buildRequest(system string, history []Message) []Message {
+	return concat([]Message{{Role: RoleSystem, Content: system}}, history)
+}
+
+func concat(a, b []Message) []Message {
+	return append(slices.Clip(a), b...)
+}
+
+// normalizeCalls gives every call an id and a type, so that each tool
+// result can name the call it answers even when the model left the id out
+// or used one twice.
+func normalizeCalls(calls []ToolCall, request int) []ToolCall {
+	var out []ToolCall
+	seen := map[string]bool{}
+	for i, c := range calls {
+		if c.ID == "" || seen[c.ID] {
+			c.ID = fmt.Sprintf("call_aiq_%d_%d", request, i+1)
+		}
+		if c.Type == "" {
+			c.Type = "function"
+		}
+		seen[c.ID] = true
+		out = append(out, c)
+	}
+	return out
+}
+
+func (r *Runner) runTool(ctx context.Context, call ToolCall, p Progress) ToolOutcome {
+	p.ToolStarted(call)
+	o := ToolOutcome{Call: call}
+	name := call.Function.Name
+	args, err := toolArgs(call.Function.Arguments)
+	switch {
+	case err != nil:
+		o.Err = fmt.Errorf("the arguments of %s are not usable: %w", name, err)
+	case !r.hasTool(name):
+		o.Err = fmt.Errorf("there is no tool %q; the tools are: %s", name, strings.Join(r.toolNames(), ", "))
+	default:
+		o.Args = args
+		o.Result, o.Err = r.Tools.Run(ctx, name, args)
+	}
+	o.Content = toolContent(o)
+	p.ToolFinished(o)
+	return o
+}
+
+// toolArgs reads a call's arguments as a JSON object. Models sometimes wrap
+// the object in a JSON string, or in a string of a string; empty arguments
+// are an empty object.
+func toolArgs(text string) (json.RawMessage, error) {
+	raw := json.RawMessage(strings.TrimSpace(text))
+	for range 4 {
+		if len(raw) == 0 {
+			return json.RawMessage("{}"), nil
+		}
+		switch sessionio.Kind(raw) {
+		case "an object":
+			if !json.Valid(raw) {
+				return nil, errors.New("not valid JSON")
+			}
+			return raw, nil
+		case "a string":
+			var inner string
+			if err := json.Unmarshal(raw, &inner); err != nil {
+				return nil, errors.New("not valid JSON")
+			}
+			raw = json.RawMessage(strings.TrimSpace(inner))
+		default:
+			if !json.Valid(raw) {
+				return nil, errors.New("not valid JSON")
+			}
+			return nil, fmt.Errorf("want a JSON object, found %s", sessionio.Kind(raw))
+		}
+	}
+	return nil, errors.New("a JSON string nested too deep to hold an object")
+}
+
+// toolContent is the tool message for an outcome: the result as JSON, or
+// {"status":"error","error":...}.
+func toolContent(o ToolOutcome) string {
+	if o.Err == nil {
+		data, err := json.Marshal(o.Result)
+		if err == nil {
+			return string(data)
+		}
+		o.Err = fmt.Errorf("the result of %s could not be encoded: %w", o.Call.Function.Name, err)
+	}
+	data, _ := json.Marshal(struct {
+		Status string `json:"status"`
+		Error  string `json:"error"`
+	}{"error", o.Err.Error()})
+	return string(data)
+}
+
+func (r *Runner) specs() []ToolSpec {
+	if r.Tools == nil {
+		return nil
+	}
+	return r.Tools.Specs()
+}
+
+func (r *Runner) hasTool(name string) bool {
+	return slices.Contains(r.toolNames(), name)
+}
+
+func (r *Runner) toolNames() []string {
+	var names []string
+	for _, s := range r.specs() {
+		names = append(names, s.Name)
+	}
+	return names
+}
+
+func (r *Runner) now() time.Time {
+	if r.Now == nil {
+		return time.Now()
+	}
+	return r.Now()
+}
+
+func (r *Runner) maxModelCalls() int {
+	if r.MaxModelCalls <= 0 {
+		return DefaultMaxModelCalls
+	}
+	return r.MaxModelCalls
+}
+
+func (r *Runner) historyLimit() int {
+	if r.HistoryLimit <= 0 {
+		return DefaultHistoryLimit
+	}
+	return r.HistoryLimit
+}
+
+type noProgress struct{}
+
+func (noProgress) Text(string)              {}
+func (noProgress) ToolStarted(ToolCall)     {}
+func (noProgress) ToolFinished(ToolOutcome) {}

@@ -1,0 +1,168 @@
+package sessionio
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// ReadFile reads and decodes the session file at path. A file over
+// MaxFileSize is refused before it is read.
+func ReadFile(path string) (*File, []string, error) {
+	data, err := readLimited(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("load session %s: %w", path, err)
+	}
+	f, warnings, err := Decode(data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("load session %s: %w", path, err)
+	}
+	return f, warnings, nil
+}
+
+func readLimited(path string) ([]byte, error) {
+	file, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer file.Close()
+	info, err := file.Stat()
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case info.IsDir():
+		return nil, fmt.Errorf("%w: this is a folder, not a session file", ErrInvalid)
+	case !info.Mode().IsRegular():
+		// A FIFO or a device could block or never end.
+		return nil, fmt.Errorf("%w: not a regular file", ErrInvalid)
+	case info.Size() > MaxFileSize:
+		return nil, &SizeError{Size: info.Size()}
+	}
+	// The file may grow between Stat and read; never hold more than the limit.
+	data, err := io.ReadAll(io.LimitReader(file, MaxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileSize {
+		return nil, fmt.Errorf("%w: the file grew past the %s limit while it was read", ErrTooLarge, byteSize(MaxFileSize))
+	}
+	return data, nil
+}
+
+// WriteFile atomically replaces the file at path with data: readers see
+// either the old or the new content, never a mix, and a failed write leaves
+// the old file as it was. The file gets mode 0600; missing folders 0700.
+func WriteFile(path string, data []byte) error {
+	if err := checkSize(data); err != nil {
+		return fmt.Errorf("save session %s: %w", path, err)
+	}
+	// Write through a symbolic link rather than replace the link itself.
+	if target, err := filepath.EvalSymlinks(path); err == nil {
+		path = target
+	}
+	dir := filepath.Dir(path)
+	tmp, err := writeTemp(dir, data)
+	if err != nil {
+		return fmt.Errorf("save session %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("save session %s: %w", path, err)
+	}
+	if err := syncDir(dir); err != nil {
+		return fmt.Errorf("save session %s: %w", path, err)
+	}
+	return nil
+}
+
+// CreateFile writes data to a new file in dir named as the CLI names them,
+// session_YYYYMMDDHHMMSS.json (UTC). When that name is taken it adds a
+// suffix (session_..._2.json) and never replaces an existing file. It
+// returns the path written.
+func CreateFile(dir string, data []byte, now time.Time) (string, error) {
+	if err := checkSize(data); err != nil {
+		return "", fmt.Errorf("save new session in %s: %w", dir, err)
+	}
+	tmp, err := writeTemp(dir, data)
+	if err != nil {
+		return "", fmt.Errorf("save new session in %s: %w", dir, err)
+	}
+	defer os.Remove(tmp)
+	stamp := now.UTC().Format("20060102150405")
+	for n := 1; n <= 1000; n++ {
+		name := "session_" + stamp + ".json"
+		if n > 1 {
+			name = fmt.Sprintf("session_%s_%d.json", stamp, n)
+		}
+		path := filepath.Join(dir, name)
+		// A hard link publishes the complete file under its final name in
+		// one step and, unlike rename, fails when the name exists.
+		err := os.Link(tmp, path)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("save new session %s: %w", path, err)
+		}
+		if err := syncDir(dir); err != nil {
+			return "", fmt.Errorf("save new session %s: %w", path, err)
+		}
+		return path, nil
+	}
+	return "", fmt.Errorf("save new session in %s: 1000 files for second %s already exist", dir, stamp)
+}
+
+func checkSize(data []byte) error {
+	if len(data) > MaxFileSize {
+		return &SizeError{Size: int64(len(data))}
+	}
+	return nil
+}
+
+// writeTemp writes data to a new hidden file in dir and flushes it to disk,
+// so that a later rename or link can only ever expose complete content.
+func writeTemp(dir string, data []byte) (string, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	f, err := os.CreateTemp(dir, ".session-*.tmp")
+	if err != nil {
+		return "", err
+	}
+	name := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(0o600)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if closeErr := f.Close(); err == nil {
+		err = closeErr
+	}
+	if err != nil {
+		os.Remove(name)
+		return "", err
+	}
+	return name, nil
+}
+
+// syncDir makes a rename or link in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	// Some file systems cannot sync a folder; the rename itself is done.
+	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOTSUP) {
+		return err
+	}
+	return nil
+}
