@@ -17,10 +17,11 @@ func TestDecodeMessageNormalises(t *testing.T) {
 	}{
 		{"string content kept", `{"role":"user","content":"hi"}`, Message{Role: RoleUser, Content: "hi"}},
 		{"empty string kept", `{"role":"assistant","content":""}`, Message{Role: RoleAssistant}},
-		{"object content becomes compact JSON", `{"role":"tool","tool_call_id":"c","content":{ "status" : "success", "row_count": 1 }}`,
-			Message{Role: RoleTool, ToolCallID: "c", Content: `{"status":"success","row_count":1}`}},
-		{"array content becomes compact JSON", `{"role":"assistant","content":[ {"type":"text","text":"a"} ]}`,
-			Message{Role: RoleAssistant, Content: `[{"type":"text","text":"a"}]`}},
+		// Keys sorted as the CLI's Go maps sort them; numbers as written.
+		{"object content becomes compact JSON", `{"role":"tool","tool_call_id":"c","content":{ "status" : "success", "row_count": 1, "big": 12345678901234567890 }}`,
+			Message{Role: RoleTool, ToolCallID: "c", Content: `{"big":12345678901234567890,"row_count":1,"status":"success"}`}},
+		{"array content becomes compact JSON", `{"role":"assistant","content":[ {"type":"text","text":"a < b"} ]}`,
+			Message{Role: RoleAssistant, Content: `[{"text":"a < b","type":"text"}]`}},
 		{"number becomes text", `{"role":"assistant","content":42}`, Message{Role: RoleAssistant, Content: "42"}},
 		{"float keeps its text", `{"role":"assistant","content":1.50}`, Message{Role: RoleAssistant, Content: "1.50"}},
 		{"boolean becomes text", `{"role":"user","content":true}`, Message{Role: RoleUser, Content: "true"}},

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 	"unicode/utf8"
 
@@ -119,11 +120,11 @@ func (s *Session) Encode() (data []byte, notes []string, err error) {
 		if !errors.As(err, &tooLarge) {
 			return data, notes, err
 		}
-		if s.dropOldestTurn() {
-			notes = append(notes, "dropped the oldest turn to keep the session file under 10 MiB")
+		excess := int(tooLarge.Size) - sessionio.MaxFileSize
+		if n := s.dropOldestTurns(excess); n > 0 {
+			notes = append(notes, fmt.Sprintf("dropped the %d oldest turn(s) to keep the session file under 10 MiB", n))
 			continue
 		}
-		excess := int(tooLarge.Size) - sessionio.MaxFileSize
 		note, ok := s.cutLargestContent(excess)
 		if !ok {
 			return nil, notes, err
@@ -149,20 +150,41 @@ func (s *Session) Clear(now time.Time) {
 	s.Updated = now
 }
 
-// dropOldestTurn removes the first turn of each list that has more than one.
-func (s *Session) dropOldestTurn() bool {
-	history := len(turnStarts(s.History, isUserMessage))
-	legacy := len(turnStarts(s.Legacy, isUserLegacy))
-	if history <= 1 && legacy <= 1 {
-		return false
+// dropOldestTurns drops the oldest turns of both lists, never the last
+// one, until about excess bytes are gone, and says how many it dropped.
+// Estimating the bytes saves encoding the whole file once per turn.
+func (s *Session) dropOldestTurns(excess int) int {
+	history := turnStarts(s.History, isUserMessage)
+	legacy := turnStarts(s.Legacy, isUserLegacy)
+	n, freed := 0, 0
+	for n < max(len(history), len(legacy))-1 && freed < excess {
+		freed += turnSize(s.History, history, n) + turnSize(s.Legacy, legacy, n)
+		n++
 	}
-	if history > 1 {
-		s.History = trimTurns(s.History, isUserMessage, history-1)
+	if n > 0 {
+		// The lists may hold different numbers of turns (the CLI's /clear
+		// empties only one); each keeps at least its last.
+		s.History = trimTurns(s.History, isUserMessage, max(len(history)-n, 1))
+		s.Legacy = trimTurns(s.Legacy, isUserLegacy, max(len(legacy)-n, 1))
 	}
-	if legacy > 1 {
-		s.Legacy = trimTurns(s.Legacy, isUserLegacy, legacy-1)
+	return n
+}
+
+// turnSize is about the number of bytes turn i of list takes in the file.
+func turnSize[T any](list []T, starts []int, i int) int {
+	if i >= len(starts) {
+		return 0
 	}
-	return true
+	end := len(list)
+	if i+1 < len(starts) {
+		end = starts[i+1]
+	}
+	size := 0
+	for _, m := range list[starts[i]:end] {
+		data, _ := sessionio.Marshal(m)
+		size += len(data)
+	}
+	return size
 }
 
 // cutMarker leaves a visible trace of a cut in the content, for the user
@@ -187,10 +209,12 @@ func (s *Session) cutLargestContent(excess int) (string, bool) {
 		return "", false
 	}
 	total := len(*largest)
-	// Each content byte takes at least one byte in the file, so cutting
-	// excess bytes plus the marker's own length is enough, or close.
-	keep := total - excess - len(cutMarker) - 32
-	if keep <= 0 || total < 2*len(cutMarker) {
+	// Escapes make a content byte take one to six bytes in the file; cut
+	// by the content's own average so that one pass is usually enough.
+	encoded, _ := sessionio.Marshal(*largest)
+	ratio := float64(len(encoded)) / float64(max(total, 1))
+	keep := total - int(math.Ceil(float64(excess)/ratio)) - len(cutMarker) - 64
+	if keep <= 0 {
 		return "", false
 	}
 	for keep > 0 && !utf8.RuneStart((*largest)[keep]) {

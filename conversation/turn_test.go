@@ -27,8 +27,10 @@ func (r *recorder) add(e string) {
 	r.events = append(r.events, e)
 }
 
-func (r *recorder) Text(delta string)                   { r.add("text " + delta) }
-func (r *recorder) ToolStarted(c conversation.ToolCall) { r.add("call " + c.Function.Name + " " + c.Function.Arguments) }
+func (r *recorder) Text(delta string) { r.add("text " + delta) }
+func (r *recorder) ToolStarted(c conversation.ToolCall) {
+	r.add("call " + c.Function.Name + " " + c.Function.Arguments)
+}
 func (r *recorder) ToolFinished(o conversation.ToolOutcome) {
 	r.add("result " + o.Call.Function.Name + " " + o.Content)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -49,8 +50,9 @@ func (m Members) TakeString(key string) (string, error) {
 }
 
 // TakeText takes a member of any JSON type as text: a string as it is, null
-// or missing as "", anything else as its compact JSON text. This is how the
-// AIQ CLI normalises message content.
+// or missing as "", anything else as compact JSON text with the keys of
+// its objects sorted. That is how the AIQ CLI normalises message content,
+// so both write the same text for the same message.
 func (m Members) TakeText(key string) (string, error) {
 	raw, ok := m.Take(key)
 	if !ok || IsNull(raw) {
@@ -60,11 +62,17 @@ func (m Members) TakeText(key string) (string, error) {
 	if json.Unmarshal(raw, &s) == nil {
 		return s, nil
 	}
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, raw); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber() // keep numbers as written: no float rounding
+	var v any
+	if err := dec.Decode(&v); err != nil {
 		return "", fmt.Errorf("%s: %w", key, err)
 	}
-	return buf.String(), nil
+	text, err := Marshal(v)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", key, err)
+	}
+	return string(text), nil
 }
 
 // TakeTime takes an RFC 3339 time with a zone; missing or null reads as the
@@ -91,6 +99,19 @@ func (m Members) Rest() map[string]json.RawMessage {
 		return nil
 	}
 	return m
+}
+
+// RestOfStruct is Rest for an object that the AIQ CLI decodes into a Go
+// struct with the given field names. encoding/json matches keys without
+// regard to case, so the CLI would read a kept "Metadata" or "data_ſource"
+// as the known field; such keys are dropped rather than written back.
+func (m Members) RestOfStruct(fields ...string) map[string]json.RawMessage {
+	for k := range m {
+		if slices.ContainsFunc(fields, func(f string) bool { return strings.EqualFold(f, k) }) {
+			delete(m, k)
+		}
+	}
+	return m.Rest()
 }
 
 // IsNull reports whether raw is the JSON null.

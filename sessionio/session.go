@@ -107,7 +107,7 @@ func Decode(data []byte) (*File, []string, error) {
 			return nil, nil, fmt.Errorf("%w: %v", ErrInvalid, err)
 		}
 	}
-	f.Extra = top.Rest()
+	f.Extra = top.RestOfStruct("metadata", "messages", "raw_messages")
 	return f, warnings, nil
 }
 
@@ -141,7 +141,13 @@ func decodeTop(data []byte) (Members, error) {
 func jsonSyntaxError(data []byte, err error) error {
 	var syn *json.SyntaxError
 	if errors.As(err, &syn) {
-		line, col := position(data, int(syn.Offset))
+		// Offset counts the bytes read, the offending one included,
+		// except at the end of the input.
+		offset := int(syn.Offset)
+		if offset < len(data) {
+			offset--
+		}
+		line, col := position(data, offset)
 		return fmt.Errorf("line %d, column %d: not valid JSON: %v", line, col, syn)
 	}
 	return fmt.Errorf("not valid JSON: %v", err)
@@ -165,14 +171,14 @@ func decodeMetadata(raw json.RawMessage) (Metadata, error) {
 	if md.DatabaseType, err = members.TakeString("database_type"); err != nil {
 		return Metadata{}, fmt.Errorf("metadata.%w", err)
 	}
+	md.DatabaseType = strings.ToLower(md.DatabaseType)
 	if md.DataSource == NoSourceName {
 		md.DataSource = ""
 	}
 	if md.DatabaseType == NoSourceType {
 		md.DatabaseType = ""
 	}
-	md.DatabaseType = strings.ToLower(md.DatabaseType)
-	md.Extra = members.Rest()
+	md.Extra = members.RestOfStruct("created_at", "last_updated", "data_source", "database_type")
 	return md, nil
 }
 

@@ -26,12 +26,8 @@ func ReadFile(path string) (*File, []string, error) {
 }
 
 func readLimited(path string) ([]byte, error) {
-	file, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer file.Close()
-	info, err := file.Stat()
+	// Stat before Open: opening a FIFO blocks until a writer comes.
+	info, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
@@ -44,6 +40,11 @@ func readLimited(path string) ([]byte, error) {
 	case info.Size() > MaxFileSize:
 		return nil, &SizeError{Size: info.Size()}
 	}
+	file, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer file.Close()
 	// The file may grow between Stat and read; never hold more than the limit.
 	data, err := io.ReadAll(io.LimitReader(file, MaxFileSize+1))
 	if err != nil {
