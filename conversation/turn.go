@@ -20,7 +20,9 @@ const DefaultMaxModelCalls = 10
 var ErrTooManyModelCalls = errors.New("the model kept calling tools without answering")
 
 // Model is a chat completion endpoint with tools. Complete sends one request
-// and streams the reply's text through onText as it arrives.
+// and streams the reply's text through onText as it arrives, on the
+// goroutine that called it. It returns when the reply is complete, or with
+// ctx's error as soon as ctx is done.
 type Model interface {
 	Complete(ctx context.Context, req Request, onText func(delta string)) (Reply, error)
 }

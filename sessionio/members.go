@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -90,6 +91,10 @@ func (m Members) TakeTime(key string) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, fmt.Errorf("%s: %q is not an RFC 3339 time with a zone", key, s)
 	}
+	// Written back in UTC, a time must still have a four-digit year.
+	if y := t.UTC().Year(); y < 0 || y > 9999 {
+		return time.Time{}, fmt.Errorf("%s: %q falls outside the years 0000 to 9999 in UTC", key, s)
+	}
 	return t, nil
 }
 
@@ -99,19 +104,6 @@ func (m Members) Rest() map[string]json.RawMessage {
 		return nil
 	}
 	return m
-}
-
-// RestOfStruct is Rest for an object that the AIQ CLI decodes into a Go
-// struct with the given field names. encoding/json matches keys without
-// regard to case, so the CLI would read a kept "Metadata" or "data_ſource"
-// as the known field; such keys are dropped rather than written back.
-func (m Members) RestOfStruct(fields ...string) map[string]json.RawMessage {
-	for k := range m {
-		if slices.ContainsFunc(fields, func(f string) bool { return strings.EqualFold(f, k) }) {
-			delete(m, k)
-		}
-	}
-	return m.Rest()
 }
 
 // IsNull reports whether raw is the JSON null.
@@ -143,8 +135,10 @@ func Kind(raw json.RawMessage) string {
 }
 
 // MarshalWithExtra marshals v, a struct, as JSON without HTML escaping (so
-// that SQL such as "a < b" stays readable) and appends the extra members
-// whose keys v does not already have, in sorted order.
+// that SQL such as "a < b" stays readable) and appends the extra members in
+// sorted order. It leaves out an extra key that matches a field of v in any
+// case, even one omitted as empty: the CLI reads with encoding/json, which
+// matches keys without regard to case, and would take it for the field.
 func MarshalWithExtra(v any, extra map[string]json.RawMessage) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -156,13 +150,13 @@ func MarshalWithExtra(v any, extra map[string]json.RawMessage) ([]byte, error) {
 	if len(extra) == 0 {
 		return out, nil
 	}
-	var known map[string]json.RawMessage
-	if err := json.Unmarshal(out, &known); err != nil {
-		return nil, fmt.Errorf("marshal with extra keys: %T is not an object: %w", v, err)
+	fields := jsonFieldNames(reflect.TypeOf(v))
+	if fields == nil || !bytes.HasSuffix(out, []byte("}")) {
+		return nil, fmt.Errorf("marshal with extra keys: %T is not a struct", v)
 	}
 	keys := make([]string, 0, len(extra))
 	for k := range extra {
-		if _, ok := known[k]; !ok {
+		if !slices.ContainsFunc(fields, func(f string) bool { return strings.EqualFold(f, k) }) {
 			keys = append(keys, k)
 		}
 	}
@@ -181,6 +175,26 @@ func MarshalWithExtra(v any, extra map[string]json.RawMessage) ([]byte, error) {
 		out = append(out, extra[k]...)
 	}
 	return append(out, '}'), nil
+}
+
+// jsonFieldNames returns the JSON names of a struct type's fields, or nil
+// when t is not a struct.
+func jsonFieldNames(t reflect.Type) []string {
+	if t == nil || t.Kind() != reflect.Struct {
+		return nil
+	}
+	names := []string{}
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case name == "-" || !f.IsExported():
+		case name == "":
+			names = append(names, f.Name)
+		default:
+			names = append(names, name)
+		}
+	}
+	return names
 }
 
 // Marshal is json.Marshal without HTML escaping, as session files are

@@ -107,7 +107,7 @@ func Decode(data []byte) (*File, []string, error) {
 			return nil, nil, fmt.Errorf("%w: %v", ErrInvalid, err)
 		}
 	}
-	f.Extra = top.RestOfStruct("metadata", "messages", "raw_messages")
+	f.Extra = top.Rest()
 	return f, warnings, nil
 }
 
@@ -142,9 +142,9 @@ func jsonSyntaxError(data []byte, err error) error {
 	var syn *json.SyntaxError
 	if errors.As(err, &syn) {
 		// Offset counts the bytes read, the offending one included,
-		// except at the end of the input.
+		// unless the input simply ended.
 		offset := int(syn.Offset)
-		if offset < len(data) {
+		if !strings.Contains(syn.Error(), "unexpected end of JSON input") {
 			offset--
 		}
 		line, col := position(data, offset)
@@ -178,7 +178,7 @@ func decodeMetadata(raw json.RawMessage) (Metadata, error) {
 	if md.DatabaseType == NoSourceType {
 		md.DatabaseType = ""
 	}
-	md.Extra = members.RestOfStruct("created_at", "last_updated", "data_source", "database_type")
+	md.Extra = members.Rest()
 	return md, nil
 }
 

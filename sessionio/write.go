@@ -63,9 +63,9 @@ func WriteFile(path string, data []byte) error {
 	if err := checkSize(data); err != nil {
 		return fmt.Errorf("save session %s: %w", path, err)
 	}
-	// Write through a symbolic link rather than replace the link itself.
-	if target, err := filepath.EvalSymlinks(path); err == nil {
-		path = target
+	path, err := followLinks(path)
+	if err != nil {
+		return fmt.Errorf("save session %s: %w", path, err)
 	}
 	dir := filepath.Dir(path)
 	tmp, err := writeTemp(dir, data)
@@ -80,6 +80,27 @@ func WriteFile(path string, data []byte) error {
 		return fmt.Errorf("save session %s: %w", path, err)
 	}
 	return nil
+}
+
+// followLinks returns the file that path names through symbolic links, even
+// one that does not exist yet, so that a save writes through a link rather
+// than replace it.
+func followLinks(path string) (string, error) {
+	for range 40 {
+		info, err := os.Lstat(path)
+		if err != nil || info.Mode()&fs.ModeSymlink == 0 {
+			return path, nil
+		}
+		target, err := os.Readlink(path)
+		if err != nil {
+			return path, err
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(path), target)
+		}
+		path = target
+	}
+	return path, errors.New("too many levels of symbolic links")
 }
 
 // CreateFile writes data to a new file in dir named as the CLI names them,
@@ -102,9 +123,7 @@ func CreateFile(dir string, data []byte, now time.Time) (string, error) {
 			name = fmt.Sprintf("session_%s_%d.json", stamp, n)
 		}
 		path := filepath.Join(dir, name)
-		// A hard link publishes the complete file under its final name in
-		// one step and, unlike rename, fails when the name exists.
-		err := os.Link(tmp, path)
+		err := publishNew(tmp, path)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
@@ -117,6 +136,28 @@ func CreateFile(dir string, data []byte, now time.Time) (string, error) {
 		return path, nil
 	}
 	return "", fmt.Errorf("save new session in %s: 1000 files for second %s already exist", dir, stamp)
+}
+
+// publishNew gives the complete file tmp the name path, failing with
+// fs.ErrExist when path exists. A hard link does that in one step. Where the
+// file system has no hard links, the name is claimed with an exclusive
+// create and then replaced by the complete file; a reader may see the empty
+// claim for that moment, which beats overwriting another session.
+func publishNew(tmp, path string) error {
+	err := os.Link(tmp, path)
+	if err == nil || !errors.Is(err, syscall.EPERM) && !errors.Is(err, syscall.ENOTSUP) && !errors.Is(err, syscall.EOPNOTSUPP) {
+		return err
+	}
+	claim, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	claim.Close()
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(path)
+		return err
+	}
+	return nil
 }
 
 func checkSize(data []byte) error {

@@ -32,6 +32,8 @@ type Step struct {
 type Model struct {
 	Steps   []Step
 	Respond func(req conversation.Request) Step
+	// Forget skips recording requests, for benchmarks.
+	Forget bool
 
 	mu       sync.Mutex
 	next     int
@@ -63,9 +65,11 @@ func (m *Model) Complete(ctx context.Context, req conversation.Request, onText f
 func (m *Model) step(req conversation.Request) (Step, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	// Record a copy: the caller may reuse the slice's backing array.
-	req.Messages = slices.Clone(req.Messages)
-	m.requests = append(m.requests, req)
+	if !m.Forget {
+		// Record a copy: the caller may reuse the slice's backing array.
+		req.Messages = slices.Clone(req.Messages)
+		m.requests = append(m.requests, req)
+	}
 	if m.Respond != nil {
 		return m.Respond(req), nil
 	}

@@ -13,13 +13,13 @@ import (
 	"time"
 )
 
-//go:embed cli/*.json
+//go:embed testdata/cli/*.json
 var cliFiles embed.FS
 
 // CLIFiles returns the session files written by the AIQ CLI, by file name.
 func CLIFiles() map[string][]byte {
 	files := map[string][]byte{}
-	names, _ := fs.Glob(cliFiles, "cli/*.json")
+	names, _ := fs.Glob(cliFiles, "testdata/cli/*.json")
 	for _, name := range names {
 		data, err := cliFiles.ReadFile(name)
 		if err != nil {
@@ -28,6 +28,23 @@ func CLIFiles() map[string][]byte {
 		files[path.Base(name)] = data
 	}
 	return files
+}
+
+// CLIView is the AIQ CLI's own reading of a session file: the Go structs it
+// decodes into with encoding/json.
+type CLIView struct {
+	Metadata struct {
+		CreatedAt    time.Time `json:"created_at"`
+		LastUpdated  time.Time `json:"last_updated"`
+		DataSource   string    `json:"data_source"`
+		DatabaseType string    `json:"database_type"`
+	} `json:"metadata"`
+	Messages []struct {
+		Role      string    `json:"role"`
+		Content   string    `json:"content"`
+		Timestamp time.Time `json:"timestamp"`
+	} `json:"messages"`
+	RawMessages []json.RawMessage `json:"raw_messages"`
 }
 
 // CheckCLILoadRules applies the five rules by which `aiq -s FILE` refuses a
@@ -40,23 +57,9 @@ func CLIFiles() map[string][]byte {
 //
 // Nothing inside raw_messages is checked, as the CLI checks nothing there.
 func CheckCLILoadRules(data []byte) error {
-	// The CLI decodes into Go structs like these with encoding/json, so a
-	// wrong type, a time without a zone, a BOM or trailing bytes fail here
-	// just as they fail there.
-	var f struct {
-		Metadata struct {
-			CreatedAt    time.Time `json:"created_at"`
-			LastUpdated  time.Time `json:"last_updated"`
-			DataSource   string    `json:"data_source"`
-			DatabaseType string    `json:"database_type"`
-		} `json:"metadata"`
-		Messages []struct {
-			Role      string    `json:"role"`
-			Content   string    `json:"content"`
-			Timestamp time.Time `json:"timestamp"`
-		} `json:"messages"`
-		RawMessages []json.RawMessage `json:"raw_messages"`
-	}
+	// The CLI decodes with encoding/json, so a wrong type, a time without
+	// a zone, a BOM or trailing bytes fail here just as they fail there.
+	var f CLIView
 	if err := json.Unmarshal(data, &f); err != nil {
 		return fmt.Errorf("rule 1: not one JSON object of the CLI's shape: %w", err)
 	}
