@@ -154,8 +154,14 @@ func decodeToolCall(raw json.RawMessage) (ToolCall, error) {
 	if c.Type, err = members.TakeString("type"); err != nil {
 		return ToolCall{}, err
 	}
-	if c.Type == "" {
+	switch c.Type {
+	case "":
 		c.Type = "function"
+	case "function":
+	default:
+		// The API takes back only the kinds of call it made; ours are all
+		// functions.
+		return ToolCall{}, fmt.Errorf("type: want \"function\", found %q", c.Type)
 	}
 	fn, ok := members.Take("function")
 	if !ok || sessionio.IsNull(fn) {

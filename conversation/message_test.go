@@ -77,6 +77,7 @@ func TestDecodeMessageDropsUnusableCalls(t *testing.T) {
 		{"type":"function","function":{"name":"f","arguments":"{}"}},
 		{"id":"noname","function":{"arguments":"{}"}},
 		{"id":"nofn"},
+		{"id":"custom","type":"custom","function":{"name":"f"}},
 		"junk",
 		{"id":"ok","type":"function","function":{"name":"g","arguments":"{}"}}
 	]}`
@@ -88,8 +89,9 @@ func TestDecodeMessageDropsUnusableCalls(t *testing.T) {
 		"tool_calls[1]: id: missing, so no result can answer it; dropped",
 		"tool_calls[2]: function.name: missing; dropped",
 		"tool_calls[3]: function: missing; dropped",
-		"tool_calls[4]: want an object, found a string; dropped",
-		`tool_calls[5]: id "ok": used twice in one message; dropped`,
+		`tool_calls[4]: type: want "function", found "custom"; dropped`,
+		"tool_calls[5]: want an object, found a string; dropped",
+		`tool_calls[6]: id "ok": used twice in one message; dropped`,
 	}, warnings)
 }
 

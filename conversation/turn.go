@@ -182,9 +182,9 @@ func concat(a, b []Message) []Message {
 	return append(slices.Clip(a), b...)
 }
 
-// normalizeCalls gives every call an id and a type, so that each tool
-// result can name the call it answers even when the model left the id out
-// or used one twice.
+// normalizeCalls gives every call an id and the type "function", so that
+// each tool result can name the call it answers even when the model left
+// the id out or used one twice.
 func normalizeCalls(calls []ToolCall, request int) []ToolCall {
 	var out []ToolCall
 	seen := map[string]bool{}
@@ -192,9 +192,7 @@ func normalizeCalls(calls []ToolCall, request int) []ToolCall {
 		if c.ID == "" || seen[c.ID] {
 			c.ID = fmt.Sprintf("call_aiq_%d_%d", request, i+1)
 		}
-		if c.Type == "" {
-			c.Type = "function"
-		}
+		c.Type = "function" // the only kind of tool we offer
 		seen[c.ID] = true
 		out = append(out, c)
 	}
