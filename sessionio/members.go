@@ -106,6 +106,22 @@ func (m Members) Rest() map[string]json.RawMessage {
 	return m
 }
 
+// DropCaseVariants removes the members whose keys equal one of fields in
+// another case, and returns their keys. The CLI decodes with encoding/json,
+// which matches keys without regard to case, so it would read such a key as
+// the field; keeping it could only make the two programs disagree.
+func (m Members) DropCaseVariants(fields ...string) []string {
+	var dropped []string
+	for k := range m {
+		if slices.ContainsFunc(fields, func(f string) bool { return strings.EqualFold(f, k) }) {
+			delete(m, k)
+			dropped = append(dropped, k)
+		}
+	}
+	slices.Sort(dropped)
+	return dropped
+}
+
 // IsNull reports whether raw is the JSON null.
 func IsNull(raw json.RawMessage) bool {
 	return string(bytes.TrimSpace(raw)) == "null"

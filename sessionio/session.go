@@ -89,9 +89,11 @@ func Decode(data []byte) (*File, []string, error) {
 	f := &File{}
 	var warnings []string
 	if raw, ok := top.Take("metadata"); ok && !IsNull(raw) {
-		if f.Metadata, err = decodeMetadata(raw); err != nil {
+		var w []string
+		if f.Metadata, w, err = decodeMetadata(raw); err != nil {
 			return nil, nil, fmt.Errorf("%w: %v", ErrInvalid, err)
 		}
+		warnings = append(warnings, w...)
 	} else {
 		warnings = append(warnings, "metadata: missing; read as a session with no database")
 	}
@@ -106,6 +108,9 @@ func Decode(data []byte) (*File, []string, error) {
 		if f.RawMessages, err = decodeArray(raw, "raw_messages"); err != nil {
 			return nil, nil, fmt.Errorf("%w: %v", ErrInvalid, err)
 		}
+	}
+	for _, k := range top.DropCaseVariants("metadata", "messages", "raw_messages") {
+		warnings = append(warnings, fmt.Sprintf("%s: another spelling of a known key, which the CLI would read in its place; dropped", k))
 	}
 	f.Extra = top.Rest()
 	return f, warnings, nil
@@ -153,23 +158,23 @@ func jsonSyntaxError(data []byte, err error) error {
 	return fmt.Errorf("not valid JSON: %v", err)
 }
 
-func decodeMetadata(raw json.RawMessage) (Metadata, error) {
+func decodeMetadata(raw json.RawMessage) (Metadata, []string, error) {
 	members, err := DecodeMembers(raw)
 	if err != nil {
-		return Metadata{}, fmt.Errorf("metadata: %w", err)
+		return Metadata{}, nil, fmt.Errorf("metadata: %w", err)
 	}
 	var md Metadata
 	if md.CreatedAt, err = members.TakeTime("created_at"); err != nil {
-		return Metadata{}, fmt.Errorf("metadata.%w", err)
+		return Metadata{}, nil, fmt.Errorf("metadata.%w", err)
 	}
 	if md.LastUpdated, err = members.TakeTime("last_updated"); err != nil {
-		return Metadata{}, fmt.Errorf("metadata.%w", err)
+		return Metadata{}, nil, fmt.Errorf("metadata.%w", err)
 	}
 	if md.DataSource, err = members.TakeString("data_source"); err != nil {
-		return Metadata{}, fmt.Errorf("metadata.%w", err)
+		return Metadata{}, nil, fmt.Errorf("metadata.%w", err)
 	}
 	if md.DatabaseType, err = members.TakeString("database_type"); err != nil {
-		return Metadata{}, fmt.Errorf("metadata.%w", err)
+		return Metadata{}, nil, fmt.Errorf("metadata.%w", err)
 	}
 	md.DatabaseType = strings.ToLower(md.DatabaseType)
 	if md.DataSource == NoSourceName {
@@ -178,8 +183,12 @@ func decodeMetadata(raw json.RawMessage) (Metadata, error) {
 	if md.DatabaseType == NoSourceType {
 		md.DatabaseType = ""
 	}
+	var warnings []string
+	for _, k := range members.DropCaseVariants("created_at", "last_updated", "data_source", "database_type") {
+		warnings = append(warnings, fmt.Sprintf("metadata.%s: another spelling of a known key, which the CLI would read in its place; dropped", k))
+	}
 	md.Extra = members.Rest()
-	return md, nil
+	return md, warnings, nil
 }
 
 // decodeLegacy reads the legacy messages list. The CLI refuses a whole file

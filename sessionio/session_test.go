@@ -709,3 +709,20 @@ func TestSizeErrorMessage(t *testing.T) {
 		assert.NotErrorIs(t, err, sessionio.ErrInvalid)
 	}
 }
+
+// A key that the CLI would read as a known one (encoding/json folds case)
+// is dropped on load with a warning, so that a load and save round trip
+// keeps what both programs read.
+func TestDecodeDropsCaseVariantsOfKnownKeys(t *testing.T) {
+	data := `{"metadata": {"created_at": "2026-02-02T07:45:51Z", "data_source": "db", "database_type": "mysql", "Data_Source": "", "note": 1},
+		"Messages": [], "x_extra": true}`
+	f, warnings, err := sessionio.Decode([]byte(data))
+	require.NoError(t, err)
+	assert.Equal(t, []string{
+		"metadata.Data_Source: another spelling of a known key, which the CLI would read in its place; dropped",
+		"Messages: another spelling of a known key, which the CLI would read in its place; dropped",
+	}, warnings)
+	assert.Equal(t, "db", f.Metadata.DataSource)
+	assert.Equal(t, []string{"note"}, slices.Collect(maps.Keys(f.Metadata.Extra)))
+	assert.Equal(t, []string{"x_extra"}, slices.Collect(maps.Keys(f.Extra)))
+}
