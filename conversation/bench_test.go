@@ -17,9 +17,11 @@ import (
 // execute_sql call with a result of about resultBytes, and an answer.
 func fullSession(b *testing.B, turns, resultBytes int) *conversation.Session {
 	b.Helper()
-	rows := make([][]any, 0)
-	for len(mustMarshal(b, rows)) < resultBytes {
-		rows = append(rows, []any{len(rows), "customer " + fmt.Sprint(len(rows)), "2026-11-22", 19.99})
+	var rows [][]any
+	for size := 0; size < resultBytes; {
+		row := []any{len(rows), "customer " + fmt.Sprint(len(rows)), "2026-11-22", 19.99}
+		size += len(mustMarshal(b, row)) + 1
+		rows = append(rows, row)
 	}
 	result := string(mustMarshal(b, map[string]any{"status": "success", "row_count": len(rows), "columns": []string{"id", "name", "day", "total"}, "rows": rows}))
 	s := conversation.NewSession("shop", "postgresql", time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC))
