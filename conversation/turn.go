@@ -124,6 +124,7 @@ func (r *Runner) Run(ctx context.Context, s *Session, t Turn, p Progress) (Resul
 		p = noProgress{}
 	}
 	start := r.now()
+	specs := r.specs() // once a turn: the tool set does not change within one
 	base := buildRequest(t.System, s.History)
 	added := []Message{{Role: RoleUser, Content: t.User}}
 	var res Result
@@ -132,7 +133,7 @@ func (r *Runner) Run(ctx context.Context, s *Session, t Turn, p Progress) (Resul
 			return Result{}, fmt.Errorf("run turn: %w", err)
 		}
 		res.ModelCalls++
-		reply, err := r.Model.Complete(ctx, Request{Messages: concat(base, added), Tools: r.specs()}, p.Text)
+		reply, err := r.Model.Complete(ctx, Request{Messages: concat(base, added), Tools: specs}, p.Text)
 		if err != nil {
 			return Result{}, fmt.Errorf("run turn: model request %d: %w", res.ModelCalls, err)
 		}
@@ -149,7 +150,7 @@ func (r *Runner) Run(ctx context.Context, s *Session, t Turn, p Progress) (Resul
 			if err := ctx.Err(); err != nil {
 				return Result{}, fmt.Errorf("run turn: %w", err)
 			}
-			o := r.runTool(ctx, call, p)
+			o := r.runTool(ctx, call, specs, p)
 			res.Outcomes = append(res.Outcomes, o)
 			added = append(added, Message{Role: RoleTool, Content: o.Content, ToolCallID: call.ID})
 		}
@@ -199,7 +200,7 @@ func normalizeCalls(calls []ToolCall, request int) []ToolCall {
 	return out
 }
 
-func (r *Runner) runTool(ctx context.Context, call ToolCall, p Progress) ToolOutcome {
+func (r *Runner) runTool(ctx context.Context, call ToolCall, specs []ToolSpec, p Progress) ToolOutcome {
 	p.ToolStarted(call)
 	o := ToolOutcome{Call: call}
 	name := call.Function.Name
@@ -207,8 +208,8 @@ func (r *Runner) runTool(ctx context.Context, call ToolCall, p Progress) ToolOut
 	switch {
 	case err != nil:
 		o.Err = fmt.Errorf("the arguments of %s are not usable: %w", name, err)
-	case !r.hasTool(name):
-		o.Err = fmt.Errorf("there is no tool %q; the tools are: %s", name, strings.Join(r.toolNames(), ", "))
+	case !slices.ContainsFunc(specs, func(s ToolSpec) bool { return s.Name == name }):
+		o.Err = fmt.Errorf("there is no tool %q; the tools are: %s", name, strings.Join(toolNames(specs), ", "))
 	default:
 		o.Args = args
 		o.Result, o.Err = r.Tools.Run(ctx, name, args)
@@ -273,13 +274,9 @@ func (r *Runner) specs() []ToolSpec {
 	return r.Tools.Specs()
 }
 
-func (r *Runner) hasTool(name string) bool {
-	return slices.Contains(r.toolNames(), name)
-}
-
-func (r *Runner) toolNames() []string {
+func toolNames(specs []ToolSpec) []string {
 	var names []string
-	for _, s := range r.specs() {
+	for _, s := range specs {
 		names = append(names, s.Name)
 	}
 	return names
