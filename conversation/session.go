@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 	"unicode/utf8"
 
@@ -222,4 +223,13 @@ func (s *Session) cutLargestContent(excess int) (string, bool) {
 	}
 	*largest = (*largest)[:keep] + fmt.Sprintf(cutMarker, total-keep, total)
 	return fmt.Sprintf("cut a %d-byte message to %d bytes to keep the session file under 10 MiB", total, keep), true
+}
+
+// clone returns a copy that a turn can change while s is still read: the
+// lists are clipped, so appending to the copy's never writes into s's.
+func (s *Session) clone() *Session {
+	c := *s
+	c.History = slices.Clip(s.History)
+	c.Legacy = slices.Clip(s.Legacy)
+	return &c
 }

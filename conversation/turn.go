@@ -19,6 +19,20 @@ const DefaultMaxModelCalls = 10
 // ErrTooManyModelCalls ends a turn whose model kept asking for tools.
 var ErrTooManyModelCalls = errors.New("the model kept calling tools without answering")
 
+// ModelError is a failed model request: the endpoint's error, or a reply
+// that could not be used.
+type ModelError struct {
+	// Request counts the turn's model requests, from 1.
+	Request int
+	Err     error
+}
+
+func (e *ModelError) Error() string {
+	return fmt.Sprintf("model request %d: %v", e.Request, e.Err)
+}
+
+func (e *ModelError) Unwrap() error { return e.Err }
+
 // Model is a chat completion endpoint with tools. Complete sends one request
 // and streams the reply's text through onText as it arrives, on the
 // goroutine that called it. It returns when the reply is complete, or with
@@ -135,7 +149,7 @@ func (r *Runner) Run(ctx context.Context, s *Session, t Turn, p Progress) (Resul
 		res.ModelCalls++
 		reply, err := r.Model.Complete(ctx, Request{Messages: concat(base, added), Tools: specs}, p.Text)
 		if err != nil {
-			return Result{}, fmt.Errorf("run turn: model request %d: %w", res.ModelCalls, err)
+			return Result{}, fmt.Errorf("run turn: %w", &ModelError{Request: res.ModelCalls, Err: err})
 		}
 		calls := normalizeCalls(reply.ToolCalls, res.ModelCalls)
 		added = append(added, Message{Role: RoleAssistant, Content: reply.Content, ToolCalls: calls})

@@ -1,0 +1,214 @@
+package conversation
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Question is what the user asks: a query, a selection from the editor,
+// or both.
+type Question struct {
+	Query     string
+	Selection *Selection
+}
+
+// Selection is text the user selected in the editor.
+type Selection struct {
+	Text       string
+	LanguageID string
+	URI        string
+	Range      *Range
+}
+
+// Range is a span of a document, zero-based as in LSP.
+type Range struct {
+	Start Position `json:"start"`
+	End   Position `json:"end"`
+}
+
+// Position is a place in a document, zero-based as in LSP.
+type Position struct {
+	Line      int `json:"line"`
+	Character int `json:"character"`
+}
+
+// userText is the user message of a question. A selection goes in a fenced
+// block tagged with its language; a selection alone is the question.
+func (q Question) userText() string {
+	query := strings.TrimSpace(q.Query)
+	if q.Selection == nil || strings.TrimSpace(q.Selection.Text) == "" {
+		return query
+	}
+	if query == "" {
+		return q.Selection.Text
+	}
+	text := strings.TrimRight(q.Selection.Text, "\n")
+	fence := "```"
+	for strings.Contains(text, fence) {
+		fence += "`"
+	}
+	return query + "\n\n" + fence + q.Selection.LanguageID + "\n" + text + "\n" + fence
+}
+
+// Statement is a SQL statement a turn ran, with the rows for the editor.
+type Statement struct {
+	SQL       string   `json:"sql"`
+	Status    string   `json:"status"`
+	RowCount  int64    `json:"rowCount"`
+	Columns   []string `json:"columns"`
+	Rows      [][]any  `json:"rows"`
+	Truncated bool     `json:"truncated"`
+	Error     string   `json:"error,omitempty"`
+}
+
+// Answer is a finished turn.
+type Answer struct {
+	SessionID string `json:"sessionId"`
+	// StopReason is "end_turn", or "cancelled" when the turn was cancelled;
+	// a cancelled turn leaves the session as it was.
+	StopReason string      `json:"stopReason"`
+	Answer     string      `json:"answer"`
+	Statements []Statement `json:"statements"`
+	// SavedTo is the file the turn was saved to; "" when the save failed.
+	SavedTo  string   `json:"savedTo"`
+	Warnings []string `json:"warnings"`
+	// SaveError is why the autosave failed, for the front end to tell the
+	// user apart from the answer.
+	SaveError error `json:"-"`
+}
+
+// The stop reasons of a turn.
+const (
+	StopEndTurn   = "end_turn"
+	StopCancelled = "cancelled"
+)
+
+// Ask runs one turn on session id. confirm is asked before a statement
+// that writes; nil rejects every write. listen hears the turn as it
+// happens, on the calling goroutine, and may be nil.
+func (w *Workspace) Ask(ctx context.Context, id string, q Question, confirm Confirmer, listen func(Event)) (Answer, error) {
+	text := q.userText()
+	if text == "" {
+		return Answer{}, fmt.Errorf("%w: give a query or a selection with some text", ErrInvalidRequest)
+	}
+	o, err := w.get(id)
+	if err != nil {
+		return Answer{}, err
+	}
+	if !o.busy.CompareAndSwap(false, true) {
+		return Answer{}, fmt.Errorf("ask: %w; wait for it to finish or cancel it", ErrBusy)
+	}
+	defer o.busy.Store(false)
+	if listen == nil {
+		listen = func(Event) {}
+	}
+	return w.runTurn(ctx, o, text, confirm, listen)
+}
+
+func (w *Workspace) runTurn(ctx context.Context, o *openSession, text string, confirm Confirmer, listen func(Event)) (Answer, error) {
+	box, err := w.toolbox(ctx, o)
+	if err != nil {
+		return Answer{}, err
+	}
+	if box != nil {
+		box.setConfirmer(confirm)
+		defer box.setConfirmer(nil)
+	}
+	model, err := w.model(box, text, listen)
+	if err != nil {
+		return Answer{}, err
+	}
+	runner := Runner{Model: model, HistoryLimit: w.historyLimit(), MaxModelCalls: w.cfg.MaxModelCalls, Now: w.cfg.Now}
+	if box != nil {
+		runner.Tools = box
+	}
+	o.mu.Lock()
+	work := o.s.clone()
+	o.mu.Unlock()
+	rec := &recorder{listen: listen}
+	turn := Turn{System: w.systemPrompt(ctx, box, text), User: text}
+	res, err := runner.Run(ctx, work, turn, rec)
+	ans := Answer{SessionID: o.id, StopReason: StopEndTurn, Statements: nonNil(rec.statements), Warnings: []string{}}
+	switch {
+	case err != nil && ctx.Err() != nil:
+		ans.StopReason, ans.Answer = StopCancelled, rec.text.String()
+		return ans, nil
+	case err != nil:
+		return Answer{}, err
+	}
+	ans.Answer = legacyAnswer(res)
+	o.mu.Lock()
+	o.s, o.dirty = work, true
+	o.mu.Unlock()
+	saved, err := w.autosave(o)
+	if err != nil {
+		ans.SaveError = err
+		ans.Warnings = append(ans.Warnings, "The turn was not saved: "+err.Error())
+	}
+	ans.SavedTo = saved.Path
+	ans.Warnings = append(ans.Warnings, saved.Notes...)
+	return ans, nil
+}
+
+// model returns the configured model. Without one, a question that is a
+// single SQL statement still runs, directly, so that a user with no model
+// can run a selection against a database.
+func (w *Workspace) model(box *sessionToolbox, text string, listen func(Event)) (Model, error) {
+	m, err := w.cfg.Model()
+	if err == nil {
+		return m, nil
+	}
+	if !errors.Is(err, ErrNoModel) {
+		return nil, err
+	}
+	if box != nil && isPlainSQL(text, box.dialect) {
+		listen(Event{Kind: EventStatus, Message: "No model is configured: running the statement directly."})
+		return directModel{sql: text}, nil
+	}
+	return nil, fmt.Errorf("%w: set llm.url, llm.model and llm.api_key in %s, or the environment variables AIQ_LLM_URL, AIQ_MODEL and AIQ_API_KEY; a question that is a single SQL statement runs without a model",
+		ErrNoModel, w.cfg.Home.ConfigPath())
+}
+
+// directModel stands in for a model when there is none: it asks to run
+// the user's statement, then answers with a summary of the result, so the
+// turn is recorded as any other.
+type directModel struct {
+	sql string
+}
+
+func (d directModel) Complete(ctx context.Context, req Request, onText func(string)) (Reply, error) {
+	last := req.Messages[len(req.Messages)-1]
+	if last.Role == RoleUser {
+		args, err := json.Marshal(map[string]string{"sql": d.sql})
+		if err != nil {
+			return Reply{}, err
+		}
+		call := ToolCall{ID: "call_direct_1", Type: "function", Function: FunctionCall{Name: "execute_sql", Arguments: string(args)}}
+		return Reply{ToolCalls: []ToolCall{call}}, nil
+	}
+	text := summarize(ToolOutcome{Call: ToolCall{Function: FunctionCall{Name: "execute_sql"}}, Content: last.Content})
+	onText(text)
+	return Reply{Content: text}, nil
+}
+
+// sqlKeywords are the words a plain SQL statement may start with.
+var sqlKeywords = []string{
+	"ALTER", "CREATE", "DELETE", "DESC", "DESCRIBE", "DROP", "EXPLAIN", "INSERT", "MERGE",
+	"PRAGMA", "REPLACE", "SELECT", "SHOW", "TABLE", "TRUNCATE", "UPDATE", "VALUES", "WITH",
+}
+
+// isPlainSQL reports whether text is one SQL statement and nothing else.
+func isPlainSQL(text string, d string) bool {
+	word := strings.TrimLeft(strings.TrimSpace(text), "(")
+	if i := strings.IndexFunc(word, func(r rune) bool { return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') }); i >= 0 {
+		word = word[:i]
+	}
+	if !slices.Contains(sqlKeywords, strings.ToUpper(word)) {
+		return false
+	}
+	return singleStatement(text, d)
+}

@@ -1,0 +1,97 @@
+package conversation
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+)
+
+// The kinds of Event.
+const (
+	EventText       = "text"
+	EventToolCall   = "tool_call"
+	EventToolResult = "tool_result"
+	EventStatus     = "status"
+	EventChart      = "chart"
+)
+
+// Event is something a turn did, for the editor to show as it happens.
+type Event struct {
+	Kind string `json:"kind"`
+	// Text is a piece of the answer (text).
+	Text string `json:"text,omitempty"`
+	// Tool and CallID name the tool call (tool_call, tool_result).
+	Tool   string `json:"tool,omitempty"`
+	CallID string `json:"callId,omitempty"`
+	// Arguments are the call's arguments, and SQL its statement if it has
+	// one (tool_call).
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	SQL       string          `json:"sql,omitempty"`
+	// Summary says what a tool did; Statement is a statement's outcome with
+	// its rows (tool_result).
+	Summary   string     `json:"summary,omitempty"`
+	Statement *Statement `json:"statement,omitempty"`
+	// Chart is a chart to draw (chart).
+	Chart any `json:"chart,omitempty"`
+	// Message is a status line (status).
+	Message string `json:"message,omitempty"`
+}
+
+// SQLResult is a tool result that is a statement's outcome: the model gets
+// ForModel, a bounded view, and the editor gets the Statement.
+type SQLResult struct {
+	Statement Statement
+	ForModel  any
+}
+
+// MarshalJSON encodes what the model reads.
+func (r SQLResult) MarshalJSON() ([]byte, error) { return json.Marshal(r.ForModel) }
+
+// ChartResult is a tool result that asks the editor to draw a chart.
+type ChartResult struct {
+	Chart any
+}
+
+// MarshalJSON encodes what the model reads: the chart itself, which is small.
+func (r ChartResult) MarshalJSON() ([]byte, error) { return json.Marshal(r.Chart) }
+
+// recorder turns the Runner's progress into events and keeps what a
+// cancelled turn still reports: the text so far and the statements run.
+type recorder struct {
+	listen     func(Event)
+	text       strings.Builder
+	statements []Statement
+}
+
+func (r *recorder) Text(delta string) {
+	r.text.WriteString(delta)
+	r.listen(Event{Kind: EventText, Text: delta})
+}
+
+func (r *recorder) ToolStarted(call ToolCall) {
+	e := Event{Kind: EventToolCall, Tool: call.Function.Name, CallID: call.ID}
+	if args, err := toolArgs(call.Function.Arguments); err == nil {
+		e.Arguments = args
+		var sql struct {
+			SQL string `json:"sql"`
+		}
+		if json.Unmarshal(args, &sql) == nil {
+			e.SQL = sql.SQL
+		}
+	}
+	r.listen(e)
+}
+
+func (r *recorder) ToolFinished(o ToolOutcome) {
+	e := Event{Kind: EventToolResult, Tool: o.Call.Function.Name, CallID: o.Call.ID, Summary: summarize(o)}
+	switch res := o.Result.(type) {
+	case SQLResult:
+		st := res.Statement
+		st.Rows = slices.Clip(st.Rows)
+		r.statements = append(r.statements, st)
+		e.Statement = &st
+	case ChartResult:
+		r.listen(Event{Kind: EventChart, Tool: e.Tool, CallID: e.CallID, Chart: res.Chart})
+	}
+	r.listen(e)
+}

@@ -1,0 +1,71 @@
+package conversation
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Listed is a saved session as a list shows it.
+type Listed struct {
+	Path          string    `json:"path"`
+	Created       time.Time `json:"created,omitzero"`
+	Updated       time.Time `json:"updated,omitzero"`
+	Source        string    `json:"source"`
+	DatabaseType  string    `json:"databaseType"`
+	Turns         int       `json:"turns"`
+	FirstQuestion string    `json:"firstQuestion"`
+	// Error is why the file could not be read; the other fields are then
+	// empty but for the path and the file's time.
+	Error string `json:"error,omitempty"`
+}
+
+// maxQuestionShown bounds the first question in a list.
+const maxQuestionShown = 200
+
+// ListSessions lists the session files in dir, newest first. A file that
+// cannot be read is listed with its error; a missing dir is an empty list.
+func ListSessions(dir string) ([]Listed, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, fmt.Errorf("list sessions in %s: %w", dir, err)
+	}
+	if _, err := os.Stat(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("list sessions in %s: %w", dir, err)
+	}
+	list := []Listed{}
+	for _, path := range paths {
+		list = append(list, listOne(path))
+	}
+	slices.SortStableFunc(list, func(a, b Listed) int { return b.Updated.Compare(a.Updated) })
+	return list, nil
+}
+
+func listOne(path string) Listed {
+	s, _, err := Load(path)
+	if err != nil {
+		l := Listed{Path: path, Error: err.Error()}
+		if info, statErr := os.Stat(path); statErr == nil {
+			l.Updated = info.ModTime().UTC()
+		}
+		return l
+	}
+	l := Listed{Path: path, Created: s.Created, Updated: s.Updated, Source: s.Source, DatabaseType: s.DatabaseType, Turns: s.Turns()}
+	for _, m := range s.Legacy {
+		if m.Role == string(RoleUser) {
+			l.FirstQuestion = truncate(strings.TrimSpace(m.Content), maxQuestionShown)
+			break
+		}
+	}
+	if l.FirstQuestion == "" {
+		if i := slices.IndexFunc(s.History, isUserMessage); i >= 0 {
+			l.FirstQuestion = truncate(strings.TrimSpace(s.History[i].Content), maxQuestionShown)
+		}
+	}
+	return l
+}

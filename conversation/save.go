@@ -1,0 +1,200 @@
+package conversation
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/aiq/aiq-rpc/sessionio"
+)
+
+// Saved says where a session was saved.
+type Saved struct {
+	SessionID string `json:"sessionId"`
+	Path      string `json:"path"`
+	Hint      string `json:"hint"`
+	// Notes tell what was shortened to fit the file size limit.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// ContinueHint is the sentence that tells the user how to go on in the CLI.
+func ContinueHint(path string) string {
+	return fmt.Sprintf("Run 'aiq -s %s' to continue.", path)
+}
+
+// Save writes a session to path; "" means its own file, which is created
+// in the home's sessions folder on the first save. A session saved to a
+// new path keeps saving there.
+func (w *Workspace) Save(ctx context.Context, id, path string) (Saved, error) {
+	o, err := w.get(id)
+	if err != nil {
+		return Saved{}, err
+	}
+	return w.save(o, path)
+}
+
+func (w *Workspace) save(o *openSession, path string) (Saved, error) {
+	o.saveMu.Lock()
+	defer o.saveMu.Unlock()
+	o.mu.Lock()
+	data, notes, err := o.s.Encode()
+	if path == "" {
+		path = o.path
+	}
+	o.mu.Unlock()
+	if err != nil {
+		return Saved{}, fmt.Errorf("save session %s: %w", o.id, err)
+	}
+	if path == "" {
+		path, err = sessionio.CreateFile(w.cfg.Home.SessionsDir(), data, w.cfg.Now())
+	} else {
+		path, err = absPath(path)
+		if err == nil {
+			err = sessionio.WriteFile(path, data)
+		}
+	}
+	if err != nil {
+		return Saved{}, err
+	}
+	o.mu.Lock()
+	o.path = path
+	o.dirty = false
+	o.mu.Unlock()
+	return Saved{SessionID: o.id, Path: path, Hint: ContinueHint(path), Notes: notes}, nil
+}
+
+func absPath(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", fmt.Errorf("save session %s: %w", path, err)
+	}
+	return abs, nil
+}
+
+// autosave saves a session after a change, to its own file.
+func (w *Workspace) autosave(o *openSession) (Saved, error) {
+	return w.save(o, "")
+}
+
+// CloseSession saves a session with unsaved changes and forgets it.
+func (w *Workspace) CloseSession(ctx context.Context, id string) (Saved, error) {
+	o, err := w.get(id)
+	if err != nil {
+		return Saved{}, err
+	}
+	if !o.busy.CompareAndSwap(false, true) {
+		return Saved{}, fmt.Errorf("close session: %w; cancel it first", ErrBusy)
+	}
+	defer o.busy.Store(false)
+	saved, err := w.saveIfDirty(o)
+	if err != nil {
+		return Saved{}, err
+	}
+	w.mu.Lock()
+	delete(w.sessions, id)
+	w.mu.Unlock()
+	return saved, nil
+}
+
+func (w *Workspace) saveIfDirty(o *openSession) (Saved, error) {
+	o.mu.Lock()
+	dirty, path := o.dirty, o.path
+	o.mu.Unlock()
+	if !dirty {
+		return Saved{SessionID: o.id, Path: path, Hint: hintFor(path)}, nil
+	}
+	return w.autosave(o)
+}
+
+func hintFor(path string) string {
+	if path == "" {
+		return ""
+	}
+	return ContinueHint(path)
+}
+
+// SaveAll saves every session with unsaved changes, as a client leaves. It
+// goes on past a failure and returns the sessions saved and the errors.
+func (w *Workspace) SaveAll(ctx context.Context) ([]Saved, []error) {
+	w.mu.Lock()
+	open := make([]*openSession, 0, len(w.sessions))
+	for _, o := range w.sessions {
+		open = append(open, o)
+	}
+	w.mu.Unlock()
+	slices.SortFunc(open, func(a, b *openSession) int { return strings.Compare(a.id, b.id) })
+	saved := []Saved{}
+	var errs []error
+	for _, o := range open {
+		o.mu.Lock()
+		dirty := o.dirty
+		o.mu.Unlock()
+		if !dirty {
+			continue
+		}
+		s, err := w.autosave(o)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		saved = append(saved, s)
+	}
+	return saved, errs
+}
+
+// Clear empties a session's history and saves it.
+func (w *Workspace) Clear(ctx context.Context, id string) (Saved, error) {
+	o, err := w.get(id)
+	if err != nil {
+		return Saved{}, err
+	}
+	if !o.busy.CompareAndSwap(false, true) {
+		return Saved{}, fmt.Errorf("clear session: %w; cancel it first", ErrBusy)
+	}
+	defer o.busy.Store(false)
+	o.mu.Lock()
+	o.s.Clear(w.cfg.Now())
+	o.dirty = true
+	o.mu.Unlock()
+	return w.autosave(o)
+}
+
+// HistoryEntry is one message of the legacy list: what the user asked and
+// what they were answered.
+type HistoryEntry struct {
+	Role      string    `json:"role"`
+	Content   string    `json:"content"`
+	Timestamp time.Time `json:"timestamp"`
+}
+
+// History is a session's conversation.
+type History struct {
+	SessionID string         `json:"sessionId"`
+	Turns     []HistoryEntry `json:"turns,omitzero"`
+	// Messages are the complete messages, with tool calls and results;
+	// only when asked for.
+	Messages []Message `json:"messages,omitzero"`
+}
+
+// History returns a session's turns, or with full its complete messages.
+func (w *Workspace) History(ctx context.Context, id string, full bool) (History, error) {
+	o, err := w.get(id)
+	if err != nil {
+		return History{}, err
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	h := History{SessionID: id}
+	if full {
+		h.Messages = slices.Clone(nonNil(o.s.History))
+		return h, nil
+	}
+	h.Turns = []HistoryEntry{}
+	for _, m := range o.s.Legacy {
+		h.Turns = append(h.Turns, HistoryEntry{Role: m.Role, Content: m.Content, Timestamp: m.Timestamp})
+	}
+	return h, nil
+}

@@ -1,0 +1,159 @@
+//go:build aiqwip
+
+package conversation
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/aiq/aiq-rpc/sessionio"
+	"github.com/aiq/aiq-rpc/tools"
+)
+
+// DemoSourceName is the embedded demo database, the source when none is
+// configured.
+const DemoSourceName = tools.DemoName
+
+// ConfiguredSources returns the sources of home's sources.yaml, or the
+// demo database when it names none.
+func ConfiguredSources(home sessionio.Home) ([]sessionio.Source, error) {
+	sources, err := home.LoadSources()
+	if err != nil {
+		return nil, err
+	}
+	if len(sources) == 0 {
+		return []sessionio.Source{tools.DemoSource(home.Dir)}, nil
+	}
+	return sources, nil
+}
+
+// singleStatement reports whether text is exactly one SQL statement.
+func singleStatement(text, dialect string) bool {
+	_, err := tools.Classify(text, tools.Dialect(dialect))
+	return err == nil
+}
+
+func dialectOf(sourceType string) string { return string(tools.DialectOf(sourceType)) }
+
+// SQLToolboxes opens the toolboxes of real databases. The sessions on one
+// source share its connection pool.
+type SQLToolboxes struct {
+	Options tools.Options
+
+	mu  sync.Mutex
+	dbs map[string]*tools.DB
+}
+
+// Open returns the SQL tools of src for one session. The demo database is
+// created on first use.
+func (t *SQLToolboxes) Open(ctx context.Context, src sessionio.Source, confirm Confirmer) (Toolbox, error) {
+	db, err := t.db(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	set := tools.NewSet(db, func(ctx context.Context, req tools.ConfirmRequest) (tools.Decision, error) {
+		d, err := confirm(ctx, ConfirmRequest{Tool: req.Tool, SQL: req.SQL, Risk: req.Risk, Reason: req.Reason})
+		return tools.Decision(d), err
+	})
+	return &sqlToolbox{set: set, db: db}, nil
+}
+
+func (t *SQLToolboxes) db(ctx context.Context, src sessionio.Source) (*tools.DB, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if db, ok := t.dbs[src.Name]; ok && db.Source() == src {
+		return db, nil
+	}
+	if src.Name == tools.DemoName && src.Type == sessionio.TypeSQLite {
+		if err := tools.CreateDemo(ctx, src.Database); err != nil {
+			return nil, err
+		}
+	}
+	db, err := tools.Open(ctx, src, t.Options)
+	if err != nil {
+		return nil, err
+	}
+	if old, ok := t.dbs[src.Name]; ok {
+		old.Close() // sources.yaml changed; sessions still on it finish their turn
+	}
+	if t.dbs == nil {
+		t.dbs = map[string]*tools.DB{}
+	}
+	t.dbs[src.Name] = db
+	return db, nil
+}
+
+// Close closes every connection pool.
+func (t *SQLToolboxes) Close() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var errs []error
+	for name, db := range t.dbs {
+		if err := db.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close source %s: %w", name, err))
+		}
+	}
+	t.dbs = nil
+	return errors.Join(errs...)
+}
+
+// sqlToolbox is the Toolbox of one session on a database.
+type sqlToolbox struct {
+	set *tools.Set
+	db  *tools.DB
+}
+
+func (b *sqlToolbox) Specs() []ToolSpec {
+	var specs []ToolSpec
+	for _, s := range b.set.Specs() {
+		specs = append(specs, ToolSpec{Name: s.Name, Description: s.Description, Parameters: s.Parameters})
+	}
+	return specs
+}
+
+func (b *sqlToolbox) Run(ctx context.Context, name string, args json.RawMessage) (any, error) {
+	res, err := b.set.Run(ctx, name, args)
+	if err != nil {
+		return nil, err
+	}
+	switch r := res.(type) {
+	case *tools.StatementResult:
+		return SQLResult{Statement: statementOf(r), ForModel: r.ModelView()}, nil
+	case *tools.Chart:
+		return ChartResult{Chart: r}, nil
+	}
+	return res, nil
+}
+
+func statementOf(r *tools.StatementResult) Statement {
+	return Statement{
+		SQL: r.SQL, Status: r.Status, RowCount: r.RowCount, Columns: nonNil(r.Columns),
+		Rows: nonNil(r.Rows), Truncated: r.Truncated, Error: r.Error,
+	}
+}
+
+// schemaBudget bounds the schema summary in the system prompt; past it the
+// model gets the table names and calls describe_table.
+const schemaBudget = 8 << 10
+
+func (b *sqlToolbox) Describe(ctx context.Context) string {
+	var sb strings.Builder
+	src := b.db.Source()
+	version, err := b.db.Version(ctx)
+	if err != nil {
+		version = "version unknown: " + err.Error()
+	}
+	fmt.Fprintf(&sb, "The database is the source %q: %s (%s dialect).\n", src.Name, version, b.db.Dialect())
+	schema, err := b.db.Schema(ctx)
+	if err != nil {
+		fmt.Fprintf(&sb, "Its schema could not be read (%v); use list_tables and describe_table.\n", err)
+		return sb.String()
+	}
+	sb.WriteString("Its tables:\n")
+	sb.WriteString(schema.Summary(schemaBudget))
+	return sb.String()
+}

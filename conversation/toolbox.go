@@ -1,0 +1,99 @@
+package conversation
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/aiq/aiq-rpc/sessionio"
+)
+
+// ConfirmRequest asks the user whether a statement that writes may run.
+type ConfirmRequest struct {
+	Tool   string `json:"tool"`
+	SQL    string `json:"sql"`
+	Risk   string `json:"risk"`
+	Reason string `json:"reason"`
+}
+
+// Decision is the user's answer to a ConfirmRequest.
+type Decision string
+
+// The decisions.
+const (
+	AllowOnce   Decision = "allow_once"
+	AllowAlways Decision = "allow_always"
+	Reject      Decision = "reject"
+)
+
+// Confirmer asks the user to confirm a write. An error counts as a reject.
+type Confirmer func(ctx context.Context, req ConfirmRequest) (Decision, error)
+
+// Toolbox is the tools of one session's data source.
+type Toolbox interface {
+	Tools
+	// Describe is the part of the system prompt about the database: its
+	// engine, version and schema.
+	Describe(ctx context.Context) string
+}
+
+// OpenToolbox opens the tools of src for one session. The toolbox asks
+// confirm before a write, for the whole of the session.
+type OpenToolbox func(ctx context.Context, src sessionio.Source, confirm Confirmer) (Toolbox, error)
+
+
+// sessionToolbox is a session's toolbox, with the confirmer of the turn
+// that runs: the toolbox lives as long as the session, the editor request
+// that can answer a confirmation only as long as a turn.
+type sessionToolbox struct {
+	Toolbox
+	source  string
+	dialect string
+
+	mu      sync.Mutex
+	confirm Confirmer
+}
+
+func (b *sessionToolbox) setConfirmer(c Confirmer) {
+	b.mu.Lock()
+	b.confirm = c
+	b.mu.Unlock()
+}
+
+func (b *sessionToolbox) ask(ctx context.Context, req ConfirmRequest) (Decision, error) {
+	b.mu.Lock()
+	c := b.confirm
+	b.mu.Unlock()
+	if c == nil {
+		return Reject, nil
+	}
+	return c(ctx, req)
+}
+
+// toolbox returns the session's toolbox, opening it on first use; nil when
+// the session has no database.
+func (w *Workspace) toolbox(ctx context.Context, o *openSession) (*sessionToolbox, error) {
+	o.mu.Lock()
+	name, box := o.s.Source, o.box
+	o.mu.Unlock()
+	if name == "" {
+		return nil, nil
+	}
+	if box != nil && box.source == name {
+		return box, nil
+	}
+	src, err := w.lookupSource(name)
+	if err != nil {
+		return nil, fmt.Errorf("%w; pick one with session/setSource", err)
+	}
+	box = &sessionToolbox{source: name, dialect: dialectOf(src.Type)}
+	tb, err := w.cfg.OpenToolbox(ctx, src, box.ask)
+	if err != nil {
+		return nil, fmt.Errorf("%w: open %s: %w", ErrSourceUnavailable, name, err)
+	}
+	box.Toolbox = tb
+	o.mu.Lock()
+	o.box = box
+	o.mu.Unlock()
+	return box, nil
+}

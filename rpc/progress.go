@@ -1,0 +1,101 @@
+package rpc
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aiq/aiq-rpc/conversation"
+)
+
+// textDelay is how long streamed text may wait to be sent with the text
+// after it: one frame per token would flood a slow editor.
+const textDelay = 40 * time.Millisecond
+
+// maxTextBuffered sends the text at once when this much has gathered.
+const maxTextBuffered = 4 << 10
+
+// progress sends a turn's events as chat/progress notifications, text
+// coalesced.
+type progress struct {
+	s         *Server
+	sessionID string
+	requestID any
+
+	mu     sync.Mutex
+	text   strings.Builder
+	timer  *time.Timer
+	closed bool
+}
+
+func newProgress(s *Server, sessionID string, requestID any) *progress {
+	return &progress{s: s, sessionID: sessionID, requestID: requestID}
+}
+
+type progressParams struct {
+	SessionID string `json:"sessionId"`
+	RequestID any    `json:"requestId"`
+	conversation.Event
+}
+
+func (p *progress) event(e conversation.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return
+	}
+	if e.Kind == conversation.EventText {
+		p.text.WriteString(e.Text)
+		switch {
+		case p.text.Len() >= maxTextBuffered:
+			p.flushLocked()
+		case p.timer == nil:
+			p.timer = time.AfterFunc(textDelay, p.flush)
+		}
+		return
+	}
+	p.flushLocked()
+	p.send(e)
+}
+
+func (p *progress) flush() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.closed {
+		p.flushLocked()
+	}
+}
+
+func (p *progress) flushLocked() {
+	if p.timer != nil {
+		p.timer.Stop()
+		p.timer = nil
+	}
+	if p.text.Len() == 0 {
+		return
+	}
+	text := p.text.String()
+	p.text.Reset()
+	p.send(conversation.Event{Kind: conversation.EventText, Text: text})
+}
+
+// send writes one notification. It runs under p.mu, so notifications keep
+// their order; the write does not wait for the client.
+func (p *progress) send(e conversation.Event) {
+	params := progressParams{SessionID: p.sessionID, RequestID: p.requestID, Event: e}
+	// A cancelled turn still reports how far it got.
+	if err := p.s.conn.Notify(context.Background(), "chat/progress", params); err != nil {
+		p.s.log.Warn("send progress", "err", err)
+	}
+}
+
+// close sends what is left; later events are dropped.
+func (p *progress) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.closed {
+		p.flushLocked()
+		p.closed = true
+	}
+}

@@ -1,0 +1,144 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/aiq/aiq-rpc/conversation"
+	"github.com/aiq/aiq-rpc/sessionio"
+)
+
+type sessionParams struct {
+	SessionID string `json:"sessionId"`
+}
+
+type sourceInfo struct {
+	Name     string `json:"name"`
+	Type     string `json:"type"`
+	Host     string `json:"host,omitempty"`
+	Port     int    `json:"port,omitempty"`
+	Database string `json:"database,omitempty"`
+}
+
+// sources lists the configured sources, never a password. A broken
+// sources.yaml becomes a warning: the editor can still run without one.
+func (s *Server) sources(warnings []string) ([]sourceInfo, []string) {
+	list, err := s.ws.Sources()
+	if err != nil {
+		return []sourceInfo{}, append(warnings, err.Error())
+	}
+	infos := []sourceInfo{}
+	for _, src := range list {
+		infos = append(infos, sourceOf(src))
+	}
+	return infos, warnings
+}
+
+func sourceOf(src sessionio.Source) sourceInfo {
+	return sourceInfo{Name: src.Name, Type: src.Type, Host: src.Host, Port: src.Port, Database: src.Database}
+}
+
+func sessionNew(ctx context.Context, s *Server, req request, p struct {
+	Source string `json:"source"`
+}) (any, error) {
+	return s.ws.New(ctx, p.Source)
+}
+
+type loadResult struct {
+	conversation.LoadInfo
+	Sources []sourceInfo `json:"sources"`
+}
+
+func sessionLoad(ctx context.Context, s *Server, req request, p struct {
+	Path string `json:"path"`
+}) (any, error) {
+	if p.Path == "" {
+		return nil, missing(req.method, "path")
+	}
+	info, err := s.ws.Load(ctx, p.Path)
+	if err != nil {
+		return nil, err
+	}
+	res := loadResult{LoadInfo: info}
+	res.Sources, res.Warnings = s.sources(res.Warnings)
+	return res, nil
+}
+
+func sessionSetSource(ctx context.Context, s *Server, req request, p struct {
+	SessionID string  `json:"sessionId"`
+	Source    *string `json:"source"`
+}) (any, error) {
+	if p.SessionID == "" {
+		return nil, missing(req.method, "sessionId")
+	}
+	if p.Source == nil {
+		return nil, missing(req.method, `source (a source name, or "" for no database)`)
+	}
+	return s.ws.SetSource(ctx, p.SessionID, *p.Source)
+}
+
+func sessionSave(ctx context.Context, s *Server, req request, p struct {
+	SessionID string `json:"sessionId"`
+	Path      string `json:"path"`
+}) (any, error) {
+	if p.SessionID == "" {
+		return nil, missing(req.method, "sessionId")
+	}
+	return s.ws.Save(ctx, p.SessionID, p.Path)
+}
+
+func sessionList(ctx context.Context, s *Server, req request, _ struct{}) (any, error) {
+	list, err := conversation.ListSessions(s.opts.Home.SessionsDir())
+	if err != nil {
+		return nil, err
+	}
+	return struct {
+		Sessions []conversation.Listed `json:"sessions"`
+	}{list}, nil
+}
+
+func sessionClose(ctx context.Context, s *Server, req request, p sessionParams) (any, error) {
+	if p.SessionID == "" {
+		return nil, missing(req.method, "sessionId")
+	}
+	return s.ws.CloseSession(ctx, p.SessionID)
+}
+
+func sourcesList(ctx context.Context, s *Server, req request, _ struct{}) (any, error) {
+	list, err := s.ws.Sources()
+	if err != nil {
+		return nil, errors.Join(conversation.ErrSourceUnavailable, err)
+	}
+	infos := []sourceInfo{}
+	for _, src := range list {
+		infos = append(infos, sourceOf(src))
+	}
+	return struct {
+		Sources []sourceInfo `json:"sources"`
+	}{infos}, nil
+}
+
+func chatHistory(ctx context.Context, s *Server, req request, p struct {
+	SessionID string `json:"sessionId"`
+	Detail    string `json:"detail"`
+}) (any, error) {
+	if p.SessionID == "" {
+		return nil, missing(req.method, "sessionId")
+	}
+	switch p.Detail {
+	case "", "turns", "full":
+	default:
+		return nil, invalidParams(req.method, `detail must be "turns" or "full"`)
+	}
+	return s.ws.History(ctx, p.SessionID, p.Detail == "full")
+}
+
+func chatClear(ctx context.Context, s *Server, req request, p sessionParams) (any, error) {
+	if p.SessionID == "" {
+		return nil, missing(req.method, "sessionId")
+	}
+	return s.ws.Clear(ctx, p.SessionID)
+}
+
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }

@@ -1,0 +1,303 @@
+package rpc
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+
+	"go.lsp.dev/jsonrpc2"
+)
+
+// MaxMessageSize bounds a message body. A larger Content-Length cannot be
+// skipped without reading it, so it ends the connection.
+const MaxMessageSize = 64 << 20
+
+// maxHeaderLine bounds one header line, so that a peer sending no newline
+// cannot make the server buffer without end.
+const maxHeaderLine = 4 << 10
+
+// FramingError is a header the server cannot find the next message after:
+// a missing or absurd Content-Length. It ends the connection.
+type FramingError struct {
+	Problem string
+}
+
+func (e *FramingError) Error() string {
+	return "read message header: " + e.Problem + "; the stream cannot be resynchronised"
+}
+
+// stream is a jsonrpc2.Stream over LSP framing that answers a malformed
+// message with an error response and goes on reading, where jsonrpc2's
+// own stream would end the connection.
+type stream struct {
+	in  *bufio.Reader
+	rc  io.Closer // the input, closed by Close; may be nil
+	out jsonrpc2.Stream
+	log *slog.Logger
+}
+
+func newStream(in io.Reader, out io.WriteCloser, log *slog.Logger) *stream {
+	s := &stream{in: bufio.NewReaderSize(in, 64<<10), out: jsonrpc2.NewHeaderStream(writeOnly{out}), log: log}
+	if c, ok := in.(io.Closer); ok {
+		s.rc = c
+	}
+	return s
+}
+
+// Read returns the next well-formed message. A malformed one is answered
+// here, with id null, and skipped.
+func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
+	for {
+		body, n, err := s.readFrame(ctx)
+		if err != nil {
+			return nil, 0, err
+		}
+		if body == nil {
+			continue // a bad header, already answered
+		}
+		msg, err := jsonrpc2.DecodeMessage(body)
+		if err == nil {
+			return msg, n, nil
+		}
+		code, problem := diagnose(body)
+		s.reject(ctx, code, problem)
+	}
+}
+
+// Write writes one message as one frame.
+func (s *stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
+	return s.out.Write(ctx, msg)
+}
+
+// Close closes both directions.
+func (s *stream) Close() error {
+	err := s.out.Close()
+	if s.rc != nil {
+		err = errors.Join(err, s.rc.Close())
+	}
+	return err
+}
+
+func (s *stream) reject(ctx context.Context, code jsonrpc2.Code, problem string) {
+	s.log.Warn("malformed message", "problem", problem)
+	resp := jsonrpc2.NewResponse(jsonrpc2.ID{}, nil, jsonrpc2.NewError(code, problem))
+	if _, err := s.out.Write(ctx, resp); err != nil {
+		s.log.Error("answer malformed message", "err", err)
+	}
+}
+
+// readFrame reads one header block and its body. A body of nil with no
+// error is a frame whose header was bad but skippable.
+func (s *stream) readFrame(ctx context.Context) ([]byte, int64, error) {
+	length, header, err := s.readHeader()
+	if err != nil {
+		return nil, 0, err
+	}
+	switch {
+	case length == 0:
+		s.reject(ctx, jsonrpc2.InvalidRequest, "the message is empty (Content-Length: 0); send one JSON-RPC request per message")
+		return nil, 0, nil
+	case length < 0:
+		s.reject(ctx, jsonrpc2.ParseError, fmt.Sprintf("Content-Length %d is negative; the header was skipped", length))
+		return nil, 0, nil
+	}
+	body := make([]byte, length)
+	if _, err := io.ReadFull(s.in, body); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, 0, fmt.Errorf("read message body of %d bytes: %w", length, err)
+	}
+	return body, int64(header + length), nil
+}
+
+// readHeader reads header lines up to the blank line and returns the
+// Content-Length. Blank lines before a header, and text that is no header
+// at all (the rest of a skipped message), are passed over until a line
+// holds a Content-Length again.
+func (s *stream) readHeader() (length, consumed int, err error) {
+	found, sawField := false, false
+	for {
+		line, err := s.readLine()
+		consumed += len(line)
+		if err != nil {
+			if errors.Is(err, io.EOF) && consumed > 0 {
+				err = io.ErrUnexpectedEOF
+			}
+			return 0, consumed, err
+		}
+		text := bytes.TrimRight(line, "\r\n")
+		if len(text) == 0 {
+			switch {
+			case found:
+				return length, consumed, nil
+			case sawField:
+				return 0, consumed, &FramingError{Problem: "the header has no Content-Length"}
+			}
+			continue
+		}
+		i := bytes.Index(bytes.ToLower(text), []byte("content-length:"))
+		if i < 0 {
+			if isHeaderField(text) {
+				sawField = true // Content-Type, ignored
+			} else {
+				s.log.Warn("skipped text outside a message", "bytes", len(line))
+			}
+			continue
+		}
+		value := string(bytes.TrimSpace(text[i+len("content-length:"):]))
+		n, err := strconv.ParseInt(value, 10, 64)
+		switch {
+		case err != nil && !isInteger(value):
+			return 0, consumed, &FramingError{Problem: fmt.Sprintf("Content-Length %q is not a number", truncate(value, 40))}
+		case err != nil || n > MaxMessageSize:
+			return 0, consumed, &FramingError{Problem: fmt.Sprintf("Content-Length %s is over the %d MiB limit", truncate(value, 40), MaxMessageSize>>20)}
+		}
+		length, found = int(n), true
+	}
+}
+
+func (s *stream) readLine() ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := s.in.ReadSlice('\n')
+		line = append(line, chunk...)
+		if len(line) > maxHeaderLine {
+			return line, &FramingError{Problem: fmt.Sprintf("a header line is over %d bytes", maxHeaderLine)}
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, err
+		}
+	}
+}
+
+// isHeaderField reports whether line reads "Name: value", as opposed to
+// the rest of a skipped body.
+func isHeaderField(line []byte) bool {
+	name, _, ok := bytes.Cut(line, []byte(":"))
+	if !ok || len(name) == 0 {
+		return false
+	}
+	for _, c := range name {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func isInteger(s string) bool {
+	s = trimSign(s)
+	if s == "" {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func trimSign(s string) string {
+	if len(s) > 0 && (s[0] == '-' || s[0] == '+') {
+		return s[1:]
+	}
+	return s
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+// diagnose says what is wrong with a body that jsonrpc2 refused, in words
+// that help whoever wrote the client.
+func diagnose(body []byte) (jsonrpc2.Code, string) {
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		return jsonrpc2.ParseError, "the message is not valid JSON: " + jsonProblem(body, err)
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		if _, isArray := v.([]any); isArray {
+			return jsonrpc2.InvalidRequest, "batches are not supported: send one request per message"
+		}
+		return jsonrpc2.InvalidRequest, fmt.Sprintf("a message must be a JSON object, not %s", kindOf(v))
+	}
+	if obj["jsonrpc"] != "2.0" {
+		return jsonrpc2.InvalidRequest, `the message lacks "jsonrpc": "2.0"`
+	}
+	if m, has := obj["method"]; has {
+		if _, ok := m.(string); !ok {
+			return jsonrpc2.InvalidRequest, fmt.Sprintf("method must be a string, not %s", kindOf(m))
+		}
+	}
+	if id, has := obj["id"]; has && !validID(id) {
+		return jsonrpc2.InvalidRequest, fmt.Sprintf("id must be a string or an integer, not %s", kindOf(id))
+	}
+	_, hasMethod := obj["method"]
+	_, hasResult := obj["result"]
+	_, hasError := obj["error"]
+	switch {
+	case !hasMethod && !hasResult && !hasError:
+		return jsonrpc2.InvalidRequest, "the message has no method: a request needs a method name"
+	case hasMethod && (hasResult || hasError):
+		return jsonrpc2.InvalidRequest, "the message has both a method and a result or error"
+	}
+	return jsonrpc2.InvalidRequest, "the message is not a valid JSON-RPC 2.0 request"
+}
+
+func validID(id any) bool {
+	switch v := id.(type) {
+	case string, nil:
+		return true
+	case float64:
+		return v == float64(int64(v))
+	}
+	return false
+}
+
+func jsonProblem(body []byte, err error) string {
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		return fmt.Sprintf("%v at byte %d", syn, syn.Offset)
+	}
+	return err.Error()
+}
+
+func kindOf(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// writeOnly lends jsonrpc2's header stream a writer: the server reads with
+// its own framing.
+type writeOnly struct {
+	w io.WriteCloser
+}
+
+func (w writeOnly) Read([]byte) (int, error)    { return 0, io.EOF }
+func (w writeOnly) Write(p []byte) (int, error) { return w.w.Write(p) }
+func (w writeOnly) Close() error                { return w.w.Close() }
