@@ -23,7 +23,9 @@ func ConfiguredSources(home sessionio.Home) ([]sessionio.Source, error) {
 	return sources, nil
 }
 
-func singleStatement(text, dialect string) bool { return !strings.Contains(strings.TrimRight(strings.TrimSpace(text), ";"), ";") }
+func singleStatement(text, dialect string) bool {
+	return !strings.Contains(strings.TrimRight(strings.TrimSpace(text), ";"), ";")
+}
 
 func dialectOf(sourceType string) string { return sourceType }
 

@@ -41,7 +41,6 @@ type Toolbox interface {
 // confirm before a write, for the whole of the session.
 type OpenToolbox func(ctx context.Context, src sessionio.Source, confirm Confirmer) (Toolbox, error)
 
-
 // sessionToolbox is a session's toolbox, with the confirmer of the turn
 // that runs: the toolbox lives as long as the session, the editor request
 // that can answer a confirmation only as long as a turn.
