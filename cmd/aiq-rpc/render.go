@@ -1,0 +1,80 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/aiq/aiq-rpc/conversation"
+)
+
+// maxCellWidth keeps one long value from pushing a table off the screen.
+const maxCellWidth = 40
+
+// writeStatement prints a statement's outcome as psql does: an aligned
+// table and a row count.
+func writeStatement(w io.Writer, st conversation.Statement) {
+	if st.Status != "success" {
+		fmt.Fprintf(w, "%s: %s\n", st.Status, st.Error)
+		return
+	}
+	if len(st.Columns) == 0 {
+		fmt.Fprintf(w, "(%d row%s affected)\n", st.RowCount, plural(st.RowCount))
+		return
+	}
+	cells := make([][]string, len(st.Rows))
+	widths := make([]int, len(st.Columns))
+	for i, c := range st.Columns {
+		widths[i] = utf8.RuneCountInString(c)
+	}
+	for r, row := range st.Rows {
+		cells[r] = make([]string, len(st.Columns))
+		for i := range st.Columns {
+			if i < len(row) {
+				cells[r][i] = cellText(row[i])
+			}
+			widths[i] = max(widths[i], utf8.RuneCountInString(cells[r][i]))
+		}
+	}
+	writeRow(w, st.Columns, widths)
+	seps := make([]string, len(widths))
+	for i, n := range widths {
+		seps[i] = strings.Repeat("-", n+2)
+	}
+	fmt.Fprintln(w, strings.Join(seps, "+"))
+	for _, row := range cells {
+		writeRow(w, row, widths)
+	}
+	more := ""
+	if st.Truncated {
+		more = fmt.Sprintf(", %d shown", len(st.Rows))
+	}
+	fmt.Fprintf(w, "(%d row%s%s)\n", st.RowCount, plural(st.RowCount), more)
+}
+
+func writeRow(w io.Writer, cells []string, widths []int) {
+	parts := make([]string, len(cells))
+	for i, c := range cells {
+		parts[i] = " " + c + strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)) + " "
+	}
+	fmt.Fprintln(w, strings.TrimRight(strings.Join(parts, "|"), " "))
+}
+
+func cellText(v any) string {
+	s := "NULL"
+	if v != nil {
+		s = strings.ReplaceAll(fmt.Sprint(v), "\n", " ")
+	}
+	if utf8.RuneCountInString(s) > maxCellWidth {
+		s = string([]rune(s)[:maxCellWidth-1]) + "…"
+	}
+	return s
+}
+
+func plural(n int64) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

@@ -1,0 +1,22 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// runServe serves JSON-RPC on stdin and stdout until the client leaves.
+func runServe(ctx context.Context, e env, f flags) int {
+	a, err := setup(ctx, e, f)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "aiq-rpc: %v\n", err)
+		return 1
+	}
+	defer a.close()
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return a.server.Serve(ctx, e.stdin, nopCloser{e.stdout})
+}

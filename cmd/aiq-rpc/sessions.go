@@ -1,0 +1,54 @@
+package main
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/aiq/aiq-rpc/conversation"
+	"github.com/aiq/aiq-rpc/sessionio"
+)
+
+// runSessions lists the saved sessions, newest first.
+func runSessions(e env, f flags) int {
+	home := sessionio.Home{Dir: f.home}
+	if home.Dir == "" {
+		var err error
+		if home, err = sessionio.FindHome(e.getenv); err != nil {
+			fmt.Fprintf(e.stderr, "aiq-rpc sessions: %v\n", err)
+			return 1
+		}
+	}
+	list, err := conversation.ListSessions(home.SessionsDir())
+	if err != nil {
+		fmt.Fprintf(e.stderr, "aiq-rpc sessions: %v\n", err)
+		return 1
+	}
+	if len(list) == 0 {
+		fmt.Fprintf(e.stdout, "No saved sessions in %s.\n", home.SessionsDir())
+		return 0
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "UPDATED\tTURNS\tSOURCE\tFIRST QUESTION\tPATH")
+	for _, l := range list {
+		question := l.FirstQuestion
+		if l.Error != "" {
+			question = "(unreadable: " + l.Error + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", l.Updated.Local().Format("2006-01-02 15:04"), l.Turns, l.Source, oneLine(question, 50), l.Path)
+	}
+	tw.Flush()
+	return 0
+}
+
+func oneLine(s string, n int) string {
+	r := []rune(s)
+	for i, c := range r {
+		if c == '\n' || c == '\r' || c == '\t' {
+			r[i] = ' '
+		}
+	}
+	if len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return string(r)
+}

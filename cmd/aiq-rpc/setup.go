@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/aiq/aiq-rpc/conversation"
+	"github.com/aiq/aiq-rpc/conversation/llm"
+	"github.com/aiq/aiq-rpc/rpc"
+	"github.com/aiq/aiq-rpc/sessionio"
+)
+
+// app is a configured server before it serves.
+type app struct {
+	ws     *conversation.Workspace
+	server *rpc.Server
+	log    *slog.Logger
+	close  func()
+}
+
+// setup reads the home folder and restores the -s session. Problems that
+// still let the server run (a bad config, a broken session file) are
+// logged and reported to the client after initialize.
+func setup(ctx context.Context, e env, f flags) (*app, error) {
+	logger, closeLog, err := openLog(e.stderr, f.logFile)
+	if err != nil {
+		return nil, err
+	}
+	home := sessionio.Home{Dir: f.home}
+	if home.Dir == "" {
+		if home, err = sessionio.FindHome(e.getenv); err != nil {
+			closeLog()
+			return nil, err
+		}
+	}
+	var warnings []string
+	cfg, cfgErr := home.LoadConfig(e.getenv)
+	if cfgErr != nil {
+		warnings = append(warnings, fmt.Sprintf("The model configuration could not be read: %v", cfgErr))
+	}
+	ws := conversation.NewWorkspace(conversation.Config{
+		Home:          home,
+		Model:         modelFactory(cfg.LLM, cfgErr),
+		DefaultSource: f.source,
+		HistoryLimit:  f.historyLimit,
+	})
+	if f.session != "" {
+		info, err := ws.Load(ctx, f.session)
+		if err != nil {
+			warnings = append(warnings, fmt.Sprintf("The session %s could not be restored, so a new session starts: %v", f.session, err))
+		} else {
+			ws.SetDefault(info.SessionID)
+			warnings = append(warnings, info.Warnings...)
+		}
+	}
+	for _, w := range warnings {
+		logger.Warn(w)
+	}
+	server := rpc.NewServer(ws, rpc.Options{
+		Name: "aiq-rpc", Version: version(), Home: home,
+		ModelConfigured: cfgErr == nil && cfg.LLM.Configured(),
+		StartupWarnings: warnings, Log: logger,
+	})
+	return &app{ws: ws, server: server, log: logger, close: func() { ws.Close(); closeLog() }}, nil
+}
+
+// modelFactory returns the Workspace's model source: the configured
+// endpoint, or an error that says how to configure one.
+func modelFactory(cfg sessionio.LLM, cfgErr error) func() (conversation.Model, error) {
+	return func() (conversation.Model, error) {
+		if cfgErr != nil {
+			return nil, fmt.Errorf("%w: %w", conversation.ErrNoModel, cfgErr)
+		}
+		if !cfg.Configured() {
+			return nil, conversation.ErrNoModel
+		}
+		m, err := llm.New(llm.Config{URL: cfg.URL, APIKey: cfg.APIKey, Model: cfg.Model})
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", conversation.ErrNoModel, err)
+		}
+		return m, nil
+	}
+}
+
+func openLog(stderr io.Writer, path string) (*slog.Logger, func(), error) {
+	if path == "" {
+		return slog.New(slog.NewTextHandler(stderr, nil)), func() {}, nil
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open log file: %w", err)
+	}
+	return slog.New(slog.NewTextHandler(f, nil)), func() { f.Close() }, nil
+}
