@@ -32,7 +32,9 @@ func (b box) Run(ctx context.Context, name string, args json.RawMessage) (any, e
 	return conversation.SQLResult{Statement: st, ForModel: map[string]any{"status": "success", "row_count": 1, "columns": []string{"n"}, "rows": [][]any{{1}}}}, nil
 }
 
-func (b box) Describe(ctx context.Context) string { return "The database is SQLite 3 with a table t(n integer)." }
+func (b box) Describe(ctx context.Context) string {
+	return "The database is SQLite 3 with a table t(n integer)."
+}
 
 func newWorkspace(t *testing.T, model conversation.Model, ran *[]string) (*conversation.Workspace, sessionio.Home) {
 	home := sessionio.Home{Dir: t.TempDir()}
