@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"context"
+	"time"
 
 	"github.com/aiq/aiq-rpc/conversation"
 )
@@ -56,15 +57,23 @@ func initialize(ctx context.Context, s *Server, req request, p initializeParams)
 	res.Capabilities.Methods = methodNames(s.methods)
 	res.Sources, res.Warnings = s.sources(res.Warnings)
 	s.initialized.Store(true)
-	if len(s.opts.StartupWarnings) > 0 {
-		// After the response, which the client must see first.
-		go func() {
-			for _, w := range s.opts.StartupWarnings {
-				s.showMessage(ctx, messageWarning, w)
-			}
-		}()
-	}
+	// The warnings go out after the response, which the client must see
+	// first: with the next message from the client, which is read only
+	// after the response is written, or a moment later.
+	time.AfterFunc(startupWarningDelay, s.sendStartupWarnings)
 	return res, nil
+}
+
+// startupWarningDelay is how long the startup warnings wait for the
+// client's next message.
+const startupWarningDelay = 200 * time.Millisecond
+
+func (s *Server) sendStartupWarnings() {
+	s.startupOnce.Do(func() {
+		for _, w := range s.opts.StartupWarnings {
+			s.showMessage(context.Background(), messageWarning, w)
+		}
+	})
 }
 
 type shutdownResult struct {

@@ -48,6 +48,7 @@ type Server struct {
 	initialized atomic.Bool
 	shutdown    atomic.Bool
 	canConfirm  atomic.Bool
+	startupOnce sync.Once
 	exitCode    chan int
 
 	mu      sync.Mutex
@@ -114,6 +115,9 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (result any,
 				"internal error in %s: %v; the server goes on, and the session is as it was before this request", method, r)
 		}
 	}()
+	if s.initialized.Load() && method != "initialize" {
+		s.sendStartupWarnings()
+	}
 	if !req.IsCall() {
 		s.notification(ctx, method, json.RawMessage(req.Params()))
 		return nil, nil
