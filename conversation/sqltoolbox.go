@@ -1,5 +1,3 @@
-//go:build aiqwip
-
 package conversation
 
 import (

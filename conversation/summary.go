@@ -41,6 +41,12 @@ func summarize(o ToolOutcome) string {
 	switch {
 	case r.Status == "error":
 		return "The query failed: " + r.Error
+	case r.Status == "rejected":
+		return "The statement was not run: " + r.Error
+	case r.Status == "cancelled":
+		return "The statement was cancelled."
+	case r.RowCount != nil && len(r.Columns) == 0 && r.Status == "success":
+		return fmt.Sprintf("Statement executed successfully. %d row(s) affected.", *r.RowCount)
 	case r.RowCount != nil && len(r.Columns) > 0:
 		text := fmt.Sprintf("Query executed successfully. Returned %d row(s) with columns: [%s].",
 			*r.RowCount, strings.Join(r.Columns, ", "))

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"go.lsp.dev/jsonrpc2"
+	"golang.org/x/sys/unix"
 
 	"github.com/aiq/aiq-rpc/conversation"
 )
@@ -66,8 +67,8 @@ func confirmInput(stdin io.Reader, args []string) *bufio.Reader {
 	if !ok || len(args) == 1 && args[0] == "-" {
 		return nil
 	}
-	info, err := f.Stat()
-	if err != nil || info.Mode()&os.ModeCharDevice == 0 {
+	// A terminal, not merely a character device such as /dev/null.
+	if _, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS); err != nil {
 		return nil
 	}
 	return bufio.NewReader(f)
