@@ -1,0 +1,253 @@
+package tools
+
+// classifyCase is one statement and what Classify must say of it.
+type classifyCase struct {
+	name     string
+	dialects []Dialect // nil: every dialect
+	sql      string
+	want     Class
+	wantErr  bool
+}
+
+// in reports whether the case applies to dialect d.
+func (c classifyCase) in(d Dialect) bool {
+	if c.dialects == nil {
+		return true
+	}
+	for _, x := range c.dialects {
+		if x == d {
+			return true
+		}
+	}
+	return false
+}
+
+// The dialect lists of classifyCases.
+var (
+	casesPG     = []Dialect{DialectPostgres}
+	casesMy     = []Dialect{DialectMySQL}
+	casesLite   = []Dialect{DialectSQLite}
+	casesPGMy   = []Dialect{DialectPostgres, DialectMySQL}
+	casesPGLite = []Dialect{DialectPostgres, DialectSQLite}
+	casesMyLite = []Dialect{DialectMySQL, DialectSQLite}
+)
+
+// classifyCases is shared with the tests that run statements on real
+// servers. Statements use a table t (id int, name text). The ReadOnly
+// cases of a dialect are meant to run there (a few are not valid SQL, such
+// as the CTE named update, and say so in their name); the Write cases and
+// the errors are meant to be refused, never run. A few writes would switch
+// off a read-only backstop if run anyway (SET, PRAGMA query_only = 0), and
+// those that take locks use transaction-scoped ones where there is a
+// choice.
+var classifyCases = []classifyCase{
+	// Plain reads.
+	{name: "select", sql: "SELECT id, name FROM t", want: ReadOnly},
+	{name: "select trailing semicolon", sql: "SELECT id FROM t;", want: ReadOnly},
+	{name: "semicolon then comment", sql: "SELECT id FROM t; -- done\n/* really */\n", want: ReadOnly},
+	{name: "whitespace around", sql: "  \n\tSELECT 1\n\n  ", want: ReadOnly},
+	{name: "mixed case", sql: "sElEcT id FrOm t WhErE id = 1", want: ReadOnly},
+	{name: "union", sql: "SELECT id FROM t UNION SELECT 2", want: ReadOnly},
+	{name: "leading parentheses", sql: "((SELECT id FROM t))", want: ReadOnly},
+	{name: "parenthesised union", sql: "(SELECT id FROM t) UNION (SELECT 2)", want: ReadOnly},
+	{name: "replace function", sql: "SELECT replace(name, 'a', 'b') FROM t", want: ReadOnly},
+	{name: "values", dialects: casesPGLite, sql: "VALUES (1, 'a'), (2, 'b')", want: ReadOnly},
+	{name: "values row", dialects: casesMy, sql: "VALUES ROW(1, 'a')", want: ReadOnly},
+	{name: "table statement", dialects: casesPG, sql: "TABLE t", want: ReadOnly},
+	{name: "sleep is fine", dialects: casesMy, sql: "SELECT SLEEP(0)", want: ReadOnly},
+	{name: "pg_sleep is fine", dialects: casesPG, sql: "SELECT pg_sleep(0)", want: ReadOnly},
+
+	// Keywords inside strings, comments and quoted identifiers.
+	{name: "keyword in string", sql: "SELECT 'DROP TABLE t'", want: ReadOnly},
+	{name: "semicolon in string", sql: "SELECT 'a; DROP TABLE t' FROM t", want: ReadOnly},
+	{name: "doubled quote", sql: "SELECT 'it''s; DELETE FROM t'", want: ReadOnly},
+	{name: "double-quoted keyword", dialects: casesMyLite, sql: `SELECT "delete" FROM t`, want: ReadOnly},
+	{name: "double-quoted alias", sql: `SELECT id AS "delete" FROM t`, want: ReadOnly},
+	{name: "backtick alias", dialects: casesMyLite, sql: "SELECT id AS `update` FROM t", want: ReadOnly},
+	{name: "bracket alias", dialects: casesLite, sql: "SELECT id AS [insert] FROM t", want: ReadOnly},
+	{name: "line comment hides statement", sql: "SELECT id FROM t -- ; DROP TABLE t", want: ReadOnly},
+	{name: "block comment hides statement", sql: "SELECT id FROM t /* ; DROP TABLE t */", want: ReadOnly},
+	{name: "leading comments", sql: "/* DELETE */ -- INSERT\nSELECT id FROM t", want: ReadOnly},
+	{name: "comments between words", sql: "SELECT/**/id/**/FROM/**/t", want: ReadOnly},
+	{name: "comment hides a write keyword", sql: "DELETE/**/FROM t", want: Write},
+	{name: "unicode", sql: `SELECT 'ünïcödé ✓; DROP TABLE t' AS "名前", id AS naïve FROM t`, want: ReadOnly},
+	{name: "unicode write", sql: "DELETE FROM t WHERE name = 'straße'", want: Write},
+
+	// Nested comments: only PostgreSQL nests them.
+	{name: "nested comment", dialects: casesPG, sql: "/* a /* b */ DROP TABLE t */ SELECT id FROM t", want: ReadOnly},
+	{name: "nested comment not nested", dialects: casesMyLite, sql: "/* a /* b */ DROP TABLE t */ SELECT id FROM t", want: Write},
+	{name: "nested comment hides semicolon", dialects: casesPG, sql: "SELECT 1 /* /* */ ; DROP TABLE t */", want: ReadOnly},
+	{name: "nested comment semicolon", dialects: casesMyLite, sql: "SELECT 1 /* /* */ ; DROP TABLE t */", wantErr: true},
+
+	// Line comment ends: PostgreSQL ends -- at \r too, the others only at \n.
+	{name: "carriage return ends pg comment", dialects: casesPG, sql: "SELECT 1 --\r; DROP TABLE t", wantErr: true},
+	{name: "carriage return inside comment", dialects: casesMyLite, sql: "SELECT 1 --\r; DROP TABLE t", want: ReadOnly},
+
+	// MySQL comments.
+	{name: "hash comment", dialects: casesMy, sql: "SELECT id FROM t # ; DROP TABLE t", want: ReadOnly},
+	{name: "hash is not a comment", dialects: casesPGLite, sql: "SELECT id FROM t # ; DROP TABLE t", wantErr: true},
+	{name: "mysql double minus without space", dialects: casesMy, sql: "SELECT 1 --GET_LOCK('aiq', 0)", want: Write},
+	{name: "double minus without space is a comment", dialects: casesPGLite, sql: "SELECT 1 --GET_LOCK('aiq', 0)", want: ReadOnly},
+	{name: "mysql double minus before DEL", dialects: casesMy, sql: "SELECT 1 --\x7f", wantErr: true},
+	{name: "executable comment read-only", dialects: casesMy, sql: "SELECT /*!STRAIGHT_JOIN*/ id FROM t", want: ReadOnly},
+	{name: "executable comment is code", dialects: casesMy, sql: "SELECT id /*!, GET_LOCK('aiq', 0) */ FROM t", want: Write},
+	{name: "versioned executable comment", dialects: casesMy, sql: "SELECT 1 /*!99999 , GET_LOCK('aiq', 0) */", want: Write},
+	{name: "executable comment semicolon", dialects: casesMy, sql: "SELECT 1 /*! ; DROP TABLE t */", wantErr: true},
+	{name: "executable comment elsewhere", dialects: casesPGLite, sql: "SELECT 1 /*! ; DROP TABLE t */", want: ReadOnly},
+	{name: "executable comment only", dialects: casesMy, sql: "/*! DELETE FROM t */", want: Write},
+	{name: "mariadb executable comment", dialects: casesMy, sql: "SELECT 1 /*M!100000 , 2 */", want: ReadOnly},
+	{name: "optimizer hint", dialects: casesMy, sql: "SELECT /*+ MAX_EXECUTION_TIME(1000) */ id FROM t", want: ReadOnly},
+	{name: "executable comments mixed", dialects: casesMy, sql: "/*!99999 EXPLAIN */ /*!99998 DELETE FROM t WHERE id IN ( */ SELECT 1 /*!99998 ) */", want: Write},
+	{name: "comment inside executable comment", dialects: casesMy, sql: "SELECT 1 /*!99999 /* x */ , 2 */", wantErr: true},
+	{name: "close inside executable comment string", dialects: casesMy, sql: "SELECT 1 /*! , '*/' */", wantErr: true},
+
+	// Backslashes.
+	{name: "mysql backslash escape", dialects: casesMy, sql: `SELECT 'a\'; DROP TABLE t'`, want: ReadOnly},
+	{name: "standard string backslash", dialects: casesPGLite, sql: `SELECT 'a\'; DROP TABLE t'`, wantErr: true},
+	{name: "pg escape string", dialects: casesPG, sql: `SELECT E'a\'; DROP TABLE t'`, want: ReadOnly},
+	{name: "pg backslash without standard strings", dialects: casesPG, sql: `SELECT 'x\'', nextval('aiq_seq') --'`, want: Write},
+	{name: "mysql no backslash escapes", dialects: casesMy, sql: `SELECT 'x\', GET_LOCK(0, 0) AS y -- '`, want: Write},
+	{name: "mysql ansi quotes", dialects: casesMy, sql: `SELECT "GET_LOCK"('aiq', 0)`, want: Write},
+
+	// Dollar quotes.
+	{name: "dollar quote", dialects: casesPG, sql: "SELECT $$; DROP TABLE t$$", want: ReadOnly},
+	{name: "dollar quote elsewhere", dialects: casesMyLite, sql: "SELECT $$; DROP TABLE t$$", wantErr: true},
+	{name: "tagged dollar quote", dialects: casesPG, sql: "SELECT $a$ it's $$ fine; DELETE $a$ AS x", want: ReadOnly},
+	{name: "dollar quote unterminated", dialects: casesPG, sql: "SELECT $a$; DROP TABLE t", wantErr: true},
+	{name: "dollar in identifier", dialects: casesPG, sql: "SELECT 1 AS a$$b", want: ReadOnly},
+
+	// One statement only.
+	{name: "select then drop", sql: "SELECT 1; DROP TABLE t", wantErr: true},
+	{name: "commit then drop", sql: "COMMIT; DROP TABLE t", wantErr: true},
+	{name: "two selects", sql: "SELECT 1; SELECT 2", wantErr: true},
+	{name: "transaction script", sql: "BEGIN; DELETE FROM t; COMMIT;", wantErr: true},
+	{name: "two semicolons", sql: "SELECT 1;;", wantErr: true},
+	{name: "semicolon first", sql: "; SELECT 1", wantErr: true},
+	{name: "empty", sql: "", wantErr: true},
+	{name: "blank", sql: " \n\t ", wantErr: true},
+	{name: "only comments", sql: "-- nothing\n/* here */", wantErr: true},
+	{name: "only a semicolon", sql: " ; ", wantErr: true},
+	{name: "unterminated string", sql: "SELECT 'abc", wantErr: true},
+	{name: "unterminated identifier", sql: `SELECT "abc FROM t`, wantErr: true},
+	{name: "unterminated comment", sql: "SELECT 1 /* abc", wantErr: true},
+	{name: "unterminated backtick", dialects: casesMyLite, sql: "SELECT `abc FROM t", wantErr: true},
+	{name: "unterminated bracket", dialects: casesLite, sql: "SELECT [abc FROM t", wantErr: true},
+	{name: "NUL byte", sql: "SELECT 1\x00; DROP TABLE t", wantErr: true},
+	{name: "invalid UTF-8", sql: "SELECT '\xff'", wantErr: true},
+
+	// WITH.
+	{name: "cte", sql: "WITH x AS (SELECT id FROM t) SELECT * FROM x", want: ReadOnly},
+	{name: "cte named like a keyword", sql: "WITH deleted AS (SELECT id FROM t) SELECT * FROM deleted", want: ReadOnly},
+	{name: "quoted cte keyword", dialects: casesPGLite, sql: `WITH "insert" AS (SELECT id FROM t) SELECT * FROM "insert"`, want: ReadOnly},
+	{name: "backtick cte keyword", dialects: casesMy, sql: "WITH `insert` AS (SELECT id FROM t) SELECT * FROM `insert`", want: ReadOnly},
+	{name: "bare cte named update, conservative", dialects: casesPG, sql: "WITH update AS (SELECT id FROM t) SELECT * FROM update", want: Write},
+	{name: "recursive cte", sql: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3) SELECT * FROM n", want: ReadOnly},
+	{name: "data-modifying cte", dialects: casesPG, sql: "WITH x AS (DELETE FROM t RETURNING *) SELECT * FROM x", want: Write},
+	{name: "data-modifying cte update", dialects: casesPG, sql: "with x as (update t set name = 'x' returning id) select * from x", want: Write},
+	{name: "cte then delete", sql: "WITH x AS (SELECT id FROM t) DELETE FROM t WHERE id IN (SELECT id FROM x)", want: Write},
+	{name: "cte then insert", sql: "WITH x AS (SELECT id FROM t) INSERT INTO t SELECT id + 100, 'n' FROM x", want: Write},
+
+	// SELECT that writes or locks.
+	{name: "select into table", dialects: casesPG, sql: "SELECT * INTO t2 FROM t", want: Write},
+	{name: "select into outfile", dialects: casesMy, sql: "SELECT * FROM t INTO OUTFILE '/tmp/aiq-out'", want: Write},
+	{name: "select into dumpfile", dialects: casesMy, sql: "SELECT name FROM t LIMIT 1 INTO DUMPFILE '/tmp/aiq-dump'", want: Write},
+	{name: "select into variable", dialects: casesMy, sql: "SELECT id INTO @x FROM t LIMIT 1", want: Write},
+	{name: "assign variable", dialects: casesMy, sql: "SELECT @x := 1", want: Write},
+	{name: "for update", dialects: casesPGMy, sql: "SELECT * FROM t FOR UPDATE", want: Write},
+	{name: "for share", dialects: casesPGMy, sql: "SELECT * FROM t FOR SHARE", want: Write},
+	{name: "for no key update", dialects: casesPG, sql: "SELECT * FROM t FOR NO KEY UPDATE", want: Write},
+	{name: "for key share", dialects: casesPG, sql: "SELECT * FROM t FOR KEY SHARE", want: Write},
+	{name: "lock in share mode", dialects: casesMy, sql: "SELECT * FROM t LOCK IN SHARE MODE", want: Write},
+	{name: "column named share", sql: "SELECT id AS share FROM t", want: ReadOnly},
+
+	// Functions that write.
+	{name: "nextval", dialects: casesPG, sql: "SELECT nextval('aiq_seq')", want: Write},
+	{name: "qualified nextval", dialects: casesPG, sql: "SELECT PG_CATALOG.NEXTVAL('aiq_seq')", want: Write},
+	{name: "quoted nextval", dialects: casesPG, sql: `SELECT "nextval"('aiq_seq')`, want: Write},
+	{name: "unicode escape identifier", dialects: casesPG, sql: `SELECT U&"nextva\006C"('aiq_seq')`, want: Write},
+	{name: "nextval in where", dialects: casesPG, sql: "SELECT * FROM t WHERE id = nextval('aiq_seq')", want: Write},
+	{name: "setval", dialects: casesPG, sql: "SELECT setval('aiq_seq', 1)", want: Write},
+	{name: "pg_terminate_backend", dialects: casesPG, sql: "SELECT pg_terminate_backend(0)", want: Write},
+	{name: "pg_cancel_backend", dialects: casesPG, sql: "SELECT pg_cancel_backend(0)", want: Write},
+	{name: "lo_import", dialects: casesPG, sql: "SELECT lo_import('/nonexistent/aiq')", want: Write},
+	{name: "lo_export", dialects: casesPG, sql: "SELECT lo_export(0, '/tmp/aiq-lo')", want: Write},
+	{name: "set_config", dialects: casesPG, sql: "SELECT set_config('aiq.x', '1', false)", want: Write},
+	{name: "advisory lock", dialects: casesPG, sql: "SELECT pg_advisory_xact_lock(1)", want: Write},
+	{name: "dblink_exec", dialects: casesPG, sql: "SELECT dblink_exec('dbname=aiq', 'DELETE FROM t')", want: Write},
+	{name: "pg_reload_conf", dialects: casesPG, sql: "SELECT pg_reload_conf()", want: Write},
+	{name: "pg_rotate_logfile", dialects: casesPG, sql: "SELECT pg_rotate_logfile()", want: Write},
+	{name: "get_lock", dialects: casesMy, sql: "SELECT GET_LOCK('aiq', 0)", want: Write},
+	{name: "release_lock", dialects: casesMy, sql: "select release_lock('aiq')", want: Write},
+	{name: "next value for", dialects: casesMy, sql: "SELECT NEXT VALUE FOR aiq_seq", want: Write},
+	{name: "load_extension", dialects: casesLite, sql: "SELECT load_extension('aiq')", want: Write},
+
+	// SHOW, DESCRIBE, EXPLAIN.
+	{name: "show tables", dialects: casesMy, sql: "SHOW TABLES", want: ReadOnly},
+	{name: "show create table", dialects: casesMy, sql: "SHOW CREATE TABLE t", want: ReadOnly},
+	{name: "show setting", dialects: casesPG, sql: "SHOW server_version", want: ReadOnly},
+	{name: "describe", dialects: casesMy, sql: "DESCRIBE t", want: ReadOnly},
+	{name: "desc", dialects: casesMy, sql: "desc t", want: ReadOnly},
+	{name: "explain", sql: "EXPLAIN SELECT * FROM t", want: ReadOnly},
+	{name: "explain query plan", dialects: casesLite, sql: "EXPLAIN QUERY PLAN SELECT * FROM t WHERE id = 1", want: ReadOnly},
+	{name: "explain delete", dialects: casesPGLite, sql: "EXPLAIN DELETE FROM t", want: ReadOnly},
+	{name: "explain analyze select", dialects: casesPG, sql: "EXPLAIN ANALYZE SELECT * FROM t", want: ReadOnly},
+	{name: "explain analyze delete", dialects: casesPGMy, sql: "EXPLAIN ANALYZE DELETE FROM t", want: Write},
+	{name: "explain options analyze", dialects: casesPG, sql: "EXPLAIN (ANALYZE, FORMAT JSON) DELETE FROM t", want: Write},
+	{name: "explain options", dialects: casesPG, sql: "EXPLAIN (COSTS OFF, FORMAT JSON) SELECT * FROM t", want: ReadOnly},
+	{name: "explain analyze nextval", dialects: casesPG, sql: "EXPLAIN ANALYZE SELECT nextval('aiq_seq')", want: Write},
+	{name: "mariadb analyze statement", dialects: casesMy, sql: "ANALYZE DELETE FROM t", want: Write},
+
+	// PRAGMA.
+	{name: "pragma table_info", dialects: casesLite, sql: "PRAGMA table_info(t)", want: ReadOnly},
+	{name: "pragma schema table_info", dialects: casesLite, sql: "PRAGMA main.table_info('t')", want: ReadOnly},
+	{name: "pragma index_list", dialects: casesLite, sql: "pragma index_list(t);", want: ReadOnly},
+	{name: "pragma read setting", dialects: casesLite, sql: "PRAGMA user_version", want: ReadOnly},
+	{name: "pragma set", dialects: casesLite, sql: "PRAGMA user_version = 5", want: Write},
+	{name: "pragma set call form", dialects: casesLite, sql: "PRAGMA user_version(5)", want: Write},
+	{name: "pragma query_only off", dialects: casesLite, sql: "PRAGMA query_only = 0", want: Write},
+	{name: "pragma optimize", dialects: casesLite, sql: "PRAGMA optimize", want: Write},
+	{name: "pragma wal_checkpoint", dialects: casesLite, sql: "PRAGMA wal_checkpoint", want: Write},
+	{name: "pragma elsewhere", dialects: casesPGMy, sql: "PRAGMA table_info(t)", want: Write},
+
+	// Writes.
+	{name: "insert", sql: "INSERT INTO t VALUES (1, 'a')", want: Write},
+	{name: "update", sql: "UPDATE t SET name = 'b' WHERE id = 1", want: Write},
+	{name: "delete lower case", sql: "delete from t", want: Write},
+	{name: "delete in parentheses", sql: "(DELETE FROM t)", want: Write},
+	{name: "replace into", dialects: casesMyLite, sql: "REPLACE INTO t VALUES (1, 'a')", want: Write},
+	{name: "insert or replace", dialects: casesLite, sql: "INSERT OR REPLACE INTO t VALUES (1, 'a')", want: Write},
+	{name: "merge", dialects: casesPG, sql: "MERGE INTO t USING (SELECT 1 AS id) s ON t.id = s.id WHEN MATCHED THEN DELETE", want: Write},
+	{name: "upsert", sql: "UPSERT INTO t VALUES (1, 'a')", want: Write},
+	{name: "create table", sql: "CREATE TABLE t2 (id int)", want: Write},
+	{name: "create view", dialects: casesPGMy, sql: "CREATE OR REPLACE VIEW v AS SELECT id FROM t", want: Write},
+	{name: "alter", sql: "ALTER TABLE t ADD COLUMN c int", want: Write},
+	{name: "drop", sql: "DROP TABLE t", want: Write},
+	{name: "drop if exists", sql: "drop table if exists t", want: Write},
+	{name: "truncate", sql: "TRUNCATE TABLE t", want: Write},
+	{name: "grant", dialects: casesPG, sql: "GRANT SELECT ON t TO PUBLIC", want: Write},
+	{name: "revoke", dialects: casesPG, sql: "REVOKE SELECT ON t FROM PUBLIC", want: Write},
+	{name: "copy", dialects: casesPG, sql: "COPY t TO STDOUT", want: Write},
+	{name: "call", dialects: casesPGMy, sql: "CALL aiq_proc()", want: Write},
+	{name: "do block", dialects: casesPG, sql: "DO $$ BEGIN DELETE FROM t; END $$", want: Write},
+	{name: "mysql do", dialects: casesMy, sql: "DO GET_LOCK('aiq', 0)", want: Write},
+	{name: "set", dialects: casesPG, sql: "SET search_path TO public", want: Write},
+	{name: "set variable", dialects: casesMy, sql: "SET @x = 1", want: Write},
+	{name: "lock table", dialects: casesPG, sql: "LOCK TABLE t", want: Write},
+	{name: "lock tables", dialects: casesMy, sql: "LOCK TABLES t READ", want: Write},
+	{name: "vacuum", dialects: casesPGLite, sql: "VACUUM", want: Write},
+	{name: "analyze", sql: "ANALYZE t", want: Write},
+	{name: "reindex", dialects: casesPGLite, sql: "REINDEX t", want: Write},
+	{name: "cluster", dialects: casesPG, sql: "CLUSTER t", want: Write},
+	{name: "load data", dialects: casesMy, sql: "LOAD DATA INFILE '/nonexistent/aiq' INTO TABLE t", want: Write},
+	{name: "handler", dialects: casesMy, sql: "HANDLER t OPEN", want: Write},
+	{name: "attach", dialects: casesLite, sql: "ATTACH DATABASE ':memory:' AS aux", want: Write},
+	{name: "detach", dialects: casesLite, sql: "DETACH DATABASE aux", want: Write},
+	{name: "begin", sql: "BEGIN", want: Write},
+	{name: "start transaction", dialects: casesPGMy, sql: "START TRANSACTION READ ONLY", want: Write},
+	{name: "commit", sql: "COMMIT", want: Write},
+	{name: "rollback", sql: "ROLLBACK", want: Write},
+	{name: "savepoint", sql: "SAVEPOINT s", want: Write},
+	{name: "unknown statement", sql: "FROBNICATE t", want: Write},
+	{name: "no keyword", sql: "'just a string'", want: Write},
+	{name: "select column named delete, conservative", dialects: casesPG, sql: "SELECT delete FROM t", want: Write},
+}

@@ -1,0 +1,227 @@
+package tools
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var classifyDialects = []Dialect{DialectPostgres, DialectMySQL, DialectSQLite}
+
+func classString(c Class) string {
+	switch c {
+	case ReadOnly:
+		return "ReadOnly"
+	case Write:
+		return "Write"
+	}
+	return fmt.Sprintf("Class(%d)", int(c))
+}
+
+func TestClassifyCases(t *testing.T) {
+	names := map[string]bool{}
+	runs := 0
+	for _, c := range classifyCases {
+		require.False(t, names[c.name], "duplicate case name %q", c.name)
+		names[c.name] = true
+		for _, d := range classifyDialects {
+			if !c.in(d) {
+				continue
+			}
+			runs++
+			t.Run(string(d)+"/"+c.name, func(t *testing.T) {
+				v, err := Classify(c.sql, d)
+				if c.wantErr {
+					require.Error(t, err, "verdict %s %q", classString(v.Class), v.Kind)
+					assert.Equal(t, Verdict{}, v)
+					return
+				}
+				require.NoError(t, err)
+				assert.Equal(t, classString(c.want), classString(v.Class), "kind %q, reason %q", v.Kind, v.Reason)
+				assert.NotEmpty(t, v.Kind)
+				assert.Equal(t, strings.ToUpper(v.Kind), v.Kind, "kind not upper case")
+				if v.Class == Write {
+					assert.True(t, strings.HasSuffix(v.Reason, "."), "reason %q is not a sentence", v.Reason)
+				} else {
+					assert.Empty(t, v.Reason)
+				}
+			})
+		}
+	}
+	assert.GreaterOrEqual(t, len(classifyCases), 60)
+	t.Logf("%d cases, %d runs", len(classifyCases), runs)
+}
+
+func TestClassifyKind(t *testing.T) {
+	tests := []struct {
+		d      Dialect
+		sql    string
+		kind   string
+		reason string // a part of the reason, if not empty
+	}{
+		{DialectPostgres, "SELECT 1", "SELECT", ""},
+		{DialectPostgres, "(select 1)", "SELECT", ""},
+		{DialectPostgres, "WITH x AS (DELETE FROM t RETURNING *) SELECT * FROM x", "WITH ... DELETE", "DELETE removes rows"},
+		{DialectPostgres, "SELECT * INTO t2 FROM t", "SELECT ... INTO", "into a table"},
+		{DialectPostgres, "EXPLAIN ANALYZE DELETE FROM t", "EXPLAIN ANALYZE", "runs the statement it explains: DELETE removes rows"},
+		{DialectPostgres, "explain analyze select 1", "EXPLAIN ANALYZE", ""},
+		{DialectPostgres, "SELECT nextval('s')", "SELECT ... NEXTVAL", "nextval advances a sequence."},
+		{DialectPostgres, "drop table if exists t", "DROP TABLE", "DROP TABLE deletes"},
+		{DialectPostgres, "CREATE OR REPLACE MATERIALIZED VIEW v AS SELECT 1", "CREATE MATERIALIZED VIEW", ""},
+		{DialectPostgres, "frobnicate", "FROBNICATE", "not a statement known to be read-only"},
+		{DialectPostgres, "SELECT delete FROM t", "SELECT ... DELETE", "quote a column"},
+		{DialectMySQL, "SELECT * FROM t FOR UPDATE", "SELECT ... FOR UPDATE", "locks the rows"},
+		{DialectMySQL, "SELECT * FROM t LOCK IN SHARE MODE", "SELECT ... LOCK IN SHARE MODE", ""},
+		{DialectMySQL, "start transaction", "START TRANSACTION", "aiq-rpc manages itself"},
+		{DialectMySQL, "LOAD DATA INFILE 'x' INTO TABLE t", "LOAD DATA", ""},
+		{DialectMySQL, "SELECT @a := 1", "SELECT ... :=", ""},
+		{DialectMySQL, `SELECT 'x\', GET_LOCK(0, 0) AS y -- '`, "SELECT ... GET_LOCK", "NO_BACKSLASH_ESCAPES"},
+		{DialectMySQL, "/*!99999 EXPLAIN */ /*!99998 DELETE FROM t WHERE id IN ( */ SELECT 1 /*!99998 ) */", "DELETE", "skips some executable comments"},
+		{DialectSQLite, "PRAGMA table_info(t)", "PRAGMA", ""},
+		{DialectSQLite, "PRAGMA journal_mode = WAL", "PRAGMA", "PRAGMA journal_mode with a value"},
+		{DialectSQLite, "INSERT INTO t VALUES (1, 'a')", "INSERT", "INSERT adds rows to a table."},
+	}
+	for _, tt := range tests {
+		v, err := Classify(tt.sql, tt.d)
+		require.NoError(t, err, tt.sql)
+		assert.Equal(t, tt.kind, v.Kind, tt.sql)
+		if tt.reason != "" {
+			assert.Contains(t, v.Reason, tt.reason, tt.sql)
+		}
+	}
+}
+
+// Errors say what is wrong, where, and what to do.
+func TestClassifyErrors(t *testing.T) {
+	tests := []struct {
+		d     Dialect
+		sql   string
+		parts []string
+	}{
+		{DialectPostgres, "SELECT 1; DROP TABLE t", []string{"more than one statement", "line 1, column 11", `"DROP TABLE t"`, "run one statement per call"}},
+		{DialectSQLite, "SELECT 1;\n  DROP TABLE t", []string{"line 2, column 3"}},
+		{DialectMySQL, "SELECT 'é', 'abc", []string{"string", "line 1, column 13", "not closed"}},
+		{DialectPostgres, `SELECT "abc`, []string{"quoted identifier", "not closed"}},
+		{DialectPostgres, "SELECT $x$abc", []string{"dollar-quoted", "$x$"}},
+		{DialectPostgres, "SELECT 1 /* /* */", []string{"comment", "not closed", "*/"}},
+		{DialectMySQL, "SELECT 1 /*! 2", []string{"executable comment", "not closed"}},
+		{DialectSQLite, " -- only a comment", []string{"no statement", "send one SQL statement"}},
+		{DialectPostgres, `SELECT 'a\''; DROP TABLE t; --'`, []string{"more than one statement if the server runs with standard_conforming_strings off", "run one statement per call"}},
+		{DialectMySQL, "SELECT 1 /*! # x */", []string{"comment starts at line 1, column 14", "remove the inner comment"}},
+		{DialectMySQL, "SELECT 1 --\u00a0x", []string{"put a space after it"}},
+		{DialectSQLite, "SELECT 1\x00", []string{"NUL byte", "line 1, column 9"}},
+		{Dialect("oracle"), "SELECT 1", []string{`unknown SQL dialect "oracle"`}},
+	}
+	for _, tt := range tests {
+		v, err := Classify(tt.sql, tt.d)
+		require.Error(t, err, tt.sql)
+		assert.Equal(t, Verdict{}, v)
+		for _, p := range tt.parts {
+			assert.Contains(t, err.Error(), p, tt.sql)
+		}
+	}
+}
+
+// With more executable comments than can be read every way, a read-only
+// looking statement is a write.
+func TestClassifyManyExecComments(t *testing.T) {
+	sql := "SELECT 1" + strings.Repeat(" /*!, 1 */", maxExecComments+1)
+	v, err := Classify(sql, DialectMySQL)
+	require.NoError(t, err)
+	assert.Equal(t, Write, v.Class)
+	assert.Contains(t, v.Reason, "too many")
+
+	sql = "SELECT 1" + strings.Repeat(" /*!, 1 */", maxExecComments)
+	v, err = Classify(sql, DialectMySQL)
+	require.NoError(t, err)
+	assert.Equal(t, ReadOnly, v.Class)
+}
+
+// classifyASCIICase changes the case of ASCII letters only, byte by byte,
+// so that invalid UTF-8 stays as it is.
+func classifyASCIICase(s string, upper bool) string {
+	b := []byte(s)
+	for i, c := range b {
+		switch {
+		case upper && 'a' <= c && c <= 'z':
+			b[i] = c - 'a' + 'A'
+		case !upper && 'A' <= c && c <= 'Z':
+			b[i] = c - 'A' + 'a'
+		}
+	}
+	return string(b)
+}
+
+// FuzzClassify checks, besides that Classify never panics:
+//   - ASCII letter case does not change a verdict (except around $, since
+//     PostgreSQL's dollar-quote tags are case-sensitive);
+//   - nothing can follow a read-only statement: appending a second
+//     statement is always refused;
+//   - a read-only statement has no word outside strings, comments and
+//     quoted identifiers that makes a query write (INSERT, INTO, ...), and
+//     names no function known to write, in any executable comment either.
+func FuzzClassify(f *testing.F) {
+	for _, c := range classifyCases {
+		for i, d := range classifyDialects {
+			if c.in(d) {
+				f.Add(c.sql, uint8(i))
+			}
+		}
+	}
+	queryWrites := []string{"INSERT", "UPDATE", "DELETE", "MERGE", "INTO", "DROP", "CREATE", "ALTER", "TRUNCATE", "GRANT", "REVOKE"}
+	functions := map[Dialect][]string{
+		DialectPostgres: {"NEXTVAL", "SETVAL", "PG_TERMINATE_BACKEND", "PG_CANCEL_BACKEND", "LO_IMPORT", "LO_EXPORT",
+			"SET_CONFIG", "PG_ADVISORY_LOCK", "DBLINK_EXEC", "PG_RELOAD_CONF", "PG_ROTATE_LOGFILE"},
+		DialectMySQL:  {"GET_LOCK", "RELEASE_LOCK"},
+		DialectSQLite: {"LOAD_EXTENSION"},
+	}
+
+	f.Fuzz(func(t *testing.T, sql string, di uint8) {
+		d := classifyDialects[int(di)%len(classifyDialects)]
+		v, err := Classify(sql, d)
+		if err != nil {
+			require.Equal(t, Verdict{}, v)
+			require.NotEmpty(t, err.Error())
+		} else {
+			require.NotEmpty(t, v.Kind)
+			require.Equal(t, v.Class == Write, v.Reason != "", "reason %q for class %s", v.Reason, classString(v.Class))
+		}
+
+		if !strings.Contains(sql, "$") {
+			for _, upper := range []bool{true, false} {
+				v2, err2 := Classify(classifyASCIICase(sql, upper), d)
+				require.Equal(t, err != nil, err2 != nil, "upper %v: %v / %v", upper, err, err2)
+				require.Equal(t, classString(v.Class), classString(v2.Class), "upper %v", upper)
+			}
+		}
+
+		if err != nil || v.Class != ReadOnly {
+			return
+		}
+		_, err = Classify(sql+"\n;DELETE FROM t", d)
+		require.Error(t, err, "a statement followed a read-only one")
+
+		toks, _, err := lexSQL(sql, d, sqlReadings(sql, d)[0])
+		require.NoError(t, err)
+		lead := ""
+		for _, tok := range toks {
+			if tok.kind == tokWord {
+				lead = tok.text
+				break
+			}
+		}
+		exempt := lead == "SHOW" || lead == "EXPLAIN" || lead == "DESCRIBE" || lead == "DESC" || lead == "PRAGMA"
+		for _, tok := range toks {
+			if tok.kind != tokWord && tok.kind != tokQuoted {
+				continue
+			}
+			require.NotContains(t, functions[d], tok.text, "read-only, but calls a function that writes")
+			if tok.kind == tokWord && !exempt {
+				require.NotContains(t, queryWrites, tok.text, "read-only %s with a word that makes it write", lead)
+			}
+		}
+	})
+}

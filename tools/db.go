@@ -1,0 +1,395 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aiq/aiq-rpc/sessionio"
+)
+
+// Options bounds the work of a DB. The zero value gives the defaults.
+type Options struct {
+	// StatementTimeout stops a statement that runs longer; 0 means 30s.
+	// PostgreSQL enforces it with statement_timeout, MySQL with
+	// max_execution_time, MariaDB with max_statement_time, SQLite through
+	// the context; a client-side deadline a little later backs them up.
+	StatementTimeout time.Duration
+	// ConnectTimeout bounds opening a connection; 0 means 10s.
+	ConnectTimeout time.Duration
+	// MaxRows is the number of rows kept for the editor; 0 means 500.
+	MaxRows int
+	// ModelBytes bounds the JSON of the rows the model sees; 0 means 4096.
+	ModelBytes int
+}
+
+// The defaults of Options.
+const (
+	defaultStatementTimeout = 30 * time.Second
+	defaultConnectTimeout   = 10 * time.Second
+	defaultMaxRows          = 500
+	defaultModelBytes       = 4096
+)
+
+// withDefaults returns o with its zero fields set to the defaults.
+func (o Options) withDefaults() Options {
+	if o.StatementTimeout <= 0 {
+		o.StatementTimeout = defaultStatementTimeout
+	}
+	if o.ConnectTimeout <= 0 {
+		o.ConnectTimeout = defaultConnectTimeout
+	}
+	if o.MaxRows <= 0 {
+		o.MaxRows = defaultMaxRows
+	}
+	if o.ModelBytes <= 0 {
+		o.ModelBytes = defaultModelBytes
+	}
+	return o
+}
+
+// serverGrace is how long after StatementTimeout the client gives up on a
+// server that did not enforce it (a MySQL write, a seekdb without
+// max_execution_time, a server that does not answer) and cancels the
+// statement itself.
+const serverGrace = 2 * time.Second
+
+// cleanupTimeout bounds the work done after a statement ends (rollback,
+// KILL QUERY), which runs even when the caller's context is done.
+const cleanupTimeout = 5 * time.Second
+
+// DialectOf returns the SQL dialect of a source type: seekdb and mysql
+// (which covers MariaDB) are DialectMySQL. An unknown type gives "".
+func DialectOf(sourceType string) Dialect {
+	switch strings.ToLower(sourceType) {
+	case sessionio.TypePostgreSQL:
+		return DialectPostgres
+	case sessionio.TypeMySQL, sessionio.TypeSeekDB:
+		return DialectMySQL
+	case sessionio.TypeSQLite:
+		return DialectSQLite
+	}
+	return ""
+}
+
+// DB is one data source, ready to run statements. Its methods are safe for
+// concurrent use. Connections are opened when first needed, so a DB exists
+// while its server is down.
+type DB struct {
+	src     sessionio.Source
+	dialect Dialect
+	opts    Options
+	eng     engine
+	redact  redactor
+
+	mu         sync.Mutex
+	schema     *Schema
+	schemaGen  int // counts RefreshSchema calls, to drop a fetch that one overtook
+	versionStr string
+}
+
+// engine is what differs between PostgreSQL, MySQL (and MariaDB, seekdb)
+// and SQLite.
+type engine interface {
+	// version returns the product and version, such as "PostgreSQL 15.4".
+	version(ctx context.Context) (string, error)
+	// schema reads the tables and columns with one query.
+	schema(ctx context.Context) (*Schema, error)
+	// run executes one statement inside a transaction, read-only unless
+	// write, streaming its rows into out. A read is always rolled back; a
+	// write is committed when it succeeded.
+	run(ctx context.Context, sql string, write bool, out *collector) error
+	// refusal says what a failed run's error means.
+	refusal(err error) refusal
+	close() error
+}
+
+// refusal is what an engine's error means for the result.
+type refusal int
+
+const (
+	refusedOther    refusal = iota
+	refusedTimeout          // the server stopped the statement at StatementTimeout
+	refusedReadOnly         // the read-only transaction refused a write
+)
+
+// Open returns the DB of src. It validates the configuration but does not
+// connect: a server that is down fails the statements, not Open.
+func Open(ctx context.Context, src sessionio.Source, opts Options) (*DB, error) {
+	opts = opts.withDefaults()
+	db := &DB{src: src, dialect: DialectOf(src.Type), opts: opts, redact: newRedactor(src.Password.Reveal())}
+	var err error
+	switch db.dialect {
+	case DialectPostgres:
+		db.eng, err = newPostgres(src, opts)
+	case DialectMySQL:
+		db.eng, err = newMySQL(src, opts)
+	case DialectSQLite:
+		db.eng, err = newSQLite(src, opts)
+	default:
+		err = fmt.Errorf("unknown type %q; want one of mysql, postgresql, seekdb or sqlite", src.Type)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open source %q: %s", src.Name, db.redact.clean(err.Error()))
+	}
+	return db, nil
+}
+
+// Close closes the DB's connections. Statements running on them fail.
+func (db *DB) Close() error {
+	if err := db.eng.close(); err != nil {
+		return db.cleanError("close source "+strconv.Quote(db.src.Name), err)
+	}
+	return nil
+}
+
+// Dialect returns the SQL dialect of the source.
+func (db *DB) Dialect() Dialect { return db.dialect }
+
+// Source returns the source the DB was opened on.
+func (db *DB) Source() sessionio.Source { return db.src }
+
+// Version returns the server's product and version, such as
+// "PostgreSQL 15.4", "MariaDB 10.11.6" or "SQLite 3.46.0". The first
+// answer is kept.
+func (db *DB) Version(ctx context.Context) (string, error) {
+	db.mu.Lock()
+	v := db.versionStr
+	db.mu.Unlock()
+	if v != "" {
+		return v, nil
+	}
+	v, err := db.eng.version(ctx)
+	if err != nil {
+		return "", db.cleanError("read the version of "+strconv.Quote(db.src.Name), err)
+	}
+	db.mu.Lock()
+	db.versionStr = v
+	db.mu.Unlock()
+	return v, nil
+}
+
+// Schema returns the tables and columns the model may query. It is read
+// once and cached until RefreshSchema.
+func (db *DB) Schema(ctx context.Context) (*Schema, error) {
+	db.mu.Lock()
+	s, gen := db.schema, db.schemaGen
+	db.mu.Unlock()
+	if s != nil {
+		return s, nil
+	}
+	s, err := db.eng.schema(ctx)
+	if err != nil {
+		return nil, db.cleanError("read the schema of "+strconv.Quote(db.src.Name), err)
+	}
+	db.mu.Lock()
+	if db.schemaGen == gen {
+		db.schema = s
+	}
+	db.mu.Unlock()
+	return s, nil
+}
+
+// RefreshSchema drops the cached schema; the next Schema reads it again.
+func (db *DB) RefreshSchema() {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	db.schema = nil
+	db.schemaGen++
+}
+
+// Run runs one SQL statement and reports its outcome; a failure is a
+// result with Status "error", never a panic or a Go error.
+//
+// With write false, the statement must be one that Classify finds
+// read-only: anything else is "rejected" (or "error" when it cannot be
+// classified) without running. It then runs inside the engine's read-only
+// transaction, which catches a write the classifier missed. With write
+// true, the caller has had the statement confirmed: it runs in an ordinary
+// transaction, committed on success and rolled back on error or
+// cancellation.
+//
+// A cancelled ctx stops the statement on the server, not only in the
+// client, and gives Status "cancelled".
+func (db *DB) Run(ctx context.Context, sql string, write bool) *StatementResult {
+	if !write {
+		v, err := Classify(sql, db.dialect)
+		if err != nil {
+			return db.failed(sql, StatusError, "the statement was not run: "+err.Error())
+		}
+		if v.Class == Write {
+			return db.failed(sql, StatusRejected, needsConfirmation(v))
+		}
+	}
+	return db.execute(ctx, sql, write)
+}
+
+// needsConfirmation explains to the model why a write did not run.
+func needsConfirmation(v Verdict) string {
+	msg := "not run: this statement (" + v.Kind + ") can change the database"
+	if v.Reason != "" {
+		msg += " (" + v.Reason + ")"
+	}
+	return msg + ", which needs the user's confirmation"
+}
+
+// failed returns a result that did not run.
+func (db *DB) failed(sql, status, msg string) *StatementResult {
+	return &StatementResult{SQL: sql, Status: status, Error: msg, modelBytes: db.opts.ModelBytes}
+}
+
+// execute runs sql without classifying it: the read-only transaction
+// (write false) is then the only guard. Run classifies first; tests call
+// execute to check that guard alone.
+func (db *DB) execute(ctx context.Context, sql string, write bool) *StatementResult {
+	res := &StatementResult{SQL: sql, modelBytes: db.opts.ModelBytes}
+	limit := db.opts.StatementTimeout
+	if db.dialect != DialectSQLite {
+		limit += serverGrace // the server's own timeout should fire first
+	}
+	runCtx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	err := db.eng.run(runCtx, sql, write, newCollector(res, db.opts.MaxRows))
+	if err == nil {
+		res.Status = StatusSuccess
+		return res
+	}
+	res.RowCount, res.Columns, res.Rows, res.Truncated = 0, nil, nil, false
+	db.explain(ctx, runCtx, res, err, write)
+	return res
+}
+
+// explain sets the status and message of a run that failed.
+func (db *DB) explain(ctx, runCtx context.Context, res *StatementResult, err error, write bool) {
+	res.Status = StatusError
+	why := db.eng.refusal(err)
+	switch {
+	case ctx.Err() != nil:
+		res.Status = StatusCancelled
+		res.Error = "cancelled: the statement was stopped before it finished"
+		if write {
+			res.Error += "; its changes were rolled back"
+		}
+	case errors.Is(runCtx.Err(), context.DeadlineExceeded) || why == refusedTimeout:
+		res.Error = fmt.Sprintf("timed out: the statement ran longer than the %s limit and was stopped", db.opts.StatementTimeout)
+	case why == refusedReadOnly && !write:
+		res.Status = StatusRejected
+		res.readOnlyRefused = true
+		res.Error = "not run: the database refused this statement in read-only mode, so it changes " +
+			"the database and needs the user's confirmation (" + db.redact.clean(err.Error()) + ")"
+	default:
+		res.Error = db.redact.clean(err.Error())
+	}
+}
+
+// cleanError returns err with what was being done, its text cleaned of
+// the password. It still matches what err matched with errors.Is (a
+// context's end, say), but does not unwrap, so that no caller can reach
+// the uncleaned text.
+func (db *DB) cleanError(doing string, err error) error {
+	return &cleanedError{msg: doing + ": " + db.redact.clean(err.Error()), err: err}
+}
+
+// cleanedError is an error whose text is cleaned of credentials.
+type cleanedError struct {
+	msg string
+	err error
+}
+
+func (e *cleanedError) Error() string { return e.msg }
+
+// Is reports whether the original error matches target.
+func (e *cleanedError) Is(target error) bool { return errors.Is(e.err, target) }
+
+// redactor removes a password from texts, such as the errors of drivers,
+// some of which echo the connection's settings.
+type redactor struct {
+	forms []string
+}
+
+// minRedacted is the shortest password removed from texts: a shorter one
+// would garble every message and protects nothing.
+const minRedacted = 3
+
+// newRedactor returns a redactor of password, in the forms it may take in a
+// connection string or URL.
+func newRedactor(password string) redactor {
+	if len(password) < minRedacted {
+		return redactor{}
+	}
+	forms := []string{password, url.QueryEscape(password), url.PathEscape(password),
+		strings.TrimPrefix(url.UserPassword("", password).String(), ":")}
+	// Longest first, so that no form breaks up a longer one.
+	sort.Slice(forms, func(i, j int) bool { return len(forms[i]) > len(forms[j]) })
+	return redactor{forms: forms}
+}
+
+// clean returns s with every form of the password replaced.
+func (r redactor) clean(s string) string {
+	for _, f := range r.forms {
+		s = strings.ReplaceAll(s, f, "[redacted]")
+	}
+	return s
+}
+
+// hostPort returns the address of a server source, with the engine's
+// default host and port for those left out.
+func hostPort(src sessionio.Source, defaultPort int) (string, int) {
+	host := src.Host
+	if host == "" {
+		host = "localhost"
+	}
+	port := src.Port
+	if port == 0 {
+		port = defaultPort
+	}
+	return host, port
+}
+
+// validateServer checks the fields of a server source that a driver cannot
+// check before it connects.
+func validateServer(src sessionio.Source) error {
+	if src.Port < 0 || src.Port > 65535 {
+		return fmt.Errorf("port %d is not a port number from 1 to 65535", src.Port)
+	}
+	if strings.ContainsAny(src.Host, " \t\r\n") {
+		return fmt.Errorf("host %q holds blanks", src.Host)
+	}
+	return nil
+}
+
+// connectError is a failure to reach the server or to log in.
+type connectError struct {
+	engine, addr, hint string
+	err                error
+}
+
+// newConnectError describes a failure to connect to the server at host:port.
+func newConnectError(engine, host string, port int, hint string, err error) *connectError {
+	addr := host
+	if !strings.HasPrefix(host, "/") {
+		addr = net.JoinHostPort(host, strconv.Itoa(port))
+	}
+	return &connectError{engine: engine, addr: addr, hint: hint, err: err}
+}
+
+func (e *connectError) Error() string {
+	return fmt.Sprintf("cannot connect to %s at %s: %s (%v)", e.engine, e.addr, e.hint, e.err)
+}
+
+func (e *connectError) Unwrap() error { return e.err }
+
+// Hints for connection failures, which say what to do.
+const (
+	hintUnreachable = "the server is not reachable; check that it is running and that the source's host and port in sources.yaml are right"
+	hintLogin       = "the server refused the login; check the source's username and password in sources.yaml"
+	hintDatabase    = "the database does not exist or the user may not use it; check the source's database in sources.yaml"
+	hintOther       = "check the source's settings in sources.yaml and the server's log"
+)

@@ -1,0 +1,434 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aiq/aiq-rpc/sessionio"
+	"github.com/aiq/aiq-rpc/tools/dbtest"
+)
+
+// TestMain stops the test database servers once the tests are done.
+func TestMain(m *testing.M) {
+	os.Exit(dbtest.Main(m))
+}
+
+// testEngine is one database engine the tests run on, with the statements
+// that differ between engines.
+type testEngine struct {
+	name    string
+	dialect Dialect
+	source  func(testing.TB) sessionio.Source
+	// version is how Version starts.
+	version string
+	// sleep is a statement that runs for that many seconds (SQLite's runs
+	// until stopped).
+	sleep func(seconds int) string
+	// slowWrite is a write that runs for 30 seconds or more.
+	slowWrite string
+	// running counts the statements of sleep(30) still running on the
+	// server; "" when the engine has no server.
+	running string
+	// state lists the queries whose answers, together, change with any
+	// write the tests try.
+	state []string
+	// writes are statements that change the database in ways state sees.
+	writes []string
+}
+
+// sqliteForever is a statement that runs until it is interrupted.
+const sqliteForever = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
+
+// commonWrites are writes every engine runs.
+var commonWrites = []string{
+	"INSERT INTO t (id, name) VALUES (4, 'four')",
+	"UPDATE t SET name = 'changed'",
+	"DELETE FROM t",
+	"CREATE TABLE made (a int)",
+	"DROP TABLE t",
+	"ALTER TABLE t ADD COLUMN extra int",
+	"CREATE INDEX t_name ON t (name)",
+	"CREATE VIEW v AS SELECT id FROM t",
+}
+
+var testEngines = []testEngine{
+	{
+		name:      "sqlite",
+		dialect:   DialectSQLite,
+		source:    dbtest.SQLite,
+		version:   "SQLite 3.",
+		sleep:     func(int) string { return sqliteForever },
+		slowWrite: "INSERT INTO t (id, name) WITH RECURSIVE c(x) AS (SELECT 10 UNION ALL SELECT x + 1 FROM c) SELECT x, 'many' FROM c",
+		state: []string{
+			"SELECT type || ' ' || name FROM sqlite_master ORDER BY 1",
+			"PRAGMA user_version",
+			"SELECT id || '|' || name FROM t ORDER BY id",
+		},
+		writes: append(slices.Clone(commonWrites),
+			"PRAGMA user_version = 7",
+			"REPLACE INTO t (id, name) VALUES (1, 'replaced')",
+		),
+	},
+	{
+		name:      "postgres",
+		dialect:   DialectPostgres,
+		source:    dbtest.Postgres,
+		version:   "PostgreSQL ",
+		sleep:     func(s int) string { return fmt.Sprintf("SELECT pg_sleep(%d)", s) },
+		slowWrite: "INSERT INTO t (id, name) SELECT 10, pg_sleep(30)::text",
+		running: "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' " +
+			"AND query LIKE '%pg_sleep(30)%' AND pid <> pg_backend_pid()",
+		state: []string{
+			"SELECT table_type || ' ' || table_name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY 1",
+			"SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() ORDER BY 1",
+			"SELECT sequence_name FROM information_schema.sequences WHERE sequence_schema = current_schema() ORDER BY 1",
+			"SELECT routine_name FROM information_schema.routines WHERE routine_schema = current_schema() ORDER BY 1",
+			"SELECT id || '|' || name FROM t ORDER BY id",
+		},
+		writes: append(slices.Clone(commonWrites),
+			"TRUNCATE t",
+			"CREATE SEQUENCE s",
+			"WITH gone AS (DELETE FROM t RETURNING id) SELECT count(*) FROM gone",
+			"CREATE FUNCTION f() RETURNS int LANGUAGE sql AS 'SELECT 1'",
+		),
+	},
+	{
+		name:      "mariadb",
+		dialect:   DialectMySQL,
+		source:    dbtest.MariaDB,
+		version:   "MariaDB 10.",
+		sleep:     func(s int) string { return fmt.Sprintf("SELECT SLEEP(%d) FROM t", s) },
+		slowWrite: "INSERT INTO t (id, name) SELECT 10, SLEEP(30)",
+		running: "SELECT count(*) FROM information_schema.processlist " +
+			"WHERE info LIKE '%SLEEP(30)%' AND id <> CONNECTION_ID()",
+		state: []string{
+			"SELECT CONCAT(table_type, ' ', table_name) FROM information_schema.tables WHERE table_schema = DATABASE() ORDER BY 1",
+			"SELECT DISTINCT index_name FROM information_schema.statistics WHERE table_schema = DATABASE() ORDER BY 1",
+			"SELECT routine_name FROM information_schema.routines WHERE routine_schema = DATABASE() ORDER BY 1",
+			"SELECT trigger_name FROM information_schema.triggers WHERE trigger_schema = DATABASE() ORDER BY 1",
+			"SELECT CONCAT(id, '|', name) FROM t ORDER BY id",
+		},
+		writes: append(slices.Clone(commonWrites),
+			"TRUNCATE t",
+			"RENAME TABLE t TO t2",
+			"CREATE TABLE copy AS SELECT * FROM t",
+			"CREATE TRIGGER tr BEFORE INSERT ON t FOR EACH ROW SET NEW.name = 'x'",
+		),
+	},
+}
+
+// forEachEngine runs f as a subtest for each engine, in parallel.
+func forEachEngine(t *testing.T, f func(t *testing.T, e testEngine)) {
+	for _, e := range testEngines {
+		t.Run(e.name, func(t *testing.T) {
+			t.Parallel()
+			f(t, e)
+		})
+	}
+}
+
+// openDB opens src for the test and closes it at the end.
+func openDB(t testing.TB, src sessionio.Source, opts Options) *DB {
+	t.Helper()
+	db, err := Open(context.Background(), src, opts)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := db.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return db
+}
+
+// seeded returns a source with table t seeded, and its DB.
+func seeded(t *testing.T, e testEngine, opts Options) (sessionio.Source, *DB) {
+	t.Helper()
+	src := e.source(t)
+	dbtest.Seed(t, src)
+	return src, openDB(t, src, opts)
+}
+
+// fingerprint returns the answers of the engine's state queries.
+func fingerprint(t *testing.T, e testEngine, src sessionio.Source) string {
+	t.Helper()
+	var b strings.Builder
+	for _, q := range e.state {
+		b.WriteString(strings.Join(dbtest.QueryStrings(t, src, q), ";"))
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// rowsJSON returns the result's rows as JSON.
+func rowsJSON(t *testing.T, res *StatementResult) string {
+	t.Helper()
+	data, err := json.Marshal(res.Rows)
+	if err != nil {
+		t.Fatalf("marshal rows: %v", err)
+	}
+	return string(data)
+}
+
+// wantStatus fails the test unless res has the status.
+func wantStatus(t *testing.T, res *StatementResult, status string) {
+	t.Helper()
+	if res.Status != status {
+		t.Fatalf("%s: status %q (error %q), want %q", res.SQL, res.Status, res.Error, status)
+	}
+}
+
+func TestIntrospection(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e testEngine) {
+		ctx := context.Background()
+		src, db := seeded(t, e, Options{})
+		if db.Dialect() != e.dialect || db.Source() != src {
+			t.Errorf("Dialect, Source = %q, %v; want %q and the source", db.Dialect(), db.Source(), e.dialect)
+		}
+		v, err := db.Version(ctx)
+		if err != nil || !strings.HasPrefix(v, e.version) {
+			t.Errorf("Version = %q, %v; want %q...", v, err, e.version)
+		}
+		s, err := db.Schema(ctx)
+		if err != nil {
+			t.Fatalf("Schema: %v", err)
+		}
+		tbl, ok := s.Table("t")
+		if !ok || tbl.Schema != "" || len(tbl.Columns) != 2 {
+			t.Fatalf("Schema has t = %+v, %v; want two columns in the default schema", tbl, ok)
+		}
+		id, name := tbl.Columns[0], tbl.Columns[1]
+		if id.Name != "id" || id.Nullable || !strings.Contains(strings.ToLower(id.Type), "int") {
+			t.Errorf("column id = %+v, want a non-null integer", id)
+		}
+		if name.Name != "name" || !name.Nullable || !strings.Contains(strings.ToLower(name.Type), "text") {
+			t.Errorf("column name = %+v, want a nullable text", name)
+		}
+		if sum := s.Summary(1000); !strings.HasPrefix(sum, "t(id ") || !strings.Contains(sum, ", name ") {
+			t.Errorf("Summary = %q, want t(id ..., name ...)", sum)
+		}
+
+		dbtest.Exec(t, src, "CREATE TABLE u (x int)")
+		if s2, _ := db.Schema(ctx); len(s2.Tables) != 1 {
+			t.Errorf("the cached schema changed without RefreshSchema: %v", s2.Names())
+		}
+		db.RefreshSchema()
+		s3, err := db.Schema(ctx)
+		if err != nil || !slices.Equal(s3.Names(), []string{"t", "u"}) {
+			t.Errorf("after RefreshSchema, tables = %v, %v; want [t u]", s3.Names(), err)
+		}
+		if got := s3.Summary(5); got != "t, u" {
+			t.Errorf("Summary(5) = %q, want the names only", got)
+		}
+	})
+}
+
+func TestReads(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e testEngine) {
+		ctx := context.Background()
+		src, db := seeded(t, e, Options{MaxRows: 2})
+		res := db.Run(ctx, "SELECT id, name FROM t ORDER BY id", false)
+		wantStatus(t, res, StatusSuccess)
+		if !slices.Equal(res.Columns, []string{"id", "name"}) || res.RowCount != 3 || !res.Truncated {
+			t.Errorf("columns %v, row count %d, truncated %v; want [id name], 3, true", res.Columns, res.RowCount, res.Truncated)
+		}
+		if got := rowsJSON(t, res); got != `[[1,"one"],[2,"two"]]` {
+			t.Errorf("rows = %s, want the first two", got)
+		}
+
+		res = db.Run(ctx, "SELECT id FROM t WHERE id > 100", false)
+		wantStatus(t, res, StatusSuccess)
+		if res.RowCount != 0 || rowsJSON(t, res) != "[]" || res.Truncated {
+			t.Errorf("empty result: count %d, rows %s, truncated %v", res.RowCount, rowsJSON(t, res), res.Truncated)
+		}
+
+		res = db.Run(ctx, "SELECT 1 AS i, 2.5 AS d, 'x' AS s, NULL AS n", false)
+		wantStatus(t, res, StatusSuccess)
+		if got := rowsJSON(t, res); got != `[[1,2.5,"x",null]]` {
+			t.Errorf("values = %s, want [[1,2.5,\"x\",null]]", got)
+		}
+
+		res = db.Run(ctx, "SELECT no_such_column FROM t", false)
+		wantStatus(t, res, StatusError)
+		if res.Error == "" || res.Rows != nil || res.RowCount != 0 {
+			t.Errorf("failed statement: error %q, rows %v, count %d", res.Error, res.Rows, res.RowCount)
+		}
+
+		for _, sql := range []string{"", "SELECT 1; SELECT 2"} {
+			if res := db.Run(ctx, sql, false); res.Status != StatusError || res.Error == "" {
+				t.Errorf("Run(%q): status %q, error %q; want an error", sql, res.Status, res.Error)
+			}
+		}
+		// Past the classifier, the drivers run one statement only.
+		res = db.execute(ctx, "SELECT 1; DELETE FROM t", false)
+		if res.Status == StatusSuccess && res.RowCount != 1 {
+			t.Errorf("two statements past the classifier: %+v", res)
+		}
+		if n := dbtest.QueryInt(t, src, "SELECT count(*) FROM t"); n != 3 {
+			t.Errorf("rows of t = %d after a second statement past the classifier, want 3", n)
+		}
+	})
+}
+
+// TestWritesRefused runs writes with write false: the classifier refuses
+// them, and the database is unchanged.
+func TestWritesRefused(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e testEngine) {
+		ctx := context.Background()
+		src, db := seeded(t, e, Options{})
+		before := fingerprint(t, e, src)
+		for _, sql := range e.writes {
+			res := db.Run(ctx, sql, false)
+			if res.Status != StatusRejected && res.Status != StatusError {
+				t.Errorf("%s: status %q, want rejected", sql, res.Status)
+			}
+			if after := fingerprint(t, e, src); after != before {
+				t.Fatalf("%s changed the database:\n%s\nbecame\n%s", sql, before, after)
+			}
+		}
+	})
+}
+
+// TestReadOnlyTransaction runs writes past the classifier: the engine's
+// read-only transaction alone must refuse them.
+func TestReadOnlyTransaction(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e testEngine) {
+		ctx := context.Background()
+		src, db := seeded(t, e, Options{})
+		before := fingerprint(t, e, src)
+		for _, sql := range e.writes {
+			res := db.execute(ctx, sql, false)
+			if res.Status != StatusRejected || !res.readOnlyRefused {
+				t.Errorf("%s: status %q (%s), want rejected by the read-only transaction", sql, res.Status, res.Error)
+			}
+			if after := fingerprint(t, e, src); after != before {
+				t.Fatalf("%s changed the database:\n%s\nbecame\n%s", sql, before, after)
+			}
+		}
+		// The connections stay usable for reads.
+		wantStatus(t, db.Run(ctx, "SELECT count(*) FROM t", false), StatusSuccess)
+	})
+}
+
+func TestWrites(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e testEngine) {
+		ctx := context.Background()
+		src, db := seeded(t, e, Options{})
+		res := db.Run(ctx, "UPDATE t SET name = 'changed' WHERE id <= 2", true)
+		wantStatus(t, res, StatusSuccess)
+		if res.RowCount != 2 || len(res.Columns) != 0 {
+			t.Errorf("UPDATE: row count %d, columns %v; want 2 affected", res.RowCount, res.Columns)
+		}
+		res = db.Run(ctx, "CREATE TABLE made (a int)", true)
+		wantStatus(t, res, StatusSuccess)
+		if res.RowCount != 0 || !dbtest.TableExists(t, src, "made") {
+			t.Errorf("CREATE TABLE: row count %d, table made exists %v", res.RowCount, dbtest.TableExists(t, src, "made"))
+		}
+		// A failed write leaves nothing behind.
+		res = db.Run(ctx, "INSERT INTO t (id, name) VALUES (5, 'five'), (1, 'duplicate')", true)
+		wantStatus(t, res, StatusError)
+		if n := dbtest.QueryInt(t, src, "SELECT count(*) FROM t"); n != 3 {
+			t.Errorf("rows of t = %d after a failed insert, want 3", n)
+		}
+		// Reads after writes still run read-only.
+		res = db.execute(ctx, "DELETE FROM t", false)
+		if res.Status != StatusRejected {
+			t.Errorf("DELETE after writes: status %q, want rejected by the read-only transaction", res.Status)
+		}
+	})
+}
+
+// TestCancel cancels a long statement: Run answers within 500 ms and the
+// statement is gone from the server soon after.
+func TestCancel(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e testEngine) {
+		src, db := seeded(t, e, Options{})
+		for _, c := range []struct {
+			sql   string
+			write bool
+		}{{e.sleep(30), false}, {e.slowWrite, true}} {
+			before := fingerprint(t, e, src)
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan *StatementResult, 1)
+			go func() { done <- db.Run(ctx, c.sql, c.write) }()
+			waitRunning(t, e, src, c.sql)
+			start := time.Now()
+			cancel()
+			var res *StatementResult
+			select {
+			case res = <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%s: Run did not return 10 s after the cancel", c.sql)
+			}
+			if took := time.Since(start); took > 500*time.Millisecond {
+				t.Errorf("%s: Run returned %v after the cancel, want within 500ms", c.sql, took)
+			}
+			wantStatus(t, res, StatusCancelled)
+			t.Logf("%s: cancelled in %v: %s", c.sql, time.Since(start), res.Error)
+			waitGone(t, e, src)
+			t.Logf("%s: gone from the server %v after the cancel", c.sql, time.Since(start))
+			if after := fingerprint(t, e, src); after != before {
+				t.Errorf("the cancelled %s changed the database:\n%s\nbecame\n%s", c.sql, before, after)
+			}
+		}
+		wantStatus(t, db.Run(context.Background(), "SELECT count(*) FROM t", false), StatusSuccess)
+	})
+}
+
+// waitRunning waits until the statement runs on the server; for SQLite,
+// which has no process list, a moment.
+func waitRunning(t *testing.T, e testEngine, src sessionio.Source, sql string) {
+	t.Helper()
+	if e.running == "" {
+		time.Sleep(300 * time.Millisecond)
+		return
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for dbtest.QueryInt(t, src, e.running) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not show in the server's process list", sql)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitGone fails the test unless the server's process list loses the
+// sleeping statement within two seconds.
+func waitGone(t *testing.T, e testEngine, src sessionio.Source) {
+	t.Helper()
+	if e.running == "" {
+		return
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for dbtest.QueryInt(t, src, e.running) != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the cancelled statement still runs on the server 2 s later")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestStatementTimeout(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e testEngine) {
+		_, db := seeded(t, e, Options{StatementTimeout: time.Second})
+		start := time.Now()
+		res := db.Run(context.Background(), e.sleep(5), false)
+		took := time.Since(start)
+		wantStatus(t, res, StatusError)
+		if !strings.Contains(res.Error, "timed out") || !strings.Contains(res.Error, "1s") {
+			t.Errorf("error %q, want it to say the statement timed out at 1s", res.Error)
+		}
+		// The server's own timeout, not the client's later deadline.
+		if took < 900*time.Millisecond || took > 2500*time.Millisecond {
+			t.Errorf("the statement stopped after %v, want about 1s", took)
+		}
+		wantStatus(t, db.Run(context.Background(), "SELECT count(*) FROM t", false), StatusSuccess)
+	})
+}

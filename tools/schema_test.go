@@ -1,0 +1,61 @@
+package tools
+
+import (
+	"strings"
+	"testing"
+)
+
+// testSchema has a table in the default schema and two of the same name in
+// others.
+var testSchema = &Schema{Tables: []Table{
+	{Name: "orders", Columns: []Column{{Name: "id", Type: "integer"}, {Name: "total", Type: "numeric", Nullable: true}}},
+	{Schema: "sales", Name: "Orders", Columns: []Column{{Name: "x", Type: "text"}}},
+	{Schema: "audit", Name: "log", Columns: []Column{{Name: "at", Type: "timestamp"}}},
+}}
+
+func TestSummary(t *testing.T) {
+	full := "orders(id integer, total numeric)\nsales.Orders(x text)\naudit.log(at timestamp)\n"
+	if got := testSchema.Summary(1000); got != full {
+		t.Errorf("Summary(1000) = %q, want %q", got, full)
+	}
+	for budget, want := range map[int]string{
+		len(full): full,
+		40:        "orders, sales.Orders, audit.log",
+		25:        "orders and 2 more tables",
+		3:         "and 3 more tables",
+	} {
+		if got := testSchema.Summary(budget); got != want {
+			t.Errorf("Summary(%d) = %q, want %q", budget, got, want)
+		}
+	}
+	if got := moreTables(1); got != " and 1 more table" {
+		t.Errorf("moreTables(1) = %q", got)
+	}
+	if got := (&Schema{}).Summary(10); got != "" {
+		t.Errorf("empty schema: %q", got)
+	}
+}
+
+func TestSchemaTable(t *testing.T) {
+	for name, want := range map[string]string{
+		"orders":       "orders",
+		"sales.Orders": "sales.Orders",
+		"AUDIT.LOG":    "audit.log",
+		"log":          "audit.log",
+	} {
+		got, ok := testSchema.Table(name)
+		if !ok || got.QualifiedName() != want {
+			t.Errorf("Table(%q) = %q, %v; want %q", name, got.QualifiedName(), ok, want)
+		}
+	}
+	// "ORDERS" matches two tables regardless of case: ambiguous.
+	if got, ok := testSchema.Table("ORDERS"); ok {
+		t.Errorf("Table(ORDERS) = %q, want no match", got.QualifiedName())
+	}
+	if _, ok := testSchema.Table("nope"); ok {
+		t.Error("Table(nope) found a table")
+	}
+	if got := strings.Join(testSchema.Names(), ","); got != "orders,sales.Orders,audit.log" {
+		t.Errorf("Names = %s", got)
+	}
+}

@@ -1,0 +1,436 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// The names of the tools of a Set.
+const (
+	ToolExecuteSQL    = "execute_sql"
+	ToolListTables    = "list_tables"
+	ToolDescribeTable = "describe_table"
+	ToolRenderChart   = "render_chart"
+)
+
+// Decision is the user's answer to a ConfirmRequest.
+type Decision string
+
+// The decisions.
+const (
+	AllowOnce   Decision = "allow_once"   // run this statement
+	AllowAlways Decision = "allow_always" // run it, and every later write of the Set without asking
+	Reject      Decision = "reject"       // do not run it
+)
+
+// ConfirmRequest asks the user whether a statement that can change the
+// database may run.
+type ConfirmRequest struct {
+	Tool string `json:"tool"`
+	SQL  string `json:"sql"`
+	// Risk is "ddl" for a statement that changes the schema or the
+	// privileges, "write" for one that changes data.
+	Risk string `json:"risk"`
+	// Reason says why the statement is a write, from Classify or from the
+	// database that refused it in read-only mode.
+	Reason string `json:"reason"`
+}
+
+// Confirmer asks the user to confirm a write and returns the decision. An
+// error means that no answer came; the write does not run.
+type Confirmer func(ctx context.Context, req ConfirmRequest) (Decision, error)
+
+// Spec describes a tool to the model.
+type Spec struct {
+	Name        string
+	Description string
+	Parameters  json.RawMessage // a JSON Schema object
+}
+
+// Set is the tools the model may call on one DB during one chat session:
+// execute_sql, list_tables, describe_table and render_chart. It remembers
+// an allow_always answer and the last successful result (for
+// render_chart) for its whole life, so make one Set per chat session.
+//
+// A Set serves one turn at a time: its methods are safe to call from any
+// goroutine, and its state is guarded, but when calls overlap, which of
+// their results render_chart draws is whichever finished last.
+type Set struct {
+	db      *DB
+	confirm Confirmer
+
+	mu          sync.Mutex
+	allowWrites bool             // the user answered allow_always
+	last        *StatementResult // the last successful execute_sql result
+}
+
+// NewSet returns the tools of db. confirm asks the user about each write;
+// when it is nil, every write is rejected.
+func NewSet(db *DB, confirm Confirmer) *Set {
+	return &Set{db: db, confirm: confirm}
+}
+
+// Specs returns the descriptions of the tools, for the model.
+func (s *Set) Specs() []Spec {
+	return []Spec{
+		{
+			Name: ToolExecuteSQL,
+			Description: fmt.Sprintf("Run one SQL statement (%s dialect) on the user's database and return its rows. "+
+				"Statements that only read run at once. A statement that changes data or schema runs only if the user "+
+				"confirms it in the editor; if the user declines, do not retry it. Only the first rows that fit in "+
+				"about %d bytes are returned (row_count counts them all), so aggregate and use LIMIT.",
+				s.db.Dialect(), s.db.opts.ModelBytes),
+			Parameters: json.RawMessage(`{"type":"object","properties":{"sql":{"type":"string","description":"One SQL statement."}},"required":["sql"]}`),
+		},
+		{
+			Name:        ToolListTables,
+			Description: "List the names of the tables and views of the database.",
+			Parameters:  json.RawMessage(`{"type":"object","properties":{}}`),
+		},
+		{
+			Name:        ToolDescribeTable,
+			Description: "Describe one table or view: its columns, their types and whether they may be null.",
+			Parameters:  json.RawMessage(`{"type":"object","properties":{"table":{"type":"string","description":"The table's name, or schema.name."}},"required":["table"]}`),
+		},
+		{
+			Name: ToolRenderChart,
+			Description: "Show the user a chart of the last successful execute_sql result: x names the column of labels " +
+				"(of x values for scatter), y the column of numbers.",
+			Parameters: json.RawMessage(`{"type":"object","properties":{` +
+				`"chart_type":{"type":"string","enum":["bar","line","pie","scatter"]},` +
+				`"x":{"type":"string","description":"A column of the last result."},` +
+				`"y":{"type":"string","description":"A numeric column of the last result."},` +
+				`"title":{"type":"string"}},"required":["chart_type","x","y"]}`),
+		},
+	}
+}
+
+// Run runs the tool name with the model's arguments, a JSON object. A
+// statement that fails is a result (execute_sql returns a
+// *StatementResult whose Status says so); an error is for arguments the
+// tool cannot use, an unknown tool, or a schema that cannot be read.
+func (s *Set) Run(ctx context.Context, name string, args json.RawMessage) (any, error) {
+	switch name {
+	case ToolExecuteSQL:
+		return s.executeSQL(ctx, args)
+	case ToolListTables:
+		return s.listTables(ctx)
+	case ToolDescribeTable:
+		return s.describeTable(ctx, args)
+	case ToolRenderChart:
+		return s.renderChart(args)
+	}
+	return nil, fmt.Errorf("unknown tool %q; the tools are %s, %s, %s and %s",
+		name, ToolExecuteSQL, ToolListTables, ToolDescribeTable, ToolRenderChart)
+}
+
+// decodeArgs reads the model's arguments into v. Missing or null
+// arguments are an empty object; unknown keys are ignored.
+func decodeArgs(tool string, args json.RawMessage, v any) error {
+	if len(bytes.TrimSpace(args)) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(args, v); err != nil {
+		return fmt.Errorf("%s: the arguments are not the JSON object the tool takes: %w", tool, err)
+	}
+	return nil
+}
+
+// executeSQL runs a statement: a read at once, a write once confirmed. The
+// Set classifies the statement itself: the model's opinion of its risk
+// counts for nothing.
+func (s *Set) executeSQL(ctx context.Context, args json.RawMessage) (any, error) {
+	var a struct {
+		SQL string `json:"sql"`
+	}
+	if err := decodeArgs(ToolExecuteSQL, args, &a); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(a.SQL) == "" {
+		return nil, errors.New("execute_sql needs the sql argument: one SQL statement")
+	}
+	var res *StatementResult
+	v, err := Classify(a.SQL, s.db.Dialect())
+	if err == nil && v.Class == Write {
+		res = s.confirmAndRun(ctx, ConfirmRequest{Tool: ToolExecuteSQL, SQL: a.SQL, Risk: riskOf(v.Kind), Reason: v.Reason})
+	} else {
+		res = s.db.Run(ctx, a.SQL, false)
+		if res.readOnlyRefused {
+			// The classifier missed a write that the database caught:
+			// the user decides, as for any write.
+			res = s.confirmAndRun(ctx, ConfirmRequest{Tool: ToolExecuteSQL, SQL: a.SQL, Risk: "write",
+				Reason: "the database refused it as a write in read-only mode"})
+		}
+	}
+	if res.Status == StatusSuccess {
+		s.mu.Lock()
+		s.last = res
+		s.mu.Unlock()
+	}
+	return res, nil
+}
+
+// riskOf returns "ddl" for a kind of statement that changes the schema or
+// the privileges, else "write".
+func riskOf(kind string) string {
+	first, _, _ := strings.Cut(strings.TrimSpace(kind), " ")
+	switch strings.ToUpper(first) {
+	case "CREATE", "ALTER", "DROP", "TRUNCATE", "RENAME", "COMMENT", "GRANT", "REVOKE":
+		return "ddl"
+	}
+	return "write"
+}
+
+// confirmAndRun asks the user about a write, unless allow_always was
+// given, and runs it when allowed.
+func (s *Set) confirmAndRun(ctx context.Context, req ConfirmRequest) *StatementResult {
+	s.mu.Lock()
+	allowed := s.allowWrites
+	s.mu.Unlock()
+	if !allowed {
+		if res := s.ask(ctx, req); res != nil {
+			return res
+		}
+	}
+	res := s.db.Run(ctx, req.SQL, true)
+	if res.Status == StatusSuccess {
+		// DDL changes the schema; so may a write through a function. The
+		// cache is read again only when next needed.
+		s.db.RefreshSchema()
+	}
+	return res
+}
+
+// ask gets the user's decision. It returns nil when the write may run,
+// else the result that says why it did not.
+func (s *Set) ask(ctx context.Context, req ConfirmRequest) *StatementResult {
+	if s.confirm == nil {
+		return s.db.failed(req.SQL, StatusRejected, "not run: this statement can change the database, and writes "+
+			"are turned off here because no one can confirm them; do not retry it")
+	}
+	d, err := s.confirm(ctx, req)
+	switch {
+	case ctx.Err() != nil:
+		return s.db.failed(req.SQL, StatusCancelled, "cancelled while waiting for the user's confirmation; the statement did not run")
+	case err != nil:
+		return s.db.failed(req.SQL, StatusRejected, "not run: the user's confirmation could not be asked ("+err.Error()+")")
+	case d == AllowOnce:
+		return nil
+	case d == AllowAlways:
+		s.mu.Lock()
+		s.allowWrites = true
+		s.mu.Unlock()
+		return nil
+	}
+	// Reject, or an answer that is not a decision: either way, no.
+	return s.db.failed(req.SQL, StatusRejected, "not run: the user declined this statement. Do not retry it or "+
+		"the same change in another form; ask the user what they want instead")
+}
+
+// listTables returns {"tables": [names]}.
+func (s *Set) listTables(ctx context.Context) (any, error) {
+	schema, err := s.db.Schema(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return struct {
+		Tables []string `json:"tables"`
+	}{schema.Names()}, nil
+}
+
+// tableListBudget bounds the list of table names in describe_table's
+// error.
+const tableListBudget = 2000
+
+// describeTable returns the Table of that name.
+func (s *Set) describeTable(ctx context.Context, args json.RawMessage) (any, error) {
+	var a struct {
+		Table string `json:"table"`
+	}
+	if err := decodeArgs(ToolDescribeTable, args, &a); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(a.Table) == "" {
+		return nil, errors.New("describe_table needs the table argument: a table's name")
+	}
+	schema, err := s.db.Schema(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if t, ok := schema.Table(a.Table); ok {
+		return t, nil
+	}
+	// The table may be newer than the cached schema.
+	s.db.RefreshSchema()
+	if schema, err = s.db.Schema(ctx); err != nil {
+		return nil, err
+	}
+	if t, ok := schema.Table(a.Table); ok {
+		return t, nil
+	}
+	return nil, fmt.Errorf("there is no table %q; the tables are: %s", a.Table, schema.names(tableListBudget))
+}
+
+// Chart is a chart for the editor to draw, made by render_chart from the
+// last successful execute_sql result.
+type Chart struct {
+	ChartType string `json:"chartType"` // bar, line, pie or scatter
+	X         string `json:"x"`
+	Y         string `json:"y"`
+	Title     string `json:"title,omitempty"`
+	// Labels and Values are the x and y columns, for bar, line and pie.
+	Labels []string  `json:"labels,omitempty"`
+	Values []float64 `json:"values,omitempty"`
+	// Points are the (x, y) pairs, for scatter.
+	Points []Point `json:"points,omitempty"`
+	// Skipped counts the rows left out because y (or x, for scatter) was
+	// null.
+	Skipped int `json:"skipped,omitempty"`
+	// Truncated says that the result had more rows than the editor keeps,
+	// so the chart shows the first ones only.
+	Truncated bool `json:"truncated,omitempty"`
+}
+
+// Point is one point of a scatter chart.
+type Point struct {
+	X float64 `json:"x"`
+	Y float64 `json:"y"`
+}
+
+// renderChart makes a Chart of the last successful result.
+func (s *Set) renderChart(args json.RawMessage) (any, error) {
+	var a struct {
+		ChartType string `json:"chart_type"`
+		X         string `json:"x"`
+		Y         string `json:"y"`
+		Title     string `json:"title"`
+	}
+	if err := decodeArgs(ToolRenderChart, args, &a); err != nil {
+		return nil, err
+	}
+	if !slices.Contains([]string{"bar", "line", "pie", "scatter"}, a.ChartType) {
+		return nil, fmt.Errorf("render_chart: chart_type %q is not one of bar, line, pie or scatter", a.ChartType)
+	}
+	s.mu.Lock()
+	last := s.last
+	s.mu.Unlock()
+	if last == nil || len(last.Columns) == 0 {
+		return nil, errors.New("render_chart draws the last successful execute_sql result that has columns, and there is none yet; run a query first")
+	}
+	xi, err := columnIndex(last.Columns, "x", a.X)
+	if err != nil {
+		return nil, err
+	}
+	yi, err := columnIndex(last.Columns, "y", a.Y)
+	if err != nil {
+		return nil, err
+	}
+	c := &Chart{ChartType: a.ChartType, X: last.Columns[xi], Y: last.Columns[yi], Title: a.Title, Truncated: last.Truncated}
+	if err := c.fill(last.Rows, xi, yi); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// columnIndex finds the column of that name: exactly, else regardless of
+// case when that is unique.
+func columnIndex(columns []string, arg, name string) (int, error) {
+	if i := slices.Index(columns, name); i >= 0 {
+		return i, nil
+	}
+	found := -1
+	for i, c := range columns {
+		if strings.EqualFold(c, name) {
+			if found >= 0 {
+				found = -2
+				break
+			}
+			found = i
+		}
+	}
+	if found >= 0 {
+		return found, nil
+	}
+	return 0, fmt.Errorf("render_chart: %s %q is not a column of the last result; its columns are %s", arg, name, strings.Join(columns, ", "))
+}
+
+// fill sets the chart's data from the rows.
+func (c *Chart) fill(rows [][]any, xi, yi int) error {
+	for n, row := range rows {
+		if row[yi] == nil || (c.ChartType == "scatter" && row[xi] == nil) {
+			c.Skipped++
+			continue
+		}
+		y, err := chartNumber(row[yi], c.Y, n)
+		if err != nil {
+			return err
+		}
+		if c.ChartType != "scatter" {
+			c.Labels = append(c.Labels, chartLabel(row[xi]))
+			c.Values = append(c.Values, y)
+			continue
+		}
+		x, err := chartNumber(row[xi], c.X, n)
+		if err != nil {
+			return err
+		}
+		c.Points = append(c.Points, Point{X: x, Y: y})
+	}
+	if len(c.Values) == 0 && len(c.Points) == 0 {
+		return errors.New("render_chart: the last result has no rows with values to chart")
+	}
+	return nil
+}
+
+// chartNumber reads a value of the result as a finite number.
+func chartNumber(v any, column string, row int) (float64, error) {
+	f, ok := toFloat(v)
+	if !ok || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, fmt.Errorf("render_chart: column %q holds %v in row %d, which is not a number; chart a numeric column, or convert it in SQL", column, v, row+1)
+	}
+	return f, nil
+}
+
+// toFloat converts a number, or the text of one, to a float64.
+func toFloat(v any) (float64, bool) {
+	switch v := v.(type) {
+	case json.Number:
+		f, err := v.Float64()
+		return f, err == nil
+	case string:
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		return f, err == nil
+	}
+	rv := reflect.ValueOf(v)
+	switch {
+	case rv.CanInt():
+		return float64(rv.Int()), true
+	case rv.CanUint():
+		return float64(rv.Uint()), true
+	case rv.CanFloat():
+		return rv.Float(), true
+	}
+	return 0, false
+}
+
+// chartLabel returns a value of the result as a label.
+func chartLabel(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "NULL"
+	case string:
+		return v
+	case float64:
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return fmt.Sprint(v)
+}

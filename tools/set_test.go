@@ -1,0 +1,242 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aiq/aiq-rpc/tools/dbtest"
+)
+
+// confirmer is a Confirmer that answers from a script and records the
+// requests.
+type confirmer struct {
+	mu        sync.Mutex
+	answers   []Decision
+	err       error
+	requests  []ConfirmRequest
+	onConfirm func() // called during the confirmation, when set
+}
+
+func (c *confirmer) confirm(ctx context.Context, req ConfirmRequest) (Decision, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.requests = append(c.requests, req)
+	if c.onConfirm != nil {
+		c.onConfirm()
+	}
+	if c.err != nil {
+		return "", c.err
+	}
+	if len(c.answers) == 0 {
+		return Reject, nil
+	}
+	d := c.answers[0]
+	c.answers = c.answers[1:]
+	return d, nil
+}
+
+// execSQL runs execute_sql through the Set.
+func execSQL(t *testing.T, s *Set, sql string) *StatementResult {
+	t.Helper()
+	args, _ := json.Marshal(map[string]string{"sql": sql})
+	out, err := s.Run(context.Background(), ToolExecuteSQL, args)
+	if err != nil {
+		t.Fatalf("execute_sql %s: %v", sql, err)
+	}
+	res, ok := out.(*StatementResult)
+	if !ok {
+		t.Fatalf("execute_sql returned %T, want *StatementResult", out)
+	}
+	return res
+}
+
+func TestSetConfirmation(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e testEngine) {
+		src, db := seeded(t, e, Options{})
+		count := func() int64 { return dbtest.QueryInt(t, src, "SELECT count(*) FROM t") }
+		c := &confirmer{answers: []Decision{Reject}}
+		s := NewSet(db, c.confirm)
+
+		// Reads never ask.
+		wantStatus(t, execSQL(t, s, "SELECT * FROM t"), StatusSuccess)
+		if len(c.requests) != 0 {
+			t.Fatalf("a read asked for confirmation: %+v", c.requests)
+		}
+
+		insert := "INSERT INTO t (id, name) VALUES (4, 'four')"
+		before := fingerprint(t, e, src)
+		res := execSQL(t, s, insert)
+		wantStatus(t, res, StatusRejected)
+		if !strings.Contains(res.Error, "declined") || !strings.Contains(res.Error, "not retry") {
+			t.Errorf("rejected error %q, want it to say the user declined and not to retry", res.Error)
+		}
+		if after := fingerprint(t, e, src); after != before {
+			t.Errorf("a rejected write changed the database")
+		}
+		want := ConfirmRequest{Tool: ToolExecuteSQL, SQL: insert, Risk: "write"}
+		if len(c.requests) != 1 || c.requests[0].Tool != want.Tool || c.requests[0].SQL != want.SQL ||
+			c.requests[0].Risk != want.Risk || c.requests[0].Reason == "" {
+			t.Errorf("requests = %+v, want one like %+v with a reason", c.requests, want)
+		}
+
+		c.answers = []Decision{AllowOnce}
+		res = execSQL(t, s, insert)
+		wantStatus(t, res, StatusSuccess)
+		if res.RowCount != 1 || count() != 4 {
+			t.Errorf("allowed insert: row count %d, rows of t %d; want 1 and 4", res.RowCount, count())
+		}
+
+		// allow_once was for one statement; allow_always is for the Set.
+		c.answers = []Decision{AllowAlways}
+		wantStatus(t, execSQL(t, s, "DELETE FROM t WHERE id = 4"), StatusSuccess)
+		if _, err := s.Run(context.Background(), ToolListTables, nil); err != nil {
+			t.Fatal(err)
+		}
+		res = execSQL(t, s, "CREATE TABLE made (a int)")
+		wantStatus(t, res, StatusSuccess)
+		if len(c.requests) != 3 {
+			t.Errorf("%d confirmations, want 3: allow_always must cover later writes", len(c.requests))
+		}
+		// A confirmed DDL refreshes the schema.
+		out, err := s.Run(context.Background(), ToolListTables, json.RawMessage(`{}`))
+		if err != nil || !strings.Contains(mustJSON(t, out), `"made"`) {
+			t.Errorf("list_tables after CREATE TABLE = %s, %v; want made in it", mustJSON(t, out), err)
+		}
+
+		// Another Set of the same DB has its own answers.
+		other := NewSet(db, nil)
+		before = fingerprint(t, e, src)
+		res = execSQL(t, other, "DROP TABLE made")
+		wantStatus(t, res, StatusRejected)
+		if after := fingerprint(t, e, src); after != before {
+			t.Errorf("a write without a confirmer changed the database")
+		}
+	})
+}
+
+func TestSetConfirmerFails(t *testing.T) {
+	src, db := seeded(t, testEngines[0], Options{})
+	c := &confirmer{err: errors.New("the editor went away")}
+	res := execSQL(t, NewSet(db, c.confirm), "DELETE FROM t")
+	wantStatus(t, res, StatusRejected)
+	if !strings.Contains(res.Error, "the editor went away") || dbtest.QueryInt(t, src, "SELECT count(*) FROM t") != 3 {
+		t.Errorf("error %q; the write must not run", res.Error)
+	}
+
+	// A turn cancelled while the user decides runs nothing.
+	ctx, cancel := context.WithCancel(context.Background())
+	c = &confirmer{answers: []Decision{AllowOnce}, onConfirm: cancel}
+	out, err := NewSet(db, c.confirm).Run(ctx, ToolExecuteSQL, json.RawMessage(`{"sql":"DELETE FROM t"}`))
+	if err != nil || out.(*StatementResult).Status != StatusCancelled {
+		t.Errorf("cancelled during confirmation: %+v, %v; want status cancelled", out, err)
+	}
+	if dbtest.QueryInt(t, src, "SELECT count(*) FROM t") != 3 {
+		t.Errorf("the write ran after its turn was cancelled")
+	}
+}
+
+func TestSetTools(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e testEngine) {
+		ctx := context.Background()
+		_, db := seeded(t, e, Options{})
+		s := NewSet(db, nil)
+		names := []string{}
+		for _, spec := range s.Specs() {
+			names = append(names, spec.Name)
+			var schema map[string]any
+			if err := json.Unmarshal(spec.Parameters, &schema); err != nil || schema["type"] != "object" || spec.Description == "" {
+				t.Errorf("spec %s: parameters %s (%v), description %q", spec.Name, spec.Parameters, err, spec.Description)
+			}
+		}
+		if !slices.Equal(names, []string{ToolExecuteSQL, ToolListTables, ToolDescribeTable, ToolRenderChart}) {
+			t.Errorf("tools = %v", names)
+		}
+
+		out, err := s.Run(ctx, ToolListTables, json.RawMessage(`{}`))
+		if got := mustJSON(t, out); err != nil || got != `{"tables":["t"]}` {
+			t.Errorf("list_tables = %s, %v", got, err)
+		}
+		out, err = s.Run(ctx, ToolDescribeTable, json.RawMessage(`{"table":"T"}`))
+		if tbl, ok := out.(Table); err != nil || !ok || tbl.Name != "t" || len(tbl.Columns) != 2 {
+			t.Errorf("describe_table T = %+v, %v", out, err)
+		}
+		_, err = s.Run(ctx, ToolDescribeTable, json.RawMessage(`{"table":"nope"}`))
+		if err == nil || !strings.Contains(err.Error(), `"nope"`) || !strings.Contains(err.Error(), "the tables are: t") {
+			t.Errorf("describe_table nope: %v; want the error to name the tables", err)
+		}
+	})
+}
+
+func TestSetArguments(t *testing.T) {
+	_, db := seeded(t, testEngines[0], Options{})
+	s := NewSet(db, nil)
+	ctx := context.Background()
+	for _, c := range []struct {
+		tool, args, want string
+	}{
+		{ToolExecuteSQL, `{}`, "needs the sql argument"},
+		{ToolExecuteSQL, `{"sql": "  "}`, "needs the sql argument"},
+		{ToolExecuteSQL, `[1]`, "not the JSON object"},
+		{ToolDescribeTable, ``, "needs the table argument"},
+		{"drop_everything", `{}`, `unknown tool "drop_everything"`},
+		{ToolRenderChart, `{"chart_type":"bar","x":"name","y":"id"}`, "run a query first"},
+	} {
+		_, err := s.Run(ctx, c.tool, json.RawMessage(c.args))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s %s: %v, want an error saying %q", c.tool, c.args, err, c.want)
+		}
+	}
+	// An SQL error is a result, not a Go error.
+	if res := execSQL(t, s, "SELECT nope FROM t"); res.Status != StatusError {
+		t.Errorf("SQL error: status %q", res.Status)
+	}
+}
+
+func TestRenderChart(t *testing.T) {
+	_, db := seeded(t, testEngines[0], Options{})
+	s := NewSet(db, nil)
+	ctx := context.Background()
+	wantStatus(t, execSQL(t, s, "SELECT name, id, id * 1.5 AS half, NULL AS missing FROM t ORDER BY id"), StatusSuccess)
+	// A failed statement does not replace the last successful result.
+	execSQL(t, s, "SELECT nope FROM t")
+
+	out, err := s.Run(ctx, ToolRenderChart, json.RawMessage(`{"chart_type":"bar","x":"name","y":"ID","title":"Ids"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"chartType":"bar","x":"name","y":"id","title":"Ids","labels":["one","two","three"],"values":[1,2,3]}`
+	if got := mustJSON(t, out); got != want {
+		t.Errorf("bar chart = %s\nwant %s", got, want)
+	}
+	out, err = s.Run(ctx, ToolRenderChart, json.RawMessage(`{"chart_type":"scatter","x":"id","y":"half"}`))
+	want = `{"chartType":"scatter","x":"id","y":"half","points":[{"x":1,"y":1.5},{"x":2,"y":3},{"x":3,"y":4.5}]}`
+	if got := mustJSON(t, out); err != nil || got != want {
+		t.Errorf("scatter chart = %s, %v\nwant %s", got, err, want)
+	}
+	for _, c := range []struct{ args, want string }{
+		{`{"chart_type":"donut","x":"name","y":"id"}`, "not one of bar, line, pie or scatter"},
+		{`{"chart_type":"pie","x":"nope","y":"id"}`, `x "nope" is not a column of the last result; its columns are name, id, half, missing`},
+		{`{"chart_type":"line","x":"id","y":"name"}`, `column "name" holds one in row 1, which is not a number`},
+		{`{"chart_type":"line","x":"id","y":"missing"}`, "no rows with values"},
+	} {
+		_, err := s.Run(ctx, ToolRenderChart, json.RawMessage(c.args))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("render_chart %s: %v, want an error saying %q", c.args, err, c.want)
+		}
+	}
+}
+
+// mustJSON returns v's JSON.
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatalf("marshal %T: %v", v, err)
+	}
+	return string(data)
+}

@@ -1,0 +1,268 @@
+package tools
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/aiq/aiq-rpc/sessionio"
+	"modernc.org/sqlite"
+)
+
+// SQLite's result codes for a write refused by query_only
+// (SQLITE_READONLY) and by the authorizer (SQLITE_AUTH).
+const (
+	sqliteReadOnly = 8
+	sqliteAuth     = 23
+)
+
+// sqliteBusyTimeout is how long, in milliseconds, a statement waits for a
+// lock another program holds on the file.
+const sqliteBusyTimeout = "5000"
+
+// sqliteDB runs statements on a SQLite file through modernc.org/sqlite.
+type sqliteDB struct {
+	db   *sql.DB
+	path string
+}
+
+// newSQLite prepares the pool of connections to src's file; it opens the
+// file on first use.
+func newSQLite(src sessionio.Source, _ Options) (*sqliteDB, error) {
+	path, err := sqlitePath(src.Database)
+	if err != nil {
+		return nil, err
+	}
+	// A file: URI carries the path escaped, so that any character of it
+	// works. mode=rw opens the file read-write but never creates it: a
+	// mistyped path is an error, not a new empty database. Reads are made
+	// read-only per connection with PRAGMA query_only.
+	q := url.Values{}
+	q.Set("mode", "rw")
+	q.Add("_pragma", "busy_timeout("+sqliteBusyTimeout+")")
+	dsn := (&url.URL{Scheme: "file", Path: path, RawQuery: q.Encode()}).String()
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("prepare the SQLite settings: %w", err)
+	}
+	db.SetMaxIdleConns(2)
+	return &sqliteDB{db: db, path: path}, nil
+}
+
+// sqlitePath returns the absolute path of a source's database file, with
+// a leading ~/ for the home folder as in a shell.
+func sqlitePath(p string) (string, error) {
+	if p == "" {
+		return "", errors.New("the database file path is missing")
+	}
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("find the home folder for %s: %w", p, err)
+		}
+		p = filepath.Join(home, rest)
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", fmt.Errorf("resolve the database path %s: %w", p, err)
+	}
+	return abs, nil
+}
+
+// conn takes a connection, explaining why the file cannot be opened.
+func (s *sqliteDB) conn(ctx context.Context) (*sql.Conn, error) {
+	c, err := s.db.Conn(ctx)
+	if err == nil {
+		// The pool opens the file lazily: the first statement is where a
+		// missing file shows.
+		err = c.PingContext(ctx)
+		if err != nil {
+			c.Close()
+		}
+	}
+	if err == nil {
+		return c, nil
+	}
+	if _, statErr := os.Stat(s.path); errors.Is(statErr, fs.ErrNotExist) {
+		return nil, fmt.Errorf("the SQLite database file %s does not exist; check the source's database path in sources.yaml", s.path)
+	}
+	return nil, fmt.Errorf("open the SQLite database %s: %w", s.path, err)
+}
+
+func (s *sqliteDB) version(ctx context.Context) (string, error) {
+	c, err := s.conn(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	var v string
+	if err := c.QueryRowContext(ctx, "SELECT sqlite_version()").Scan(&v); err != nil {
+		return "", err
+	}
+	return "SQLite " + v, nil
+}
+
+// sqliteSchemaQuery lists the columns of the tables and views, reading
+// each table's columns with the pragma_table_info table-valued function.
+const sqliteSchemaQuery = `SELECT m.name, p.name, p.type, p."notnull" = 0 AND p.pk = 0
+FROM sqlite_master AS m
+JOIN pragma_table_info(m.name) AS p
+WHERE m.type IN ('table', 'view') AND m.name NOT LIKE 'sqlite\_%' ESCAPE '\'
+ORDER BY m.name, p.cid`
+
+func (s *sqliteDB) schema(ctx context.Context) (*Schema, error) {
+	c, err := s.conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	rows, err := c.QueryContext(ctx, sqliteSchemaQuery)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var list []schemaRow
+	for rows.Next() {
+		var r schemaRow
+		if err := rows.Scan(&r.table, &r.column.Name, &r.column.Type, &r.column.Nullable); err != nil {
+			return nil, err
+		}
+		list = append(list, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return buildSchema(list), nil
+}
+
+// run runs the statement on a connection of its own. The driver interrupts
+// SQLite when ctx ends, which also enforces StatementTimeout.
+//
+// A read is guarded twice: PRAGMA query_only makes SQLite refuse any change
+// to the file, and an authorizer refuses, as each statement is compiled,
+// anything but reading: writes, PRAGMA settings (query_only = 0 among
+// them), transaction control and ATTACH. The authorizer matters because
+// the driver runs every statement of a script, not only the first.
+func (s *sqliteDB) run(ctx context.Context, query string, write bool, out *collector) error {
+	c, err := s.conn(ctx)
+	if err != nil {
+		return err
+	}
+	keep := false
+	defer func() { releaseSQLConn(c, keep) }()
+	// Both guards stay on the connection, so every run sets them.
+	if err := setAuthorizer(c, nil); err != nil {
+		return err
+	}
+	pragma := "PRAGMA query_only = 1"
+	if write {
+		pragma = "PRAGMA query_only = 0"
+	}
+	if _, err := c.ExecContext(ctx, pragma); err != nil {
+		return fmt.Errorf("set the access mode: %w", err)
+	}
+	if write {
+		return s.write(ctx, c, query, out)
+	}
+	if err := setAuthorizer(c, readOnlyAuthorizer); err != nil {
+		return err
+	}
+	// A single statement needs no transaction: SQLite reads it from one
+	// snapshot.
+	if err := sqlQuery(ctx, c, query, out, nil); err != nil {
+		return err
+	}
+	keep = true
+	return nil
+}
+
+// setAuthorizer installs fn as the authorizer of c's connection; nil
+// removes it.
+func setAuthorizer(c *sql.Conn, fn sqlite.AuthorizerFn) error {
+	err := c.Raw(func(dc any) error {
+		r, ok := dc.(sqlite.AuthorizerRegisterer)
+		if !ok {
+			return fmt.Errorf("the SQLite driver (%T) has no authorizer", dc)
+		}
+		return r.RegisterAuthorizer(fn)
+	})
+	if err != nil {
+		return fmt.Errorf("set the authorizer: %w", err)
+	}
+	return nil
+}
+
+// readOnlyAuthorizer allows the operations of reading only: SELECT, reading
+// tables, functions, recursive CTEs, and the PRAGMAs that read.
+func readOnlyAuthorizer(action sqlite.AuthorizerActionCode, arg1, arg2, _, _ string) sqlite.AuthorizerReturnCode {
+	switch action {
+	case sqlite.AuthSelect, sqlite.AuthRead, sqlite.AuthFunction, sqlite.AuthRecursive:
+		return sqlite.AuthorizerOK
+	case sqlite.AuthPragma:
+		if readingPragma(arg1, arg2) {
+			return sqlite.AuthorizerOK
+		}
+	}
+	return sqlite.AuthorizerDeny
+}
+
+// readingPragma reports whether a PRAGMA of that name and argument only
+// reads: one without an argument reads its setting (query_only refuses
+// the writes of the few that act, such as optimize), and a few take an
+// argument that names what to read.
+func readingPragma(name, arg string) bool {
+	if arg == "" {
+		return true
+	}
+	switch strings.ToLower(name) {
+	case "table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo",
+		"foreign_key_list", "foreign_key_check", "integrity_check", "quick_check":
+		return true
+	}
+	return false
+}
+
+// write runs a confirmed statement in a transaction and commits it. The
+// rows it affected are the growth of total_changes(), which, unlike
+// changes(), is not left over from an earlier statement when this one is
+// DDL.
+func (s *sqliteDB) write(ctx context.Context, c *sql.Conn, query string, out *collector) error {
+	tx, err := c.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin the transaction: %w", err)
+	}
+	defer tx.Rollback()
+	var before, after int64
+	if err := tx.QueryRowContext(ctx, "SELECT total_changes()").Scan(&before); err != nil {
+		return err
+	}
+	if err := sqlQuery(ctx, tx, query, out, nil); err != nil {
+		return err
+	}
+	if err := tx.QueryRowContext(ctx, "SELECT total_changes()").Scan(&after); err == nil {
+		out.setAffected(after - before)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+func (s *sqliteDB) refusal(err error) refusal {
+	var e *sqlite.Error
+	if errors.As(err, &e) {
+		switch e.Code() & 0xff {
+		case sqliteReadOnly, sqliteAuth:
+			return refusedReadOnly
+		}
+	}
+	return refusedOther
+}
+
+func (s *sqliteDB) close() error { return s.db.Close() }
