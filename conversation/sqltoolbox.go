@@ -134,6 +134,9 @@ func statementOf(r *tools.StatementResult) Statement {
 	}
 }
 
+// RefreshSchema forgets the cached schema, so the next turn reads it anew.
+func (b *sqlToolbox) RefreshSchema() { b.db.RefreshSchema() }
+
 // schemaBudget bounds the schema summary in the system prompt; past it the
 // model gets the table names and calls describe_table.
 const schemaBudget = 8 << 10

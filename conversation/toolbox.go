@@ -37,6 +37,38 @@ type Toolbox interface {
 	Describe(ctx context.Context) string
 }
 
+// schemaRefresher is a toolbox that caches its database's schema.
+type schemaRefresher interface {
+	RefreshSchema()
+}
+
+// RefreshSchema makes the session's source read its schema anew: after
+// the user changed it outside the conversation.
+func (w *Workspace) RefreshSchema(ctx context.Context, id string) (Info, error) {
+	o, err := w.get(id)
+	if err != nil {
+		return Info{}, err
+	}
+	box, err := w.toolbox(ctx, o)
+	if err != nil {
+		return Info{}, err
+	}
+	if r, ok := box.refresher(); ok {
+		r.RefreshSchema()
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.info(), nil
+}
+
+func (b *sessionToolbox) refresher() (schemaRefresher, bool) {
+	if b == nil {
+		return nil, false
+	}
+	r, ok := b.Toolbox.(schemaRefresher)
+	return r, ok
+}
+
 // OpenToolbox opens the tools of src for one session. The toolbox asks
 // confirm before a write, for the whole of the session.
 type OpenToolbox func(ctx context.Context, src sessionio.Source, confirm Confirmer) (Toolbox, error)

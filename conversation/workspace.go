@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/aiq/aiq-rpc/sessionio"
+	"github.com/aiq/aiq-rpc/tools"
 )
 
 // The errors of a Workspace. A front end maps them to its own codes with
@@ -44,6 +45,8 @@ type Config struct {
 	MaxModelCalls int
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// SQL sets the limits of the real databases, when OpenToolbox is nil.
+	SQL tools.Options
 }
 
 // Workspace holds the open sessions of one client: their ids, the files
@@ -83,7 +86,7 @@ func NewWorkspace(cfg Config) *Workspace {
 	}
 	var sqlBoxes *SQLToolboxes
 	if cfg.OpenToolbox == nil {
-		sqlBoxes = &SQLToolboxes{}
+		sqlBoxes = &SQLToolboxes{Options: cfg.SQL}
 		cfg.OpenToolbox = sqlBoxes.Open
 	}
 	if cfg.Now == nil {

@@ -38,6 +38,7 @@ func methodTable() map[string]method {
 		"chat/history":      typed(chatHistory),
 		"chat/clear":        typed(chatClear),
 		"sources/list":      typed(sourcesList),
+		"schema/refresh":    typed(schemaRefresh),
 	}
 }
 

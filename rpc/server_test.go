@@ -320,6 +320,10 @@ func TestSessionMethods(t *testing.T) {
 	require.Len(t, list.Sessions, 1, "the turn's autosave; mine.json is elsewhere")
 	assert.Equal(t, "hello", list.Sessions[0].FirstQuestion)
 
+	var refreshed conversation.Info
+	f.client.Result("schema/refresh", map[string]string{"sessionId": info.SessionID}, &refreshed)
+	assert.Equal(t, "test", refreshed.Source)
+
 	f.client.Result("session/close", map[string]string{"sessionId": loaded.SessionID}, nil)
 	assert.Equal(t, -32001, errorCode(t, f.client.Call("chat/history", map[string]string{"sessionId": loaded.SessionID})))
 }

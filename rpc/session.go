@@ -105,6 +105,13 @@ func sessionClose(ctx context.Context, s *Server, req request, p sessionParams) 
 	return s.ws.CloseSession(ctx, p.SessionID)
 }
 
+func schemaRefresh(ctx context.Context, s *Server, req request, p sessionParams) (any, error) {
+	if p.SessionID == "" {
+		return nil, missing(req.method, "sessionId")
+	}
+	return s.ws.RefreshSchema(ctx, p.SessionID)
+}
+
 func sourcesList(ctx context.Context, s *Server, req request, _ struct{}) (any, error) {
 	list, err := s.ws.Sources()
 	if err != nil {

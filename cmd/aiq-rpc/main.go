@@ -12,6 +12,9 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"time"
+
+	"github.com/aiq/aiq-rpc/conversation/llm"
 )
 
 const usage = `aiq-rpc: ask your SQL database questions from your editor.
@@ -75,6 +78,8 @@ type flags struct {
 	logFile      string
 	version      bool
 	json         bool
+	modelTimeout time.Duration
+	sqlTimeout   time.Duration
 }
 
 func (f *flags) flagSet(cmd string, stderr io.Writer) *flag.FlagSet {
@@ -86,6 +91,8 @@ func (f *flags) flagSet(cmd string, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&f.home, "home", "", "the AIQ home `DIR` (default $AIQ_HOME, else ~/.aiq)")
 	fs.IntVar(&f.historyLimit, "history-limit", 0, "keep the last `N` turns of each session (default 20)")
 	fs.StringVar(&f.logFile, "log-file", "", "write logs to `PATH` instead of stderr")
+	fs.DurationVar(&f.modelTimeout, "model-timeout", llm.DefaultTimeout, "give up on a model that sends nothing for `DURATION`")
+	fs.DurationVar(&f.sqlTimeout, "statement-timeout", 30*time.Second, "stop a SQL statement that runs longer than `DURATION`")
 	fs.BoolVar(&f.version, "version", false, "print the version and exit")
 	if cmd == "ask" {
 		fs.BoolVar(&f.json, "json", false, "print the turn's result as JSON")

@@ -6,11 +6,13 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/aiq/aiq-rpc/conversation"
 	"github.com/aiq/aiq-rpc/conversation/llm"
 	"github.com/aiq/aiq-rpc/rpc"
 	"github.com/aiq/aiq-rpc/sessionio"
+	"github.com/aiq/aiq-rpc/tools"
 )
 
 // app is a configured server before it serves.
@@ -43,9 +45,10 @@ func setup(ctx context.Context, e env, f flags) (*app, error) {
 	}
 	ws := conversation.NewWorkspace(conversation.Config{
 		Home:          home,
-		Model:         modelFactory(cfg.LLM, cfgErr),
+		Model:         modelFactory(cfg.LLM, cfgErr, f.modelTimeout),
 		DefaultSource: f.source,
 		HistoryLimit:  f.historyLimit,
+		SQL:           tools.Options{StatementTimeout: f.sqlTimeout},
 	})
 	if f.session != "" {
 		info, err := ws.Load(ctx, f.session)
@@ -69,7 +72,7 @@ func setup(ctx context.Context, e env, f flags) (*app, error) {
 
 // modelFactory returns the Workspace's model source: the configured
 // endpoint, or an error that says how to configure one.
-func modelFactory(cfg sessionio.LLM, cfgErr error) func() (conversation.Model, error) {
+func modelFactory(cfg sessionio.LLM, cfgErr error, timeout time.Duration) func() (conversation.Model, error) {
 	return func() (conversation.Model, error) {
 		if cfgErr != nil {
 			return nil, fmt.Errorf("%w: %w", conversation.ErrNoModel, cfgErr)
@@ -77,7 +80,7 @@ func modelFactory(cfg sessionio.LLM, cfgErr error) func() (conversation.Model, e
 		if !cfg.Configured() {
 			return nil, conversation.ErrNoModel
 		}
-		m, err := llm.New(llm.Config{URL: cfg.URL, APIKey: cfg.APIKey, Model: cfg.Model})
+		m, err := llm.New(llm.Config{URL: cfg.URL, APIKey: cfg.APIKey, Model: cfg.Model, Timeout: timeout})
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", conversation.ErrNoModel, err)
 		}
