@@ -2,8 +2,10 @@ package tools
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -132,5 +134,33 @@ func TestOpenValidates(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Open with the server down: %v", err)
 	}
+	for _, format := range []string{"%v", "%+v", "%#v", "%s", "%x", "%q"} {
+		if got := fmt.Sprintf(format, db); strings.Contains(got, "ss:w") || strings.Contains(got, "%40") {
+			t.Errorf("Sprintf(%q, db) = %s, which shows the password", format, got)
+		}
+		if got := fmt.Sprintf(format, struct{ DB *DB }{db}); strings.Contains(got, "ss:w") {
+			t.Errorf("Sprintf(%q) of a struct holding the DB = %s, which shows the password", format, got)
+		}
+	}
 	db.Close()
+}
+
+// TestSQLitePath opens a file whose path holds the characters of a URI's
+// syntax, and refuses to create a missing one.
+func TestSQLitePath(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a b?c#d%e&f=g")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := sessionio.Source{Name: "odd", Type: sessionio.TypeSQLite, Database: filepath.Join(dir, "x?.sqlite")}
+	if err := os.WriteFile(src.Database, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dbtest.Seed(t, src)
+	db := openDB(t, src, Options{})
+	wantStatus(t, db.Run(context.Background(), "SELECT count(*) FROM t", false), StatusSuccess)
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("the folder holds %d files, want only the database", len(entries))
+	}
 }

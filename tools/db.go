@@ -142,6 +142,13 @@ func Open(ctx context.Context, src sessionio.Source, opts Options) (*DB, error) 
 	return db, nil
 }
 
+// Format prints the DB as its source's name and type, under every verb.
+// Without it, fmt would print the unexported fields, password included:
+// fmt cannot call a Secret's methods through them.
+func (db *DB) Format(f fmt.State, verb rune) {
+	fmt.Fprintf(f, "tools.DB(%s source %q)", db.src.Type, db.src.Name)
+}
+
 // Close closes the DB's connections. Statements running on them fail.
 func (db *DB) Close() error {
 	if err := db.eng.close(); err != nil {

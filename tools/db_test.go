@@ -40,6 +40,10 @@ type testEngine struct {
 	state []string
 	// writes are statements that change the database in ways state sees.
 	writes []string
+	// addRow creates a function add_row() that inserts a row into t, a
+	// write the classifier cannot see in "SELECT add_row()"; "" when the
+	// engine has no such functions.
+	addRow string
 }
 
 // sqliteForever is a statement that runs until it is interrupted.
@@ -73,6 +77,10 @@ var testEngines = []testEngine{
 		writes: append(slices.Clone(commonWrites),
 			"PRAGMA user_version = 7",
 			"REPLACE INTO t (id, name) VALUES (1, 'replaced')",
+			// The driver runs every statement of a script.
+			"SELECT 1; PRAGMA query_only = 0; DELETE FROM t",
+			"SELECT 1; COMMIT; DELETE FROM t",
+			"SELECT 1; ATTACH DATABASE ':memory:' AS aux",
 		),
 	},
 	{
@@ -97,6 +105,8 @@ var testEngines = []testEngine{
 			"WITH gone AS (DELETE FROM t RETURNING id) SELECT count(*) FROM gone",
 			"CREATE FUNCTION f() RETURNS int LANGUAGE sql AS 'SELECT 1'",
 		),
+		addRow: "CREATE FUNCTION add_row() RETURNS int LANGUAGE sql AS " +
+			"'INSERT INTO t (id, name) VALUES (9, ''nine'') RETURNING id'",
 	},
 	{
 		name:      "mariadb",
@@ -120,6 +130,8 @@ var testEngines = []testEngine{
 			"CREATE TABLE copy AS SELECT * FROM t",
 			"CREATE TRIGGER tr BEFORE INSERT ON t FOR EACH ROW SET NEW.name = 'x'",
 		),
+		addRow: "CREATE FUNCTION add_row() RETURNS int MODIFIES SQL DATA " +
+			"BEGIN INSERT INTO t (id, name) VALUES (9, 'nine'); RETURN 9; END",
 	},
 }
 
@@ -159,12 +171,12 @@ func seeded(t *testing.T, e testEngine, opts Options) (sessionio.Source, *DB) {
 // fingerprint returns the answers of the engine's state queries.
 func fingerprint(t *testing.T, e testEngine, src sessionio.Source) string {
 	t.Helper()
-	var b strings.Builder
+	// Each query's rows, then a line that ends them.
+	queries := make([]string, 0, 2*len(e.state))
 	for _, q := range e.state {
-		b.WriteString(strings.Join(dbtest.QueryStrings(t, src, q), ";"))
-		b.WriteString("\n")
+		queries = append(queries, q, "SELECT '--'")
 	}
-	return b.String()
+	return strings.Join(dbtest.QueryStrings(t, src, queries...), "\n")
 }
 
 // rowsJSON returns the result's rows as JSON.

@@ -18,16 +18,18 @@ import (
 
 // MySQL and MariaDB error numbers.
 const (
-	mysqlReadOnlyTx       = 1792 // ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION
-	mysqlTimeout          = 3024 // ER_QUERY_TIMEOUT (max_execution_time)
-	mariadbTimeout        = 1969 // ER_STATEMENT_TIMEOUT (max_statement_time)
-	mysqlAccessDenied     = 1045 // ER_ACCESS_DENIED_ERROR
-	mysqlDBAccessDenied   = 1044 // ER_DBACCESS_DENIED_ERROR
-	mysqlBadDB            = 1049 // ER_BAD_DB_ERROR
-	mysqlUnknownVariable  = 1193 // ER_UNKNOWN_SYSTEM_VARIABLE
-	mysqlMaxIdleConns     = 2
-	mysqlQueryInterrupted = 1317 // ER_QUERY_INTERRUPTED
+	mysqlReadOnlyTx      = 1792 // ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION
+	mysqlTimeout         = 3024 // ER_QUERY_TIMEOUT (max_execution_time)
+	mariadbTimeout       = 1969 // ER_STATEMENT_TIMEOUT (max_statement_time)
+	mysqlAccessDenied    = 1045 // ER_ACCESS_DENIED_ERROR
+	mysqlDBAccessDenied  = 1044 // ER_DBACCESS_DENIED_ERROR
+	mysqlBadDB           = 1049 // ER_BAD_DB_ERROR
+	mysqlUnknownVariable = 1193 // ER_UNKNOWN_SYSTEM_VARIABLE
 )
+
+// mysqlMaxIdleConns is the number of idle connections kept for Version,
+// Schema and KILL QUERY; statements run on connections of their own.
+const mysqlMaxIdleConns = 2
 
 // mysqlDB runs statements on MySQL, MariaDB and seekdb through
 // go-sql-driver/mysql.
@@ -196,13 +198,17 @@ func (m *mysqlDB) schema(ctx context.Context) (*Schema, error) {
 	return buildSchema(list), nil
 }
 
+// run runs the statement on a connection of its own, which is closed
+// afterwards rather than returned to the pool: MySQL has session state
+// that no rollback undoes (LOCK TABLES, GET_LOCK, HANDLER, user
+// variables), and the driver cannot reset a connection, so nothing a
+// statement leaves in its session may reach the next one.
 func (m *mysqlDB) run(ctx context.Context, query string, write bool, out *collector) error {
 	c, err := m.conn(ctx)
 	if err != nil {
 		return err
 	}
-	keep := false
-	defer func() { releaseSQLConn(c, keep) }()
+	defer releaseSQLConn(c, false)
 	var id int64
 	if err := c.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&id); err != nil {
 		return fmt.Errorf("read the connection id: %w", err)
@@ -211,8 +217,8 @@ func (m *mysqlDB) run(ctx context.Context, query string, write bool, out *collec
 		return err
 	}
 	// The driver only drops the connection when ctx ends; KILL QUERY from
-	// another connection stops the statement on the server. The kill must
-	// be over before this connection can serve another statement.
+	// another connection stops the statement on the server. The kill is
+	// over before run returns, so that it cannot hit a later statement.
 	killed := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
 		defer close(killed)
@@ -221,14 +227,9 @@ func (m *mysqlDB) run(ctx context.Context, query string, write bool, out *collec
 	defer func() {
 		if !stop() {
 			<-killed
-			keep = false
 		}
 	}()
-	if err := m.transaction(ctx, c, query, write, out); err != nil {
-		return err
-	}
-	keep = !write // a write's session changes (SET, temporary tables) go with the connection
-	return nil
+	return m.transaction(ctx, c, query, write, out)
 }
 
 // prepareSession sets the access mode and the statement timeout. The

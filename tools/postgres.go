@@ -262,19 +262,27 @@ func (p *postgres) run(ctx context.Context, sql string, write bool, out *collect
 		return err
 	}
 	if write {
+		// The connection goes afterwards, with any session change (SET,
+		// temporary tables) the write made.
 		if err := tx.Commit(ctx); err != nil {
 			return fmt.Errorf("commit: %w", err)
 		}
-		return nil // a write's session changes (SET, temp tables) go with the connection
+		return nil
 	}
-	if err := tx.Rollback(ctx); err != nil {
-		return nil // the read itself succeeded; the connection goes
-	}
-	// Session state that outlives a rollback (advisory locks, LISTEN,
-	// prepared statements) must not reach the next statement.
-	_, err = c.Exec(ctx, "DISCARD ALL")
-	reuse = err == nil
+	reuse = endRead(ctx, c, tx)
 	return nil
+}
+
+// endRead rolls a read back and resets the session, as state that
+// outlives a rollback (advisory locks, LISTEN, prepared statements) must
+// not reach the next statement. It reports whether the connection can
+// serve another one.
+func endRead(ctx context.Context, c *pgx.Conn, tx pgx.Tx) bool {
+	if err := tx.Rollback(ctx); err != nil {
+		return false
+	}
+	_, err := c.Exec(ctx, "DISCARD ALL")
+	return err == nil
 }
 
 // rollback ends tx if it is still open, even when the statement's context

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/netip"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -115,6 +116,8 @@ func (r *StatementResult) modelRows() [][]any {
 	if limit <= 0 {
 		limit = defaultModelBytes
 	}
+	// One text may take an eighth of the bound, so that a wide column
+	// still leaves room for several rows.
 	cellLimit := max(limit/8, 64)
 	rows := [][]any{}
 	size := len("[]")
@@ -233,6 +236,11 @@ func jsonValue(v any) any {
 		return v.Format(time.RFC3339Nano)
 	case [16]byte: // a PostgreSQL uuid
 		return uuidString(v)
+	case netip.Prefix: // a PostgreSQL inet or cidr
+		if v.IsSingleIP() {
+			return v.Addr().String()
+		}
+		return v.String()
 	case map[string]any: // a json or jsonb document
 		m := make(map[string]any, len(v))
 		for k, e := range v {

@@ -41,6 +41,7 @@ func TestJSONValue(t *testing.T) {
 		{pgtype.Numeric{}, `null`},
 		{interval, `"1 day 01:00:00"`},
 		{netip.MustParsePrefix("10.0.0.0/8"), `"10.0.0.0/8"`},
+		{netip.MustParsePrefix("10.0.0.1/32"), `"10.0.0.1"`},
 		{struct{ A int }{1}, `"{1}"`},
 	} {
 		got, err := json.Marshal(jsonValue(c.in))

@@ -119,6 +119,32 @@ func TestSetConfirmation(t *testing.T) {
 	})
 }
 
+// TestSetDatabaseRefusal calls a function that writes: the classifier
+// cannot know, the read-only transaction refuses it, and the Set then asks
+// the user as for any write.
+func TestSetDatabaseRefusal(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e testEngine) {
+		if e.addRow == "" {
+			return // SQLite has no functions written in SQL
+		}
+		src, db := seeded(t, e, Options{})
+		dbtest.Exec(t, src, e.addRow)
+		count := func() int64 { return dbtest.QueryInt(t, src, "SELECT count(*) FROM t") }
+		c := &confirmer{answers: []Decision{Reject, AllowOnce}}
+		s := NewSet(db, c.confirm)
+		res := execSQL(t, s, "SELECT add_row()")
+		wantStatus(t, res, StatusRejected)
+		if len(c.requests) != 1 || !strings.Contains(c.requests[0].Reason, "database refused") || count() != 3 {
+			t.Fatalf("requests %+v, rows %d; want one confirmation and no new row", c.requests, count())
+		}
+		res = execSQL(t, s, "SELECT add_row()")
+		wantStatus(t, res, StatusSuccess)
+		if count() != 4 || rowsJSON(t, res) != "[[9]]" {
+			t.Errorf("allowed: rows of t %d, result %s; want 4 and [[9]]", count(), rowsJSON(t, res))
+		}
+	})
+}
+
 func TestSetConfirmerFails(t *testing.T) {
 	src, db := seeded(t, testEngines[0], Options{})
 	c := &confirmer{err: errors.New("the editor went away")}

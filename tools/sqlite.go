@@ -143,12 +143,6 @@ func (s *sqliteDB) schema(ctx context.Context) (*Schema, error) {
 
 // run runs the statement on a connection of its own. The driver interrupts
 // SQLite when ctx ends, which also enforces StatementTimeout.
-//
-// A read is guarded twice: PRAGMA query_only makes SQLite refuse any change
-// to the file, and an authorizer refuses, as each statement is compiled,
-// anything but reading: writes, PRAGMA settings (query_only = 0 among
-// them), transaction control and ATTACH. The authorizer matters because
-// the driver runs every statement of a script, not only the first.
 func (s *sqliteDB) run(ctx context.Context, query string, write bool, out *collector) error {
 	c, err := s.conn(ctx)
 	if err != nil {
@@ -156,7 +150,7 @@ func (s *sqliteDB) run(ctx context.Context, query string, write bool, out *colle
 	}
 	keep := false
 	defer func() { releaseSQLConn(c, keep) }()
-	// Both guards stay on the connection, so every run sets them.
+	// The guards stay on the connection, so every run sets them.
 	if err := setAuthorizer(c, nil); err != nil {
 		return err
 	}
@@ -167,19 +161,44 @@ func (s *sqliteDB) run(ctx context.Context, query string, write bool, out *colle
 	if _, err := c.ExecContext(ctx, pragma); err != nil {
 		return fmt.Errorf("set the access mode: %w", err)
 	}
+	tx, err := c.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin the transaction: %w", err)
+	}
+	defer tx.Rollback()
 	if write {
-		return s.write(ctx, c, query, out)
+		return s.write(ctx, tx, query, out)
 	}
-	if err := setAuthorizer(c, readOnlyAuthorizer); err != nil {
-		return err
-	}
-	// A single statement needs no transaction: SQLite reads it from one
-	// snapshot.
-	if err := sqlQuery(ctx, c, query, out, nil); err != nil {
+	if err := s.read(ctx, c, tx, query, out); err != nil {
 		return err
 	}
 	keep = true
 	return nil
+}
+
+// read runs a statement in tx, which it rolls back.
+//
+// PRAGMA query_only makes SQLite refuse any change to the database files.
+// An authorizer, while the statement runs, refuses what query_only does
+// not cover: a PRAGMA that sets (query_only = 0 would switch the guard
+// off), transaction control (a COMMIT would end tx) and ATTACH or DETACH
+// (which outlive the statement and can create files). This matters because
+// the driver runs every statement of a script, not only the first. Writes
+// may compile, so that EXPLAIN of a write works: query_only refuses them
+// when they run.
+func (s *sqliteDB) read(ctx context.Context, c *sql.Conn, tx *sql.Tx, query string, out *collector) error {
+	if err := setAuthorizer(c, readOnlyAuthorizer); err != nil {
+		return err
+	}
+	err := sqlQuery(ctx, tx, query, out, nil)
+	// The authorizer would refuse the ROLLBACK itself.
+	if err2 := setAuthorizer(c, nil); err == nil {
+		err = err2
+	}
+	if err2 := tx.Rollback(); err == nil {
+		err = err2
+	}
+	return err
 }
 
 // setAuthorizer installs fn as the authorizer of c's connection; nil
@@ -198,18 +217,18 @@ func setAuthorizer(c *sql.Conn, fn sqlite.AuthorizerFn) error {
 	return nil
 }
 
-// readOnlyAuthorizer allows the operations of reading only: SELECT, reading
-// tables, functions, recursive CTEs, and the PRAGMAs that read.
+// readOnlyAuthorizer refuses the operations of a read that query_only lets
+// through; see sqliteDB.read.
 func readOnlyAuthorizer(action sqlite.AuthorizerActionCode, arg1, arg2, _, _ string) sqlite.AuthorizerReturnCode {
 	switch action {
-	case sqlite.AuthSelect, sqlite.AuthRead, sqlite.AuthFunction, sqlite.AuthRecursive:
-		return sqlite.AuthorizerOK
+	case sqlite.AuthTransaction, sqlite.AuthSavepoint, sqlite.AuthAttach, sqlite.AuthDetach:
+		return sqlite.AuthorizerDeny
 	case sqlite.AuthPragma:
-		if readingPragma(arg1, arg2) {
-			return sqlite.AuthorizerOK
+		if !readingPragma(arg1, arg2) {
+			return sqlite.AuthorizerDeny
 		}
 	}
-	return sqlite.AuthorizerDeny
+	return sqlite.AuthorizerOK
 }
 
 // readingPragma reports whether a PRAGMA of that name and argument only
@@ -228,16 +247,10 @@ func readingPragma(name, arg string) bool {
 	return false
 }
 
-// write runs a confirmed statement in a transaction and commits it. The
-// rows it affected are the growth of total_changes(), which, unlike
-// changes(), is not left over from an earlier statement when this one is
-// DDL.
-func (s *sqliteDB) write(ctx context.Context, c *sql.Conn, query string, out *collector) error {
-	tx, err := c.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin the transaction: %w", err)
-	}
-	defer tx.Rollback()
+// write runs a confirmed statement in tx and commits it. The rows it
+// affected are the growth of total_changes(), which, unlike changes(), is
+// not left over from an earlier statement when this one is DDL.
+func (s *sqliteDB) write(ctx context.Context, tx *sql.Tx, query string, out *collector) error {
 	var before, after int64
 	if err := tx.QueryRowContext(ctx, "SELECT total_changes()").Scan(&before); err != nil {
 		return err

@@ -25,6 +25,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -179,7 +180,12 @@ type conn interface {
 func connect(ctx context.Context, src sessionio.Source) (conn, error) {
 	switch src.Type {
 	case sessionio.TypeSQLite:
-		db, err := sql.Open("sqlite", src.Database)
+		// A file: URI, so that any character of the path works.
+		path, err := filepath.Abs(src.Database)
+		if err != nil {
+			return nil, err
+		}
+		db, err := sql.Open("sqlite", (&url.URL{Scheme: "file", Path: path}).String())
 		if err != nil {
 			return nil, err
 		}
@@ -304,10 +310,10 @@ func processAlive(pid int) bool {
 	return err == nil || err == syscall.EPERM
 }
 
-// QueryStrings runs a query on src's database and returns its rows, each
-// row's values as text joined by "|", NULL as "NULL". It fails the test on
-// an error.
-func QueryStrings(t testing.TB, src sessionio.Source, query string) []string {
+// QueryStrings runs queries on src's database, over one connection, and
+// returns the rows of all of them in order, each row's values as text
+// joined by "|", NULL as "NULL". It fails the test on an error.
+func QueryStrings(t testing.TB, src sessionio.Source, queries ...string) []string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -316,11 +322,15 @@ func QueryStrings(t testing.TB, src sessionio.Source, query string) []string {
 		t.Fatalf("connect to %s: %v", src.Type, err)
 	}
 	defer c.close()
-	rows, err := c.queryStrings(ctx, query)
-	if err != nil {
-		t.Fatalf("%s: %s: %v", src.Type, query, err)
+	var all []string
+	for _, q := range queries {
+		rows, err := c.queryStrings(ctx, q)
+		if err != nil {
+			t.Fatalf("%s: %s: %v", src.Type, q, err)
+		}
+		all = append(all, rows...)
 	}
-	return rows
+	return all
 }
 
 // joinRow formats a row's values for QueryStrings.
