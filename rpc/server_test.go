@@ -473,6 +473,8 @@ func TestConfirm(t *testing.T) {
 			})
 			var ans conversation.Answer
 			f.client.Result("chat/turn", map[string]any{"query": "delete it"}, &ans)
+			mu.Lock()
+			defer mu.Unlock()
 			require.Len(t, asked, 1)
 			assert.Equal(t, "DELETE FROM t", asked[0]["sql"])
 			assert.Equal(t, ans.SessionID, asked[0]["sessionId"])
