@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"strconv"
+	"sync"
 
 	"go.lsp.dev/jsonrpc2"
 )
@@ -37,13 +38,15 @@ func (e *FramingError) Error() string {
 // own stream would end the connection.
 type stream struct {
 	in  *bufio.Reader
+	src *closableReader
 	rc  io.Closer // the input, closed by Close; may be nil
 	out jsonrpc2.Stream
 	log *slog.Logger
 }
 
 func newStream(in io.Reader, out io.WriteCloser, log *slog.Logger) *stream {
-	s := &stream{in: bufio.NewReaderSize(in, 64<<10), out: jsonrpc2.NewHeaderStream(writeOnly{out}), log: log}
+	src := newClosableReader(in)
+	s := &stream{in: bufio.NewReaderSize(src, 64<<10), src: src, out: jsonrpc2.NewHeaderStream(writeOnly{out}), log: log}
 	if c, ok := in.(io.Closer); ok {
 		s.rc = c
 	}
@@ -75,8 +78,10 @@ func (s *stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error)
 	return s.out.Write(ctx, msg)
 }
 
-// Close closes both directions.
+// Close closes both directions. A Read blocked on the input returns at
+// once, which jsonrpc2's Conn.Close waits for.
 func (s *stream) Close() error {
+	s.src.close()
 	err := s.out.Close()
 	if s.rc != nil {
 		err = errors.Join(err, s.rc.Close())
@@ -143,6 +148,9 @@ func (s *stream) readHeader() (length, consumed int, err error) {
 			continue
 		}
 		i := bytes.Index(bytes.ToLower(text), []byte("content-length:"))
+		if i > 0 && isHeaderName(text[:i]) {
+			i = -1 // another header, such as X-Content-Length
+		}
 		if i < 0 {
 			if isHeaderField(text) {
 				sawField = true // Content-Type, ignored
@@ -181,10 +189,13 @@ func (s *stream) readLine() ([]byte, error) {
 // the rest of a skipped body.
 func isHeaderField(line []byte) bool {
 	name, _, ok := bytes.Cut(line, []byte(":"))
-	if !ok || len(name) == 0 {
-		return false
-	}
-	for _, c := range name {
+	return ok && len(name) > 0 && isHeaderName(name)
+}
+
+// isHeaderName reports whether b holds only the letters, digits and
+// dashes of a header name.
+func isHeaderName(b []byte) bool {
+	for _, c := range b {
 		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-') {
 			return false
 		}
@@ -222,8 +233,16 @@ func truncate(s string, n int) string {
 // diagnose says what is wrong with a body that jsonrpc2 refused, in words
 // that help whoever wrote the client.
 func diagnose(body []byte) (jsonrpc2.Code, string) {
+	var raw json.RawMessage // checks the whole body, trailing bytes too
+	if err := json.Unmarshal(body, &raw); err != nil {
+		return jsonrpc2.ParseError, "the message is not valid JSON: " + jsonProblem(body, err)
+	}
+	// Numbers as written, so that an id can be told apart from the float
+	// it would round to.
 	var v any
-	if err := json.Unmarshal(body, &v); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
 		return jsonrpc2.ParseError, "the message is not valid JSON: " + jsonProblem(body, err)
 	}
 	obj, ok := v.(map[string]any)
@@ -241,8 +260,10 @@ func diagnose(body []byte) (jsonrpc2.Code, string) {
 			return jsonrpc2.InvalidRequest, fmt.Sprintf("method must be a string, not %s", kindOf(m))
 		}
 	}
-	if id, has := obj["id"]; has && !validID(id) {
-		return jsonrpc2.InvalidRequest, fmt.Sprintf("id must be a string or an integer, not %s", kindOf(id))
+	if id, has := obj["id"]; has {
+		if problem := idProblem(id); problem != "" {
+			return jsonrpc2.InvalidRequest, problem
+		}
 	}
 	_, hasMethod := obj["method"]
 	_, hasResult := obj["result"]
@@ -256,14 +277,22 @@ func diagnose(body []byte) (jsonrpc2.Code, string) {
 	return jsonrpc2.InvalidRequest, "the message is not a valid JSON-RPC 2.0 request"
 }
 
-func validID(id any) bool {
+// idProblem says what is wrong with an id, or "" when it is a string, an
+// integer of 64 bits or null.
+func idProblem(id any) string {
 	switch v := id.(type) {
 	case string, nil:
-		return true
-	case float64:
-		return v == float64(int64(v))
+		return ""
+	case json.Number:
+		if _, err := strconv.ParseInt(v.String(), 10, 64); err == nil {
+			return ""
+		}
+		if isInteger(v.String()) {
+			return fmt.Sprintf("id %s does not fit in 64 bits: use a smaller integer or a string", truncate(v.String(), 40))
+		}
+		return fmt.Sprintf("id must be a string or an integer, not the number %s", truncate(v.String(), 40))
 	}
-	return false
+	return fmt.Sprintf("id must be a string or an integer, not %s", kindOf(id))
 }
 
 func jsonProblem(body []byte, err error) string {
@@ -280,7 +309,7 @@ func kindOf(v any) string {
 		return "null"
 	case string:
 		return "a string"
-	case float64:
+	case float64, json.Number:
 		return "a number"
 	case bool:
 		return "a boolean"
@@ -290,6 +319,73 @@ func kindOf(v any) string {
 		return "an object"
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// closableReader reads its input on a goroutine of its own, so that close
+// ends a Read that is blocked on the input. Closing the input is not
+// enough: an *os.File in blocking mode, such as stdin on a pipe, stays in
+// its read(2) after Close, and the connection, whose Close waits for the
+// read loop, would then hang after exit or a signal until the client
+// closed its end.
+type closableReader struct {
+	in     io.Reader
+	start  sync.Once
+	chunks chan readChunk
+	closed chan struct{}
+	stop   sync.Once
+	rest   []byte // what the last chunk had beyond the caller's buffer
+	err    error  // the input's error, once the chunks before it are read
+}
+
+type readChunk struct {
+	data []byte
+	err  error
+}
+
+func newClosableReader(in io.Reader) *closableReader {
+	return &closableReader{in: in, chunks: make(chan readChunk), closed: make(chan struct{})}
+}
+
+// pump reads the input until it fails or the reader is closed. After a
+// close it may stay blocked in the input's Read; it then ends with the
+// input or the process.
+func (r *closableReader) pump() {
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := r.in.Read(buf)
+		c := readChunk{data: bytes.Clone(buf[:n]), err: err}
+		select {
+		case r.chunks <- c:
+		case <-r.closed:
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// Read is called by one goroutine at a time.
+func (r *closableReader) Read(p []byte) (int, error) {
+	r.start.Do(func() { go r.pump() })
+	for len(r.rest) == 0 && r.err == nil {
+		select {
+		case c := <-r.chunks:
+			r.rest, r.err = c.data, c.err
+		case <-r.closed:
+			return 0, io.ErrClosedPipe
+		}
+	}
+	if len(r.rest) > 0 {
+		n := copy(p, r.rest)
+		r.rest = r.rest[n:]
+		return n, nil
+	}
+	return 0, r.err
+}
+
+func (r *closableReader) close() {
+	r.stop.Do(func() { close(r.closed) })
 }
 
 // writeOnly lends jsonrpc2's header stream a writer: the server reads with

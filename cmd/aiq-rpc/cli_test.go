@@ -1,0 +1,229 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aiq/aiq-rpc/conversation"
+	"github.com/aiq/aiq-rpc/conversation/llm/llmtest"
+	"github.com/aiq/aiq-rpc/sessionio/sessiontest"
+)
+
+func TestVersion(t *testing.T) {
+	code, out, errOut := runCommand(t, "", nil, "--version")
+	assert.Equal(t, 0, code)
+	assert.Regexp(t, `^aiq-rpc \S+\n$`, out)
+	assert.Empty(t, errOut)
+	for _, sub := range []string{"ask", "sessions"} {
+		code, subOut, _ := runCommand(t, "", nil, sub, "--version")
+		assert.Equal(t, 0, code, sub)
+		assert.Equal(t, out, subOut, "%s --version", sub)
+	}
+}
+
+func TestHelp(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"ask", "--help"}, {"sessions", "--help"}} {
+		code, out, errOut := runCommand(t, "", nil, args...)
+		assert.Equal(t, 0, code, "%v", args)
+		assert.Empty(t, out, "%v: help goes to stderr; stdout is the protocol's", args)
+		assert.Contains(t, errOut, "Usage:", "%v", args)
+		for _, want := range []string{"aiq-rpc ask [flags] QUESTION", "aiq-rpc sessions [flags]", "-s FILE", "-session FILE",
+			"-source NAME", "-home DIR", "-history-limit N", "-log-file PATH", "-version"} {
+			assert.Contains(t, errOut, want, "%v", args)
+		}
+	}
+	_, _, errOut := runCommand(t, "", nil, "ask", "--help")
+	assert.Contains(t, errOut, "-json", "ask has --json")
+	_, _, errOut = runCommand(t, "", nil, "--help")
+	assert.NotContains(t, errOut, "-json", "serve has no --json")
+
+	code, out, errOut := runCommand(t, "", nil, "--no-such-flag")
+	assert.Equal(t, 2, code)
+	assert.Empty(t, out)
+	assert.Contains(t, errOut, "no-such-flag")
+	code, out, errOut = runCommand(t, "", nil, "--home", t.TempDir(), "bogus")
+	assert.Equal(t, 2, code)
+	assert.Empty(t, out)
+	assert.Contains(t, errOut, `unknown command "bogus"`)
+}
+
+func TestSessionsCommand(t *testing.T) {
+	h := newHome(t)
+	code, out, errOut := runCommand(t, "", nil, "sessions", "--home", h.Dir)
+	assert.Equal(t, 0, code, errOut)
+	assert.Equal(t, "No saved sessions in "+h.sessionsDir()+".\n", out)
+
+	for name, data := range sessiontest.CLIFiles() {
+		h.writeFile(t, filepath.Join("sessions", name), string(data))
+	}
+	h.writeFile(t, "sessions/broken.json", `{"metadata": [`)
+	code, out, errOut = runCommand(t, "", []string{"AIQ_HOME=" + h.Dir}, "sessions")
+	assert.Equal(t, 0, code, errOut)
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	require.Len(t, lines, 1+len(sessiontest.CLIFiles())+1, out)
+	assert.Regexp(t, `^UPDATED\s+TURNS\s+SOURCE\s+FIRST QUESTION\s+PATH$`, lines[0])
+	row := regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d\s+\d+\s+`)
+	var free, broken string
+	for _, l := range lines[1:] {
+		assert.Regexp(t, row, l)
+		switch {
+		case strings.HasSuffix(l, "cli-free-mode.session.json"):
+			free = l
+		case strings.HasSuffix(l, "broken.json"):
+			broken = l
+		}
+	}
+	freePath := filepath.Join(h.sessionsDir(), "cli-free-mode.session.json")
+	s, _, err := conversation.Load(freePath)
+	require.NoError(t, err)
+	assert.Regexp(t, fmt.Sprintf(`\s%d\s+hi free mode\s+%s$`, s.Turns(), regexp.QuoteMeta(freePath)), free)
+	assert.Contains(t, broken, "(unreadable: ")
+}
+
+// askHome is a home with a model answering steps.
+func askHome(t *testing.T, steps ...llmtest.Step) (home, *llmtest.Server) {
+	t.Helper()
+	srv := llmtest.NewServer(t, steps...)
+	return newHome(t).withModel(t, srv.URL), srv
+}
+
+var savedLine = regexp.MustCompile(`(?m)^Current session saved to (.+)\nRun 'aiq -s (.+)' to continue\.\n\z`)
+
+func TestAsk(t *testing.T) {
+	h, srv := askHome(t, llmtest.Step{Text: "The table has three rows."})
+	code, out, errOut := runCommand(t, "", nil, "ask", "--home", h.Dir, "how", "many", "rows?")
+	require.Equal(t, 0, code, errOut)
+	assert.True(t, strings.HasPrefix(out, "The table has three rows.\n"), "the answer first: %q", out)
+	m := savedLine.FindStringSubmatch(out)
+	require.NotNil(t, m, "the last lines say where the session went: %q", out)
+	assert.Equal(t, m[1], m[2])
+	assert.Equal(t, h.sessionsDir(), filepath.Dir(m[1]))
+	assert.Equal(t, []string{m[1]}, h.sessionFiles(t))
+	data, err := os.ReadFile(m[1])
+	require.NoError(t, err)
+	require.NoError(t, sessiontest.CheckCLILoadRules(data))
+
+	reqs := srv.Requests()
+	require.Len(t, reqs, 1)
+	assert.Equal(t, "how many rows?", reqs[0].Messages[len(reqs[0].Messages)-1].Content, "the arguments are the question")
+	assert.NotContains(t, errOut, testAPIKey)
+	assert.NotContains(t, out, testAPIKey)
+}
+
+func TestAskJSON(t *testing.T) {
+	h, _ := askHome(t, llmtest.Step{Text: "Forty two."})
+	code, out, errOut := runCommand(t, "", nil, "ask", "--home", h.Dir, "--json", "the answer?")
+	require.Equal(t, 0, code, errOut)
+	var ans conversation.Answer
+	dec := json.NewDecoder(strings.NewReader(out))
+	require.NoError(t, dec.Decode(&ans), "stdout is the answer as JSON: %q", out)
+	assert.False(t, dec.More(), "and nothing else: %q", out)
+	assert.Equal(t, "Forty two.", ans.Answer)
+	assert.Equal(t, "end_turn", ans.StopReason)
+	assert.Equal(t, h.sessionsDir(), filepath.Dir(ans.SavedTo))
+	assert.NotContains(t, out, "Current session saved", "no text around the JSON")
+}
+
+func TestAskStdin(t *testing.T) {
+	h, srv := askHome(t, llmtest.Step{Text: "Read it."})
+	question := "a question\nover two lines"
+	code, out, errOut := runCommand(t, "  "+question+"\n\n", nil, "ask", "--home", h.Dir, "-")
+	require.Equal(t, 0, code, errOut)
+	assert.True(t, strings.HasPrefix(out, "Read it.\n"), out)
+	reqs := srv.Requests()
+	require.Len(t, reqs, 1)
+	assert.Equal(t, question, reqs[0].Messages[len(reqs[0].Messages)-1].Content, "stdin, trimmed, is the question")
+
+	code, _, errOut = runCommand(t, "", nil, "ask", "--home", h.Dir)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "give a question")
+}
+
+func TestAskContinuesSession(t *testing.T) {
+	h, srv := askHome(t, llmtest.Step{Text: "Continued."})
+	path, turns := cliFreeMode(t)
+	code, out, errOut := runCommand(t, "", nil, "ask", "--home", h.Dir, "-s", path, "and", "then?")
+	require.Equal(t, 0, code, errOut)
+	m := savedLine.FindStringSubmatch(out)
+	require.NotNil(t, m, out)
+	assert.Equal(t, path, m[1], "-s saves back to its file")
+	assert.Empty(t, h.sessionFiles(t))
+	s, _, err := conversation.Load(path)
+	require.NoError(t, err)
+	assert.Equal(t, turns+1, s.Turns())
+	reqs := srv.Requests()
+	require.Len(t, reqs, 1)
+	var contents []string
+	for _, msg := range reqs[0].Messages {
+		contents = append(contents, msg.Content)
+	}
+	assert.Contains(t, contents, "hi free mode", "the model sees the file's history")
+}
+
+func TestAskWithoutModel(t *testing.T) {
+	h := newHome(t)
+	code, out, errOut := runCommand(t, "", nil, "ask", "--home", h.Dir, "hello?")
+	assert.Equal(t, 1, code)
+	assert.NotContains(t, out, "Current session saved")
+	assert.Contains(t, errOut, "no model is configured")
+	assert.Contains(t, errOut, filepath.Join(h.Dir, "config", "config.yaml"))
+}
+
+// TestAskStreams shows that ask prints the answer as it arrives: with a
+// model that never stops talking, text reaches stdout while the process
+// still runs.
+func TestAskStreams(t *testing.T) {
+	h, _ := askHome(t, llmtest.Step{Text: "begin", Endless: true})
+	cmd := exec.Command(binary, "ask", "--home", h.Dir, "talk forever")
+	cmd.Env = childEnv()
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	require.NoError(t, cmd.Start())
+	done := make(chan struct{})
+	go func() {
+		cmd.Wait()
+		close(done)
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-done
+	})
+	got := make(chan string, 1)
+	go func() {
+		r := bufio.NewReader(stdout)
+		var seen strings.Builder
+		buf := make([]byte, 4096)
+		for {
+			n, err := r.Read(buf)
+			seen.Write(buf[:n])
+			if strings.Contains(seen.String(), "flood flood") || err != nil {
+				got <- seen.String()
+				return
+			}
+		}
+	}()
+	select {
+	case text := <-got:
+		assert.Contains(t, text, "flood flood", "streamed text on stdout")
+		select {
+		case <-done:
+			t.Fatalf("the process ended before its answer did; stderr:\n%s", stderr.String())
+		default:
+		}
+	case <-time.After(waitTimeout):
+		t.Fatalf("no streamed text within %v; stderr:\n%s", waitTimeout, stderr.String())
+	}
+}

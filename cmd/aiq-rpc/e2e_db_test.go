@@ -1,0 +1,196 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aiq/aiq-rpc/conversation"
+	"github.com/aiq/aiq-rpc/conversation/llm/llmtest"
+	"github.com/aiq/aiq-rpc/rpc/rpctest"
+	"github.com/aiq/aiq-rpc/sessionio"
+	"github.com/aiq/aiq-rpc/sessionio/sessiontest"
+	"github.com/aiq/aiq-rpc/tools/dbtest"
+)
+
+// The three turns of the end-to-end conversation: a question, a follow-up
+// that only makes sense with the first, and another.
+var e2eTurns = []struct {
+	question string
+	sql      string
+	want     any
+}{
+	{"How many sales are there?", "SELECT count(*) AS n FROM sales", float64(10)},
+	{"now only the last 3 days", "SELECT count(*) AS n FROM sales WHERE day >= '2026-11-20'", float64(3)},
+	{"and what did they bring in?", "SELECT sum(amount) AS total FROM sales WHERE day >= '2026-11-20'", float64(60)},
+}
+
+// TestEndToEndOnEachDatabase runs a three-turn conversation through the
+// binary, the real go-openai client against the scripted model, and each
+// real database; the model sees the earlier turns, and the saved file is
+// one the CLI loads.
+func TestEndToEndOnEachDatabase(t *testing.T) {
+	engines := map[string]func(testing.TB) sessionio.Source{
+		"sqlite": dbtest.SQLite, "postgresql": dbtest.Postgres, "mariadb": dbtest.MariaDB,
+	}
+	for name, open := range engines {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			src := open(t)
+			seedSales(t, src)
+			model := llmtest.NewServer(t)
+			for _, turn := range e2eTurns {
+				model.Add(llmtest.Step{Respond: func(req llmtest.Request) llmtest.Step {
+					return llmtest.Step{ToolCalls: []llmtest.Call{{ID: "call_1", Name: "execute_sql", Arguments: mustJSON(map[string]string{"sql": turn.sql})}}}
+				}}, llmtest.Step{Respond: func(req llmtest.Request) llmtest.Step {
+					last := req.Messages[len(req.Messages)-1]
+					return llmtest.Step{Text: "The result is " + last.Content}
+				}})
+			}
+			h := home{Dir: t.TempDir()}.withModel(t, model.URL)
+			h.writeFile(t, "config/sources.yaml", sourcesYAML(src))
+			p := startProc(t, h, procOptions{args: []string{"--source", "db"}})
+			p.client.Result("initialize", map[string]any{}, nil)
+
+			var saved string
+			for i, turn := range e2eTurns {
+				var ans conversation.Answer
+				p.client.Result("chat/turn", map[string]any{"query": turn.question}, &ans)
+				require.Len(t, ans.Statements, 1, "turn %d", i+1)
+				st := ans.Statements[0]
+				require.Equal(t, "success", st.Status, "turn %d: %s", i+1, st.Error)
+				assert.Equal(t, turn.sql, st.SQL)
+				require.Len(t, st.Rows, 1)
+				assert.EqualValues(t, turn.want, toFloat(t, st.Rows[0][0]), "turn %d", i+1)
+				saved = ans.SavedTo
+			}
+
+			// Each turn's first request holds every earlier question and
+			// result, in order.
+			reqs := model.Requests()
+			require.Len(t, reqs, 2*len(e2eTurns))
+			for i := range e2eTurns {
+				var users []string
+				for _, m := range reqs[2*i].Messages {
+					if m.Role == "user" {
+						users = append(users, m.Content)
+					}
+				}
+				want := []string{}
+				for _, turn := range e2eTurns[:i+1] {
+					want = append(want, turn.question)
+				}
+				assert.Equal(t, want, users, "the questions the model saw in turn %d", i+1)
+			}
+			system := reqs[0].Messages[0].Content
+			assert.Contains(t, system, "sales", "the schema is in the system prompt")
+
+			data, err := os.ReadFile(saved)
+			require.NoError(t, err)
+			require.NoError(t, sessiontest.CheckCLILoadRules(data))
+			if pw := src.Password.Reveal(); pw != "" {
+				assert.NotContains(t, string(data), pw)
+				assert.NotContains(t, p.stderr.String(), pw)
+			}
+			assert.Contains(t, string(data), "now only the last 3 days")
+		})
+	}
+}
+
+func seedSales(t *testing.T, src sessionio.Source) {
+	stmts := []string{"CREATE TABLE sales (id integer PRIMARY KEY, day varchar(10) NOT NULL, amount integer NOT NULL)"}
+	// Ten days from 2026-11-13; the last three bring in 10, 20 and 30.
+	for i := 1; i <= 10; i++ {
+		amount := 100
+		if i > 7 {
+			amount = (i - 7) * 10
+		}
+		stmts = append(stmts, fmt.Sprintf("INSERT INTO sales VALUES (%d, '2026-11-%02d', %d)", i, 12+i, amount))
+	}
+	dbtest.Exec(t, src, stmts...)
+}
+
+func sourcesYAML(src sessionio.Source) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "- name: db\n  type: %s\n  database: %q\n", src.Type, src.Database)
+	if src.Host != "" {
+		fmt.Fprintf(&b, "  host: %s\n  port: %d\n  username: %s\n  password: %q\n", src.Host, src.Port, src.Username, src.Password.Reveal())
+	}
+	return b.String()
+}
+
+// toFloat reads a number the way the rows arrive in JSON; MySQL's SUM is
+// a decimal, sent as a string.
+func toFloat(t *testing.T, v any) float64 {
+	switch v := v.(type) {
+	case float64:
+		return v
+	case string:
+		var f float64
+		_, err := fmt.Sscan(v, &f)
+		require.NoError(t, err, "a number as text: %q", v)
+		return f
+	}
+	t.Fatalf("not a number: %#v", v)
+	return 0
+}
+
+// TestConfirmOnEachDatabase: a write the model asks for runs only when
+// the editor allows it through chat/confirm; the database is checked
+// afterwards.
+func TestConfirmOnEachDatabase(t *testing.T) {
+	engines := map[string]func(testing.TB) sessionio.Source{
+		"sqlite": dbtest.SQLite, "postgresql": dbtest.Postgres, "mariadb": dbtest.MariaDB,
+	}
+	for name, open := range engines {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			src := open(t)
+			seedSales(t, src)
+			model := llmtest.NewServer(t)
+			for range 2 {
+				model.Add(llmtest.Step{ToolCalls: []llmtest.Call{{ID: "call_1", Name: "execute_sql", Arguments: mustJSON(map[string]string{"sql": "DELETE FROM sales WHERE day < '2026-11-20'"})}}},
+					llmtest.Step{Text: "Done."})
+			}
+			h := home{Dir: t.TempDir()}.withModel(t, model.URL)
+			h.writeFile(t, "config/sources.yaml", sourcesYAML(src))
+			p := startProc(t, h, procOptions{args: []string{"--source", "db"}})
+			p.client.Result("initialize", map[string]any{"capabilities": map[string]bool{"confirm": true}}, nil)
+			var mu sync.Mutex
+			decision := "reject"
+			var asked []string
+			p.client.Handle("chat/confirm", func(params json.RawMessage) (any, *rpctest.Error) {
+				var req struct{ SQL, Risk, Reason string }
+				json.Unmarshal(params, &req)
+				mu.Lock()
+				defer mu.Unlock()
+				asked = append(asked, req.SQL)
+				return map[string]string{"decision": decision}, nil
+			})
+
+			var ans conversation.Answer
+			p.client.Result("chat/turn", map[string]any{"query": "drop the old sales"}, &ans)
+			require.Len(t, ans.Statements, 1)
+			assert.Equal(t, "rejected", ans.Statements[0].Status)
+			assert.EqualValues(t, 10, dbtest.QueryInt(t, src, "SELECT count(*) FROM sales"), "a rejected write did not happen")
+
+			mu.Lock()
+			decision = "allow_once"
+			mu.Unlock()
+			p.client.Result("chat/turn", map[string]any{"query": "yes, really"}, &ans)
+			require.Len(t, ans.Statements, 1)
+			assert.Equal(t, "success", ans.Statements[0].Status, ans.Statements[0].Error)
+			assert.EqualValues(t, 7, ans.Statements[0].RowCount)
+			assert.EqualValues(t, 3, dbtest.QueryInt(t, src, "SELECT count(*) FROM sales"), "the allowed write happened")
+			mu.Lock()
+			defer mu.Unlock()
+			assert.Equal(t, []string{"DELETE FROM sales WHERE day < '2026-11-20'", "DELETE FROM sales WHERE day < '2026-11-20'"}, asked)
+		})
+	}
+}
