@@ -208,3 +208,31 @@ func syncDir(dir string) error {
 	}
 	return nil
 }
+
+// RemoveStaleTemps removes the temporary files that saves in dir left
+// behind when their process was killed, if they are older than age: a
+// younger one may belong to a save that is running now, in this process
+// or another. It returns how many it removed.
+func RemoveStaleTemps(dir string, age time.Duration, now time.Time) (int, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, ".session-*.tmp"))
+	if err != nil {
+		return 0, fmt.Errorf("remove stale temporary files in %s: %w", dir, err)
+	}
+	removed := 0
+	var errs []error
+	for _, path := range paths {
+		info, err := os.Lstat(path)
+		if err != nil || !info.Mode().IsRegular() || now.Sub(info.ModTime()) < age {
+			continue
+		}
+		if err := os.Remove(path); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		removed++
+	}
+	if len(errs) > 0 {
+		return removed, fmt.Errorf("remove stale temporary files in %s: %w", dir, errors.Join(errs...))
+	}
+	return removed, nil
+}

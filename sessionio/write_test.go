@@ -564,3 +564,25 @@ func copyTestBinary(t *testing.T, dir string) string {
 	require.NoError(t, os.Chmod(bin, 0o755))
 	return bin
 }
+
+func TestRemoveStaleTemps(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	old := filepath.Join(dir, ".session-1.tmp")
+	young := filepath.Join(dir, ".session-2.tmp")
+	session := filepath.Join(dir, "session_20261122000000.json")
+	for _, p := range []string{old, young, session} {
+		require.NoError(t, os.WriteFile(p, []byte("{}"), 0o600))
+	}
+	require.NoError(t, os.Chtimes(old, now.Add(-time.Hour), now.Add(-time.Hour)))
+	require.NoError(t, os.Chtimes(session, now.Add(-time.Hour), now.Add(-time.Hour)))
+	n, err := sessionio.RemoveStaleTemps(dir, 10*time.Minute, now)
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	assert.NoFileExists(t, old)
+	assert.FileExists(t, young, "a save may be writing it now")
+	assert.FileExists(t, session)
+	n, err = sessionio.RemoveStaleTemps(filepath.Join(dir, "missing"), time.Minute, now)
+	assert.NoError(t, err)
+	assert.Zero(t, n)
+}

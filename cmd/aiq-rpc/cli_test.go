@@ -87,7 +87,7 @@ func TestSessionsCommand(t *testing.T) {
 	freePath := filepath.Join(h.sessionsDir(), "cli-free-mode.session.json")
 	s, _, err := conversation.Load(freePath)
 	require.NoError(t, err)
-	assert.Regexp(t, fmt.Sprintf(`\s%d\s+hi free mode\s+%s$`, s.Turns(), regexp.QuoteMeta(freePath)), free)
+	assert.Regexp(t, fmt.Sprintf(`\s%d\s+\(no database\)\s+hi free mode\s+%s$`, s.Turns(), regexp.QuoteMeta(freePath)), free)
 	assert.Contains(t, broken, "(unreadable: ")
 }
 

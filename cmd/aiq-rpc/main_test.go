@@ -25,6 +25,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aiq/aiq-rpc/rpc/rpctest"
+	"github.com/aiq/aiq-rpc/tools/dbtest"
 )
 
 // binary is the aiq-rpc command built by TestMain: with the race
@@ -49,7 +50,9 @@ func TestMain(m *testing.M) {
 	// a run as another user that cannot build.
 	if prebuilt := os.Getenv("AIQ_RPC_TEST_BINARY"); prebuilt != "" {
 		binary, plainBinary = prebuilt, prebuilt
-		os.Exit(m.Run())
+		code := m.Run()
+		dbtest.StopServers()
+		os.Exit(code)
 	}
 	dir, err := os.MkdirTemp("", "aiq-rpc-test-")
 	if err != nil {
@@ -69,6 +72,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	dbtest.StopServers()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -18,5 +18,8 @@ func runServe(ctx context.Context, e env, f flags) int {
 	defer a.close()
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// An editor that closed our stdout must not kill us before the sessions
+	// are saved: the failed write ends the connection instead.
+	signal.Ignore(syscall.SIGPIPE)
 	return a.server.Serve(ctx, e.stdin, nopCloser{e.stdout})
 }

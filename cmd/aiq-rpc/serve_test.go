@@ -565,7 +565,6 @@ func TestHistoryLimitFlag(t *testing.T) {
 // TestStdoutClosedSavesSessions closes the client's end of stdout, as an
 // editor that goes away may, with a session not yet saved.
 func TestStdoutClosedSavesSessions(t *testing.T) {
-	t.Skip("known bug: a write to the closed stdout raises SIGPIPE, which kills the process before it saves; see the report of the cmd/aiq-rpc tests")
 	h := newHome(t)
 	p := startProc(t, h, procOptions{})
 	p.initialize(nil)

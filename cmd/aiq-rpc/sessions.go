@@ -30,11 +30,14 @@ func runSessions(e env, f flags) int {
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "UPDATED\tTURNS\tSOURCE\tFIRST QUESTION\tPATH")
 	for _, l := range list {
-		question := l.FirstQuestion
+		question, source := l.FirstQuestion, l.Source
+		if source == "" {
+			source = "(no database)"
+		}
 		if l.Error != "" {
 			question = "(unreadable: " + l.Error + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", l.Updated.Local().Format("2006-01-02 15:04"), l.Turns, l.Source, oneLine(question, 50), l.Path)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", l.Updated.Local().Format("2006-01-02 15:04"), l.Turns, source, oneLine(question, 50), l.Path)
 	}
 	tw.Flush()
 	return 0

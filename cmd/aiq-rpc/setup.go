@@ -38,6 +38,13 @@ func setup(ctx context.Context, e env, f flags) (*app, error) {
 			return nil, err
 		}
 	}
+	// Saves killed halfway leave their temporary files; ten minutes is far
+	// longer than any save takes.
+	if n, err := sessionio.RemoveStaleTemps(home.SessionsDir(), 10*time.Minute, time.Now()); err != nil {
+		logger.Warn("clean the sessions folder", "err", err)
+	} else if n > 0 {
+		logger.Info("removed temporary files of interrupted saves", "count", n)
+	}
 	var warnings []string
 	cfg, cfgErr := home.LoadConfig(e.getenv)
 	if cfgErr != nil {
