@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -193,4 +194,79 @@ func TestConfirmOnEachDatabase(t *testing.T) {
 			assert.Equal(t, []string{"DELETE FROM sales WHERE day < '2026-11-20'", "DELETE FROM sales WHERE day < '2026-11-20'"}, asked)
 		})
 	}
+}
+
+// slowQuery runs for far longer than any test waits.
+var slowQuery = map[string]string{
+	"sqlite":     "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c) SELECT count(*) FROM c",
+	"postgresql": "SELECT pg_sleep(30)",
+	"mariadb":    "SELECT SLEEP(30)",
+}
+
+// TestCancelOnEachDatabase cancels a turn while its statement runs: the
+// answer comes within 500 ms, stopped, and the history is unchanged.
+func TestCancelOnEachDatabase(t *testing.T) {
+	engines := map[string]func(testing.TB) sessionio.Source{
+		"sqlite": dbtest.SQLite, "postgresql": dbtest.Postgres, "mariadb": dbtest.MariaDB,
+	}
+	for name, open := range engines {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			src := open(t)
+			model := llmtest.NewServer(t, llmtest.Step{ToolCalls: []llmtest.Call{{ID: "call_1", Name: "execute_sql", Arguments: mustJSON(map[string]string{"sql": slowQuery[name]})}}})
+			h := home{Dir: t.TempDir()}.withModel(t, model.URL)
+			h.writeFile(t, "config/sources.yaml", sourcesYAML(src))
+			p := startProc(t, h, procOptions{args: []string{"--source", "db"}})
+			p.client.Result("initialize", map[string]any{}, nil)
+			var info conversation.Info
+			p.client.Result("session/new", nil, &info)
+
+			id := p.client.Start("chat/turn", map[string]any{"sessionId": info.SessionID, "query": "run the slow one"})
+			p.client.WaitNotification("chat/progress", `"kind":"tool_call"`)
+			sent := time.Now()
+			p.client.Notify("$/cancelRequest", map[string]any{"id": json.RawMessage(id)})
+			resp := p.client.Wait(id)
+			elapsed := time.Since(sent)
+			require.Nil(t, resp.Error)
+			var ans conversation.Answer
+			require.NoError(t, json.Unmarshal(resp.Result, &ans))
+			assert.Equal(t, "cancelled", ans.StopReason)
+			assert.Less(t, elapsed, 500*time.Millisecond)
+			t.Logf("%s: cancelled in %v", name, elapsed)
+			var hist conversation.History
+			p.client.Result("chat/history", map[string]any{"sessionId": info.SessionID}, &hist)
+			assert.Empty(t, hist.Turns)
+		})
+	}
+}
+
+// TestChartEvent: render_chart over the last result reaches the editor as
+// a chart progress event.
+func TestChartEvent(t *testing.T) {
+	src := dbtest.SQLite(t)
+	seedSales(t, src)
+	model := llmtest.NewServer(t,
+		llmtest.Step{ToolCalls: []llmtest.Call{{ID: "c1", Name: "execute_sql", Arguments: mustJSON(map[string]string{"sql": "SELECT day, amount FROM sales ORDER BY day"})}}},
+		llmtest.Step{ToolCalls: []llmtest.Call{{ID: "c2", Name: "render_chart", Arguments: `{"chart_type":"bar","x":"day","y":"amount","title":"Sales"}`}}},
+		llmtest.Step{Text: "Here is the chart."})
+	h := home{Dir: t.TempDir()}.withModel(t, model.URL)
+	h.writeFile(t, "config/sources.yaml", sourcesYAML(src))
+	p := startProc(t, h, procOptions{args: []string{"--source", "db"}})
+	p.client.Result("initialize", map[string]any{}, nil)
+	var ans conversation.Answer
+	p.client.Result("chat/turn", map[string]any{"query": "chart the sales"}, &ans)
+	m := p.client.WaitNotification("chat/progress", `"kind":"chart"`)
+	var ev struct {
+		Chart struct {
+			ChartType string    `json:"chartType"`
+			Labels    []string  `json:"labels"`
+			Values    []float64 `json:"values"`
+			Title     string    `json:"title"`
+		} `json:"chart"`
+	}
+	require.NoError(t, json.Unmarshal(m.Params, &ev))
+	assert.Equal(t, "bar", ev.Chart.ChartType)
+	assert.Equal(t, "Sales", ev.Chart.Title)
+	assert.Len(t, ev.Chart.Labels, 10)
+	assert.Equal(t, 30.0, ev.Chart.Values[9])
 }
