@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/aiq/aiq-rpc/sessionio"
 	"github.com/aiq/aiq-rpc/tools"
@@ -141,7 +142,14 @@ func (b *sqlToolbox) RefreshSchema() { b.db.RefreshSchema() }
 // model gets the table names and calls describe_table.
 const schemaBudget = 8 << 10
 
+// describeTimeout bounds reading the version and schema for the prompt:
+// an unreachable server must not hold up the turn, whose SQL would fail
+// anyway and tell the model why.
+const describeTimeout = 5 * time.Second
+
 func (b *sqlToolbox) Describe(ctx context.Context) string {
+	ctx, cancel := context.WithTimeout(ctx, describeTimeout)
+	defer cancel()
 	var sb strings.Builder
 	src := b.db.Source()
 	version, err := b.db.Version(ctx)
