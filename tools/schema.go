@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"context"
+	"database/sql"
 	"strconv"
 	"strings"
 )
@@ -143,4 +145,26 @@ func buildSchema(rows []schemaRow) *Schema {
 		s.Tables[n-1].Columns = append(s.Tables[n-1].Columns, r.column)
 	}
 	return s
+}
+
+// querySchema runs a schema query whose rows are table, column, type and
+// nullable, on a database/sql connection.
+func querySchema(ctx context.Context, c *sql.Conn, query string) (*Schema, error) {
+	rows, err := c.QueryContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var list []schemaRow
+	for rows.Next() {
+		var r schemaRow
+		if err := rows.Scan(&r.table, &r.column.Name, &r.column.Type, &r.column.Nullable); err != nil {
+			return nil, err
+		}
+		list = append(list, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return buildSchema(list), nil
 }

@@ -122,23 +122,7 @@ func (s *sqliteDB) schema(ctx context.Context) (*Schema, error) {
 		return nil, err
 	}
 	defer c.Close()
-	rows, err := c.QueryContext(ctx, sqliteSchemaQuery)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var list []schemaRow
-	for rows.Next() {
-		var r schemaRow
-		if err := rows.Scan(&r.table, &r.column.Name, &r.column.Type, &r.column.Nullable); err != nil {
-			return nil, err
-		}
-		list = append(list, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return buildSchema(list), nil
+	return querySchema(ctx, c, sqliteSchemaQuery)
 }
 
 // run runs the statement on a connection of its own. The driver interrupts
