@@ -37,10 +37,7 @@ var e2eTurns = []struct {
 // real database; the model sees the earlier turns, and the saved file is
 // one the CLI loads.
 func TestEndToEndOnEachDatabase(t *testing.T) {
-	engines := map[string]func(testing.TB) sessionio.Source{
-		"sqlite": dbtest.SQLite, "postgresql": dbtest.Postgres, "mariadb": dbtest.MariaDB,
-	}
-	for name, open := range engines {
+	for name, open := range engines() {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			src := open(t)
@@ -54,9 +51,7 @@ func TestEndToEndOnEachDatabase(t *testing.T) {
 					return llmtest.Step{Text: "The result is " + last.Content}
 				}})
 			}
-			h := home{Dir: t.TempDir()}.withModel(t, model.URL)
-			h.writeFile(t, "config/sources.yaml", sourcesYAML(src))
-			p := startProc(t, h, procOptions{args: []string{"--source", "db"}})
+			p := startOnSource(t, src, model)
 			p.client.Result("initialize", map[string]any{}, nil)
 
 			var saved string
@@ -104,6 +99,21 @@ func TestEndToEndOnEachDatabase(t *testing.T) {
 	}
 }
 
+// engines are the databases the end-to-end tests run on.
+func engines() map[string]func(testing.TB) sessionio.Source {
+	return map[string]func(testing.TB) sessionio.Source{
+		"sqlite": dbtest.SQLite, "postgresql": dbtest.Postgres, "mariadb": dbtest.MariaDB,
+	}
+}
+
+// startOnSource starts aiq-rpc on a home whose model is model and whose
+// one source, "db", is src.
+func startOnSource(t *testing.T, src sessionio.Source, model *llmtest.Server) *proc {
+	h := home{Dir: t.TempDir()}.withModel(t, model.URL)
+	h.writeFile(t, "config/sources.yaml", sourcesYAML(src))
+	return startProc(t, h, procOptions{args: []string{"--source", "db"}})
+}
+
 func seedSales(t *testing.T, src sessionio.Source) {
 	stmts := []string{"CREATE TABLE sales (id integer PRIMARY KEY, day varchar(10) NOT NULL, amount integer NOT NULL)"}
 	// Ten days from 2026-11-13; the last three bring in 10, 20 and 30.
@@ -146,10 +156,7 @@ func toFloat(t *testing.T, v any) float64 {
 // the editor allows it through chat/confirm; the database is checked
 // afterwards.
 func TestConfirmOnEachDatabase(t *testing.T) {
-	engines := map[string]func(testing.TB) sessionio.Source{
-		"sqlite": dbtest.SQLite, "postgresql": dbtest.Postgres, "mariadb": dbtest.MariaDB,
-	}
-	for name, open := range engines {
+	for name, open := range engines() {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			src := open(t)
@@ -159,9 +166,7 @@ func TestConfirmOnEachDatabase(t *testing.T) {
 				model.Add(llmtest.Step{ToolCalls: []llmtest.Call{{ID: "call_1", Name: "execute_sql", Arguments: mustJSON(map[string]string{"sql": "DELETE FROM sales WHERE day < '2026-11-20'"})}}},
 					llmtest.Step{Text: "Done."})
 			}
-			h := home{Dir: t.TempDir()}.withModel(t, model.URL)
-			h.writeFile(t, "config/sources.yaml", sourcesYAML(src))
-			p := startProc(t, h, procOptions{args: []string{"--source", "db"}})
+			p := startOnSource(t, src, model)
 			p.client.Result("initialize", map[string]any{"capabilities": map[string]bool{"confirm": true}}, nil)
 			var mu sync.Mutex
 			decision := "reject"
@@ -206,17 +211,12 @@ var slowQuery = map[string]string{
 // TestCancelOnEachDatabase cancels a turn while its statement runs: the
 // answer comes within 500 ms, stopped, and the history is unchanged.
 func TestCancelOnEachDatabase(t *testing.T) {
-	engines := map[string]func(testing.TB) sessionio.Source{
-		"sqlite": dbtest.SQLite, "postgresql": dbtest.Postgres, "mariadb": dbtest.MariaDB,
-	}
-	for name, open := range engines {
+	for name, open := range engines() {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			src := open(t)
 			model := llmtest.NewServer(t, llmtest.Step{ToolCalls: []llmtest.Call{{ID: "call_1", Name: "execute_sql", Arguments: mustJSON(map[string]string{"sql": slowQuery[name]})}}})
-			h := home{Dir: t.TempDir()}.withModel(t, model.URL)
-			h.writeFile(t, "config/sources.yaml", sourcesYAML(src))
-			p := startProc(t, h, procOptions{args: []string{"--source", "db"}})
+			p := startOnSource(t, src, model)
 			p.client.Result("initialize", map[string]any{}, nil)
 			var info conversation.Info
 			p.client.Result("session/new", nil, &info)
@@ -249,9 +249,7 @@ func TestChartEvent(t *testing.T) {
 		llmtest.Step{ToolCalls: []llmtest.Call{{ID: "c1", Name: "execute_sql", Arguments: mustJSON(map[string]string{"sql": "SELECT day, amount FROM sales ORDER BY day"})}}},
 		llmtest.Step{ToolCalls: []llmtest.Call{{ID: "c2", Name: "render_chart", Arguments: `{"chart_type":"bar","x":"day","y":"amount","title":"Sales"}`}}},
 		llmtest.Step{Text: "Here is the chart."})
-	h := home{Dir: t.TempDir()}.withModel(t, model.URL)
-	h.writeFile(t, "config/sources.yaml", sourcesYAML(src))
-	p := startProc(t, h, procOptions{args: []string{"--source", "db"}})
+	p := startOnSource(t, src, model)
 	p.client.Result("initialize", map[string]any{}, nil)
 	var ans conversation.Answer
 	p.client.Result("chat/turn", map[string]any{"query": "chart the sales"}, &ans)
