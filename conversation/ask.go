@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -195,10 +194,15 @@ func (d directModel) Complete(ctx context.Context, req Request, onText func(stri
 	return Reply{Content: text}, nil
 }
 
-// sqlKeywords are the words a plain SQL statement may start with.
-var sqlKeywords = []string{
-	"ALTER", "CREATE", "DELETE", "DESC", "DESCRIBE", "DROP", "EXPLAIN", "INSERT", "MERGE",
-	"PRAGMA", "REPLACE", "SELECT", "SHOW", "TABLE", "TRUNCATE", "UPDATE", "VALUES", "WITH",
+// startsStatement reports whether a plain SQL statement may start with
+// word, in upper case.
+func startsStatement(word string) bool {
+	switch word {
+	case "ALTER", "CREATE", "DELETE", "DESC", "DESCRIBE", "DROP", "EXPLAIN", "INSERT", "MERGE",
+		"PRAGMA", "REPLACE", "SELECT", "SHOW", "TABLE", "TRUNCATE", "UPDATE", "VALUES", "WITH":
+		return true
+	}
+	return false
 }
 
 // isPlainSQL reports whether text is one SQL statement and nothing else.
@@ -207,7 +211,7 @@ func isPlainSQL(text string, d string) bool {
 	if i := strings.IndexFunc(word, func(r rune) bool { return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') }); i >= 0 {
 		word = word[:i]
 	}
-	if !slices.Contains(sqlKeywords, strings.ToUpper(word)) {
+	if !startsStatement(strings.ToUpper(word)) {
 		return false
 	}
 	return singleStatement(text, d)

@@ -79,15 +79,19 @@ func words(text string) map[string]bool {
 	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	}) {
-		if len(w) >= 3 && !stopWords[w] {
+		if len(w) >= 3 && !isStopWord(w) {
 			set[w] = true
 		}
 	}
 	return set
 }
 
-// stopWords are common words that would make every skill match.
-var stopWords = map[string]bool{
-	"the": true, "and": true, "for": true, "with": true, "what": true, "how": true, "are": true,
-	"from": true, "this": true, "that": true, "when": true, "which": true, "who": true, "use": true,
+// isStopWord reports whether w is so common that it would make every
+// skill match.
+func isStopWord(w string) bool {
+	switch w {
+	case "the", "and", "for", "with", "what", "how", "are", "from", "this", "that", "when", "which", "who", "use":
+		return true
+	}
+	return false
 }
