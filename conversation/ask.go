@@ -98,10 +98,10 @@ func (w *Workspace) Ask(ctx context.Context, id string, q Question, confirm Conf
 	if err != nil {
 		return Answer{}, err
 	}
-	if !o.busy.CompareAndSwap(false, true) {
-		return Answer{}, fmt.Errorf("ask: %w; wait for it to finish or cancel it", ErrBusy)
+	if err := o.claim("ask"); err != nil {
+		return Answer{}, err
 	}
-	defer o.busy.Store(false)
+	defer o.release()
 	if listen == nil {
 		listen = func(Event) {}
 	}

@@ -2,7 +2,6 @@ package conversation
 
 import (
 	"encoding/json"
-	"slices"
 	"strings"
 )
 
@@ -87,7 +86,6 @@ func (r *recorder) ToolFinished(o ToolOutcome) {
 	switch res := o.Result.(type) {
 	case SQLResult:
 		st := res.Statement
-		st.Rows = slices.Clip(st.Rows)
 		r.statements = append(r.statements, st)
 		e.Statement = &st
 	case ChartResult:

@@ -85,10 +85,10 @@ func (w *Workspace) CloseSession(ctx context.Context, id string) (Saved, error) 
 	if err != nil {
 		return Saved{}, err
 	}
-	if !o.busy.CompareAndSwap(false, true) {
-		return Saved{}, fmt.Errorf("close session: %w; cancel it first", ErrBusy)
+	if err := o.claim("close session"); err != nil {
+		return Saved{}, err
 	}
-	defer o.busy.Store(false)
+	defer o.release()
 	saved, err := w.saveIfDirty(o)
 	if err != nil {
 		return Saved{}, err
@@ -151,10 +151,10 @@ func (w *Workspace) Clear(ctx context.Context, id string) (Saved, error) {
 	if err != nil {
 		return Saved{}, err
 	}
-	if !o.busy.CompareAndSwap(false, true) {
-		return Saved{}, fmt.Errorf("clear session: %w; cancel it first", ErrBusy)
+	if err := o.claim("clear session"); err != nil {
+		return Saved{}, err
 	}
-	defer o.busy.Store(false)
+	defer o.release()
 	o.mu.Lock()
 	o.s.Clear(w.cfg.Now())
 	o.dirty = true

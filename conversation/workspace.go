@@ -142,6 +142,17 @@ type Info struct {
 	Turns        int    `json:"turns"`
 }
 
+// claim takes the session for something that must not overlap a turn;
+// release gives it back.
+func (o *openSession) claim(doing string) error {
+	if !o.busy.CompareAndSwap(false, true) {
+		return fmt.Errorf("%s: %w; wait for it to finish or cancel it", doing, ErrBusy)
+	}
+	return nil
+}
+
+func (o *openSession) release() { o.busy.Store(false) }
+
 func (o *openSession) info() Info {
 	return Info{SessionID: o.id, Path: o.path, Source: o.s.Source, DatabaseType: o.s.DatabaseType, Turns: o.s.Turns()}
 }
@@ -299,10 +310,10 @@ func (w *Workspace) SetSource(ctx context.Context, id, source string) (Info, err
 	if err != nil {
 		return Info{}, err
 	}
-	if !o.busy.CompareAndSwap(false, true) {
-		return Info{}, fmt.Errorf("change source: %w; wait for it or cancel it", ErrBusy)
+	if err := o.claim("change source"); err != nil {
+		return Info{}, err
 	}
-	defer o.busy.Store(false)
+	defer o.release()
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.s.Source, o.s.DatabaseType = src.Name, src.Type

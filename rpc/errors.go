@@ -1,7 +1,7 @@
 package rpc
 
 import (
-	"context"
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -50,12 +50,10 @@ func wireError(method string, err error) error {
 		code = jsonrpc2.InvalidParams
 	case isModelError(err):
 		code, data = CodeModelError, modelErrorData(err)
-	case errors.Is(err, context.Canceled):
-		code = jsonrpc2.InternalError
 	}
 	e := jsonrpc2.NewError(code, method+": "+err.Error())
 	if data != nil {
-		e.Data, _ = jsonMarshal(data)
+		e.Data, _ = json.Marshal(data)
 	}
 	return e
 }

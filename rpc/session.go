@@ -2,7 +2,6 @@ package rpc
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 
 	"github.com/aiq/aiq-rpc/conversation"
@@ -28,15 +27,15 @@ func (s *Server) sources(warnings []string) ([]sourceInfo, []string) {
 	if err != nil {
 		return []sourceInfo{}, append(warnings, err.Error())
 	}
-	infos := []sourceInfo{}
-	for _, src := range list {
-		infos = append(infos, sourceOf(src))
-	}
-	return infos, warnings
+	return sourceInfos(list), warnings
 }
 
-func sourceOf(src sessionio.Source) sourceInfo {
-	return sourceInfo{Name: src.Name, Type: src.Type, Host: src.Host, Port: src.Port, Database: src.Database}
+func sourceInfos(list []sessionio.Source) []sourceInfo {
+	infos := []sourceInfo{}
+	for _, src := range list {
+		infos = append(infos, sourceInfo{Name: src.Name, Type: src.Type, Host: src.Host, Port: src.Port, Database: src.Database})
+	}
+	return infos
 }
 
 func sessionNew(ctx context.Context, s *Server, req request, p struct {
@@ -117,13 +116,9 @@ func sourcesList(ctx context.Context, s *Server, req request, _ struct{}) (any, 
 	if err != nil {
 		return nil, errors.Join(conversation.ErrSourceUnavailable, err)
 	}
-	infos := []sourceInfo{}
-	for _, src := range list {
-		infos = append(infos, sourceOf(src))
-	}
 	return struct {
 		Sources []sourceInfo `json:"sources"`
-	}{infos}, nil
+	}{sourceInfos(list)}, nil
 }
 
 func chatHistory(ctx context.Context, s *Server, req request, p struct {
@@ -147,5 +142,3 @@ func chatClear(ctx context.Context, s *Server, req request, p sessionParams) (an
 	}
 	return s.ws.Clear(ctx, p.SessionID)
 }
-
-func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }

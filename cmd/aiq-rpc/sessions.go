@@ -5,18 +5,14 @@ import (
 	"text/tabwriter"
 
 	"github.com/aiq/aiq-rpc/conversation"
-	"github.com/aiq/aiq-rpc/sessionio"
 )
 
 // runSessions lists the saved sessions, newest first.
 func runSessions(e env, f flags) int {
-	home := sessionio.Home{Dir: f.home}
-	if home.Dir == "" {
-		var err error
-		if home, err = sessionio.FindHome(e.getenv); err != nil {
-			fmt.Fprintf(e.stderr, "aiq-rpc sessions: %v\n", err)
-			return 1
-		}
+	home, err := findHome(e, f)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "aiq-rpc sessions: %v\n", err)
+		return 1
 	}
 	list, err := conversation.ListSessions(home.SessionsDir())
 	if err != nil {

@@ -31,12 +31,10 @@ func setup(ctx context.Context, e env, f flags) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	home := sessionio.Home{Dir: f.home}
-	if home.Dir == "" {
-		if home, err = sessionio.FindHome(e.getenv); err != nil {
-			closeLog()
-			return nil, err
-		}
+	home, err := findHome(e, f)
+	if err != nil {
+		closeLog()
+		return nil, err
 	}
 	// Saves killed halfway leave their temporary files; ten minutes is far
 	// longer than any save takes.
@@ -75,6 +73,14 @@ func setup(ctx context.Context, e env, f flags) (*app, error) {
 		StartupWarnings: warnings, Log: logger,
 	})
 	return &app{ws: ws, server: server, log: logger, close: func() { ws.Close(); closeLog() }}, nil
+}
+
+// findHome is --home, else the home FindHome finds.
+func findHome(e env, f flags) (sessionio.Home, error) {
+	if f.home != "" {
+		return sessionio.Home{Dir: f.home}, nil
+	}
+	return sessionio.FindHome(e.getenv)
 }
 
 // modelFactory returns the Workspace's model source: the configured
