@@ -1,0 +1,92 @@
+// The messages between the extension host and the chat webview. The
+// webview's script (media/chat.js) is plain JavaScript; it follows these
+// types by hand, and test/view.test.ts checks the two agree.
+
+/** One SQL statement a turn ran, as in chat/turn's `statements`. */
+export interface Statement {
+  sql: string;
+  status: "success" | "error" | "rejected" | "cancelled";
+  rowCount?: number;
+  columns?: string[];
+  rows?: unknown[][];
+  truncated?: boolean;
+  error?: string;
+}
+
+/** A chart, as in a chat/progress `chart` event. */
+export interface Chart {
+  chartType: "bar" | "line" | "pie" | "scatter";
+  x: string;
+  y: string;
+  title?: string;
+  labels?: string[];
+  values?: number[];
+  points?: { x: number; y: number }[];
+  skipped?: number;
+  truncated?: boolean;
+}
+
+/** The params of a chat/progress notification (docs/protocol.md). */
+export interface ProgressEvent {
+  sessionId: string;
+  requestId: number | string;
+  kind: "text" | "tool_call" | "tool_result" | "chart" | "status";
+  text?: string;
+  tool?: string;
+  callId?: string;
+  arguments?: Record<string, unknown>;
+  sql?: string;
+  summary?: string;
+  statement?: Statement;
+  chart?: Chart;
+  message?: string;
+}
+
+/** The result of chat/turn. */
+export interface TurnResult {
+  sessionId: string;
+  stopReason: "end_turn" | "cancelled";
+  answer: string;
+  statements: Statement[];
+  savedTo: string;
+  warnings: string[];
+}
+
+/** One entry of chat/history with detail "turns". */
+export interface HistoryTurn {
+  role: "user" | "assistant";
+  content: string;
+  timestamp?: string;
+}
+
+/** Messages the extension posts to the webview. */
+export type ToView =
+  /** The panel's header: the data source and whether a turn runs. */
+  | { type: "state"; source: string; running: boolean }
+  /** The user asked: shows the question (and the selection) at once. */
+  | { type: "turnStart"; turnId: number; query: string; selection?: { text: string; languageId: string } }
+  /** A chat/progress event of that turn. */
+  | { type: "progress"; turnId: number; event: ProgressEvent }
+  /** The turn's response. */
+  | { type: "turnEnd"; turnId: number; result: TurnResult }
+  /** The turn failed: the error's message, said as the user should read it. */
+  | { type: "turnError"; turnId: number; message: string }
+  /** Replaces the conversation with the session's history. */
+  | { type: "history"; turns: HistoryTurn[] }
+  /** Empties the conversation (after chat/clear). */
+  | { type: "clear" }
+  /** A line for the user that is not part of a turn (saved to ..., server restarted). */
+  | { type: "notice"; level: "info" | "warning" | "error"; message: string };
+
+/** Messages the webview posts to the extension. */
+export type FromView =
+  /** The script has loaded; the extension then sends the state and the history. */
+  | { type: "ready" }
+  /** The user typed a question in the panel's input. */
+  | { type: "ask"; query: string }
+  /** The panel's stop button. */
+  | { type: "cancel" }
+  /** Copy this SQL to the clipboard. */
+  | { type: "copy"; text: string }
+  /** Insert this SQL at the cursor of the active editor. */
+  | { type: "insert"; text: string };
