@@ -1,0 +1,744 @@
+// @ts-check
+// The chat view's logic, free of the DOM so that Node's tests can load it:
+// the conversation model and what the panel draws from it. media/chat.js
+// turns it into elements.
+(function (root, factory) {
+  if (typeof module === "object" && module.exports) {
+    module.exports = factory();
+  } else {
+    /** @type {any} */ (root).aiqView = factory();
+  }
+})(typeof self !== "undefined" ? self : this, function () {
+  "use strict";
+
+  /**
+   * @typedef {{ sql: string, status: string, rowCount?: number, columns?: string[],
+   *   rows?: unknown[][], truncated?: boolean, error?: string }} Statement
+   * @typedef {{ chartType: string, x: string, y: string, title?: string, labels?: string[],
+   *   values?: number[], points?: {x: number, y: number}[], skipped?: number, truncated?: boolean }} Chart
+   * @typedef {{ kind: "text", text: string }
+   *   | { kind: "sql", callId: string, sql: string, statement?: Statement, summary?: string }
+   *   | { kind: "tool", callId: string, tool: string, summary?: string }
+   *   | { kind: "chart", callId: string, chart: Chart }} Item
+   * @typedef {{ col: number, dir: "asc" | "desc" }} Sort
+   * @typedef {{ kind: "turn", id: number, query: string, selection?: { text: string, languageId: string },
+   *   items: Item[], status: string, done: boolean, cancelled: boolean, error: string,
+   *   warnings: string[], savedTo: string }} Turn
+   * @typedef {{ kind: "notice", level: string, message: string }} Notice
+   * @typedef {{ source: string, running: boolean, entries: (Turn | Notice)[], sorts: Record<string, Sort> }} Model
+   *   sorts: how the user sorted each result table, by sortKey; kept when the
+   *   extension replays the conversation into a view shown again.
+   */
+
+  /** The ToView message types this file handles; the tests compare them with src/messages.ts. */
+  const HANDLED_TYPES = ["state", "turnStart", "progress", "turnEnd", "turnError", "history", "clear", "notice"];
+
+  /** @returns {Model} */
+  function emptyModel() {
+    return { source: "", running: false, entries: [], sorts: {} };
+  }
+
+  /**
+   * The model a view shown again starts from when the extension replays the
+   * conversation into it: empty, but with the user's table sorts.
+   * @param {Model | undefined} old @returns {Model}
+   */
+  function restart(old) {
+    const model = emptyModel();
+    if (old && old.sorts && typeof old.sorts === "object") model.sorts = old.sorts;
+    return model;
+  }
+
+  /** Where a table's sort is kept. @param {number} turnId @param {number} itemIndex */
+  function sortKey(turnId, itemIndex) {
+    return `${turnId}:${itemIndex}`;
+  }
+
+  /**
+   * @param {number} id @param {string} query @param {Turn["selection"]} [selection]
+   * @returns {Turn}
+   */
+  function newTurn(id, query, selection) {
+    /** @type {Turn} */
+    const turn = { kind: "turn", id, query, items: [], status: "", done: false, cancelled: false, error: "", warnings: [], savedTo: "" };
+    if (selection && selection.text) turn.selection = { text: selection.text, languageId: selection.languageId || "" };
+    return turn;
+  }
+
+  /** @param {Model} model @param {number} id @returns {Turn | undefined} */
+  function findTurn(model, id) {
+    for (let i = model.entries.length - 1; i >= 0; i--) {
+      const e = model.entries[i];
+      if (e.kind === "turn" && e.id === id) return e;
+    }
+    return undefined;
+  }
+
+  /**
+   * Applies one ToView message to the model, in place (a streamed answer
+   * sends many small messages; copying the rows each time would not pay),
+   * and returns it with the id of the turn that changed, or null when the
+   * whole conversation did.
+   * @param {Model} model @param {any} msg
+   * @returns {{ model: Model, changed: number | null | "none" }}
+   */
+  function apply(model, msg) {
+    if (!msg || typeof msg !== "object") return { model, changed: "none" };
+    switch (msg.type) {
+      case "state":
+        model.source = String(msg.source || "");
+        model.running = !!msg.running;
+        return { model, changed: "none" };
+      case "turnStart": {
+        const existing = findTurn(model, msg.turnId);
+        const turn = newTurn(msg.turnId, String(msg.query || ""), msg.selection);
+        if (existing) model.entries[model.entries.indexOf(existing)] = turn;
+        else model.entries.push(turn);
+        model.running = true;
+        return { model, changed: turn.id };
+      }
+      case "progress": {
+        const turn = findTurn(model, msg.turnId);
+        if (!turn || !msg.event) return { model, changed: "none" };
+        applyEvent(turn, msg.event);
+        return { model, changed: turn.id };
+      }
+      case "turnEnd": {
+        const turn = findTurn(model, msg.turnId);
+        if (!turn) return { model, changed: "none" };
+        endTurn(turn, msg.result || {});
+        model.running = false;
+        return { model, changed: turn.id };
+      }
+      case "turnError": {
+        const turn = findTurn(model, msg.turnId);
+        model.running = false;
+        if (!turn) {
+          model.entries.push({ kind: "notice", level: "error", message: String(msg.message || "") });
+          return { model, changed: null };
+        }
+        turn.error = String(msg.message || "The question failed.");
+        turn.done = true;
+        turn.status = "";
+        return { model, changed: turn.id };
+      }
+      case "history":
+        model.entries = mergeHistory(model.entries, historyTurns(msg.turns || []));
+        return { model, changed: null };
+      case "clear":
+        model.entries = [];
+        model.sorts = {};
+        return { model, changed: null };
+      case "notice":
+        model.entries.push({ kind: "notice", level: String(msg.level || "info"), message: String(msg.message || "") });
+        return { model, changed: null };
+    }
+    return { model, changed: "none" };
+  }
+
+  /** @param {Turn} turn @param {any} ev */
+  function applyEvent(turn, ev) {
+    switch (ev.kind) {
+      case "text": {
+        const last = turn.items[turn.items.length - 1];
+        if (last && last.kind === "text") last.text += String(ev.text || "");
+        else turn.items.push({ kind: "text", text: String(ev.text || "") });
+        break;
+      }
+      case "tool_call":
+        if (typeof ev.sql === "string" && ev.sql !== "") {
+          turn.items.push({ kind: "sql", callId: String(ev.callId || ""), sql: ev.sql });
+        } else if (ev.tool !== "render_chart") {
+          // render_chart shows as its chart; other tools as a line.
+          turn.items.push({ kind: "tool", callId: String(ev.callId || ""), tool: String(ev.tool || "tool") });
+        }
+        break;
+      case "tool_result": {
+        const item = turn.items.find((it) => (it.kind === "sql" || it.kind === "tool") && it.callId === ev.callId && ev.callId);
+        if (item && (item.kind === "sql" || item.kind === "tool")) {
+          item.summary = ev.summary;
+          if (item.kind === "sql" && ev.statement) item.statement = ev.statement;
+        } else if (ev.statement) {
+          turn.items.push({ kind: "sql", callId: String(ev.callId || ""), sql: ev.statement.sql, statement: ev.statement, summary: ev.summary });
+        }
+        break;
+      }
+      case "chart":
+        if (ev.chart) turn.items.push({ kind: "chart", callId: String(ev.callId || ""), chart: ev.chart });
+        break;
+      case "status":
+        turn.status = String(ev.message || "");
+        break;
+    }
+  }
+
+  /**
+   * The turn's response is the truth: statements the events missed (a
+   * client that joined late) and an answer that was not streamed are added.
+   * @param {Turn} turn @param {any} result
+   */
+  function endTurn(turn, result) {
+    turn.done = true;
+    turn.status = "";
+    turn.cancelled = result.stopReason === "cancelled";
+    turn.warnings = Array.isArray(result.warnings) ? result.warnings.map(String) : [];
+    turn.savedTo = String(result.savedTo || "");
+    const sqlItems = turn.items.filter((it) => it.kind === "sql");
+    let next = 0;
+    for (const st of Array.isArray(result.statements) ? result.statements : []) {
+      const at = sqlItems.findIndex((it, i) => i >= next && it.kind === "sql" && it.sql === st.sql);
+      if (at >= 0) {
+        const item = sqlItems[at];
+        if (item.kind === "sql") item.statement = st;
+        next = at + 1;
+      } else {
+        turn.items.push({ kind: "sql", callId: "", sql: st.sql, statement: st });
+      }
+    }
+    const streamed = turn.items.filter((it) => it.kind === "text").map((it) => (it.kind === "text" ? it.text : "")).join("");
+    if (!streamed.trim() && result.answer) turn.items.push({ kind: "text", text: String(result.answer) });
+  }
+
+  /** @param {any[]} turns @returns {Turn[]} */
+  function historyTurns(turns) {
+    /** @type {Turn[]} */
+    const out = [];
+    for (const h of turns) {
+      const content = String((h && h.content) || "");
+      const last = out[out.length - 1];
+      if (h && h.role === "user") {
+        const turn = newTurn(-(out.length + 1), content);
+        turn.done = true;
+        out.push(turn);
+      } else if (last && !last.items.some((it) => it.kind === "text")) {
+        last.items.push({ kind: "text", text: content });
+      } else {
+        const turn = newTurn(-(out.length + 1), "");
+        turn.done = true;
+        turn.items.push({ kind: "text", text: content });
+        out.push(turn);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The history has the text only; turns this panel saw itself keep their
+   * tables and charts when they are the same questions in the same order.
+   * @param {(Turn | Notice)[]} entries @param {Turn[]} fromHistory
+   * @returns {(Turn | Notice)[]}
+   */
+  function mergeHistory(entries, fromHistory) {
+    const known = /** @type {Turn[]} */ (entries.filter((e) => e.kind === "turn" && e.done));
+    const running = entries.filter((e) => e.kind === "turn" && !e.done);
+    if (known.length !== fromHistory.length) return [...fromHistory, ...running];
+    const same = known.every((t, i) => {
+      const asked = (t.query.trim() || (t.selection ? t.selection.text.trim() : "")).trim();
+      return fromHistory[i].query.trim().startsWith(asked);
+    });
+    if (same) return entries;
+    // A turn still running is not in the history yet; its events go on.
+    return [...fromHistory, ...running];
+  }
+
+  // ---- Values and tables ----
+
+  const NUMERIC_TEXT = /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
+
+  /** A number, or the text of one (drivers send DECIMAL as text), else null. @param {unknown} v */
+  function asNumber(v) {
+    if (typeof v === "number") return Number.isFinite(v) ? v : null;
+    if (typeof v === "string" && NUMERIC_TEXT.test(v)) return Number(v);
+    return null;
+  }
+
+  /** @param {unknown} v */
+  function isNull(v) {
+    return v === null || v === undefined;
+  }
+
+  /** How a cell reads. @param {unknown} v */
+  function formatCell(v) {
+    if (isNull(v)) return "NULL";
+    if (typeof v === "string") return v;
+    if (typeof v === "number" || typeof v === "boolean" || typeof v === "bigint") return String(v);
+    return JSON.stringify(v);
+  }
+
+  /** Whether every non-NULL value of a column is a number (and there is one). @param {unknown[][]} rows @param {number} col */
+  function isNumericColumn(rows, col) {
+    let seen = false;
+    for (const row of rows) {
+      const v = row[col];
+      if (isNull(v)) continue;
+      if (asNumber(v) === null) return false;
+      seen = true;
+    }
+    return seen;
+  }
+
+  /** @param {unknown} a @param {unknown} b */
+  function compareValues(a, b) {
+    const na = asNumber(a);
+    const nb = asNumber(b);
+    if (na !== null && nb !== null) return na - nb;
+    if (na !== null) return -1;
+    if (nb !== null) return 1;
+    return formatCell(a).localeCompare(formatCell(b));
+  }
+
+  /**
+   * Rows sorted by one column: numbers numerically, text by locale, NULLs
+   * last in both directions, equal rows in their original order.
+   * @param {unknown[][]} rows @param {number} col @param {"asc" | "desc"} dir
+   */
+  function sortRows(rows, col, dir) {
+    const sign = dir === "desc" ? -1 : 1;
+    return rows
+      .map((row, i) => ({ row, i }))
+      .sort((a, b) => {
+        const va = a.row[col];
+        const vb = b.row[col];
+        if (isNull(va) || isNull(vb)) {
+          if (isNull(va) && isNull(vb)) return a.i - b.i;
+          return isNull(va) ? 1 : -1;
+        }
+        return sign * compareValues(va, vb) || a.i - b.i;
+      })
+      .map((x) => x.row);
+  }
+
+  /** The sort after a click on column col. @param {Sort | undefined} current @param {number} col @returns {Sort} */
+  function nextSort(current, col) {
+    if (current && current.col === col) return { col, dir: current.dir === "asc" ? "desc" : "asc" };
+    return { col, dir: "asc" };
+  }
+
+  // ---- Choosing a chart ----
+
+  const DATE_LIKE = /^\d{4}-\d{2}(-\d{2})?([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+  const MAX_BARS = 40;
+
+  /**
+   * A chart for a result when it has an obvious one, else null: a text
+   * column and a numeric column give a line over dates in order, a pie for
+   * a few positive parts, else bars; two numeric columns a scatter.
+   * @param {Statement | undefined} st @returns {Chart | null}
+   */
+  function chooseChart(st) {
+    if (!st || st.status !== "success" || !st.columns || !st.rows || st.rows.length < 2) return null;
+    const rows = st.rows;
+    const cols = st.columns;
+    const numeric = cols.map((_, i) => isNumericColumn(rows, i));
+    const category = cols.findIndex((_, i) => !numeric[i] && rows.every((r) => isNull(r[i]) || typeof r[i] === "string"));
+    if (category >= 0) {
+      const value = numeric.indexOf(true);
+      if (value < 0) return null;
+      return categoryChart(st, category, value);
+    }
+    const xs = numeric.indexOf(true);
+    const ys = numeric.indexOf(true, xs + 1);
+    if (xs < 0 || ys < 0) return null;
+    return scatterChart(st, xs, ys);
+  }
+
+  /** "Orders by status". @param {string} y @param {string} x */
+  function chartTitle(y, x) {
+    return `${y.charAt(0).toUpperCase()}${y.slice(1)} by ${x}`;
+  }
+
+  /** @param {Statement} st @param {number} xi @param {number} yi @returns {Chart} */
+  function categoryChart(st, xi, yi) {
+    const cols = /** @type {string[]} */ (st.columns);
+    /** @type {string[]} */ const labels = [];
+    /** @type {number[]} */ const values = [];
+    let skipped = 0;
+    for (const row of /** @type {unknown[][]} */ (st.rows)) {
+      const y = asNumber(row[yi]);
+      if (y === null || isNull(row[xi])) {
+        skipped++;
+        continue;
+      }
+      labels.push(String(row[xi]));
+      values.push(y);
+    }
+    let chartType = "bar";
+    if (labels.length >= 2 && labels.every((l) => DATE_LIKE.test(l)) && labels.every((l, i) => i === 0 || labels[i - 1] <= l)) {
+      chartType = "line";
+    } else if (labels.length <= 6 && values.every((v) => v > 0)) {
+      chartType = "pie";
+    }
+    const truncated = !!st.truncated || (chartType === "bar" && labels.length > MAX_BARS);
+    if (chartType === "bar" && labels.length > MAX_BARS) {
+      labels.length = MAX_BARS;
+      values.length = MAX_BARS;
+    }
+    /** @type {Chart} */
+    const chart = { chartType, x: cols[xi], y: cols[yi], title: chartTitle(cols[yi], cols[xi]), labels, values };
+    if (skipped) chart.skipped = skipped;
+    if (truncated) chart.truncated = true;
+    return chart;
+  }
+
+  /** @param {Statement} st @param {number} xi @param {number} yi @returns {Chart} */
+  function scatterChart(st, xi, yi) {
+    const cols = /** @type {string[]} */ (st.columns);
+    /** @type {{x: number, y: number}[]} */ const points = [];
+    let skipped = 0;
+    for (const row of /** @type {unknown[][]} */ (st.rows)) {
+      const x = asNumber(row[xi]);
+      const y = asNumber(row[yi]);
+      if (x === null || y === null) skipped++;
+      else points.push({ x, y });
+    }
+    /** @type {Chart} */
+    const chart = { chartType: "scatter", x: cols[xi], y: cols[yi], title: chartTitle(cols[yi], cols[xi]), points };
+    if (skipped) chart.skipped = skipped;
+    if (st.truncated) chart.truncated = true;
+    return chart;
+  }
+
+  /**
+   * What the turn draws, in order: each item, and after a SQL result its
+   * default chart, unless a chart event draws that result already (the
+   * model's render_chart draws the last result).
+   * @param {Turn} turn @returns {({ item: Item, index: number } | { autoChart: Chart, index: number })[]}
+   */
+  function turnBlocks(turn) {
+    /** @type {({ item: Item, index: number } | { autoChart: Chart, index: number })[]} */
+    const blocks = [];
+    turn.items.forEach((item, index) => {
+      blocks.push({ item, index });
+      if (item.kind !== "sql") return;
+      const later = turn.items.slice(index + 1);
+      const nextSql = later.findIndex((it) => it.kind === "sql");
+      const drawn = later.slice(0, nextSql < 0 ? later.length : nextSql).some((it) => it.kind === "chart");
+      const chart = drawn ? null : chooseChart(item.statement);
+      if (chart) blocks.push({ autoChart: chart, index });
+    });
+    return blocks;
+  }
+
+  // ---- Chart geometry ----
+
+  /** A round step near raw. @param {number} raw */
+  function niceStep(raw) {
+    const exp = Math.floor(Math.log10(raw));
+    const f = raw / Math.pow(10, exp);
+    const nice = f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10;
+    return nice * Math.pow(10, exp);
+  }
+
+  /**
+   * Round ticks covering [min, max], about count of them.
+   * @param {number} min @param {number} max @param {number} [count]
+   */
+  function niceTicks(min, max, count = 5) {
+    if (!(max > min)) {
+      const pad = Math.abs(min) * 0.1 || 1;
+      min -= pad;
+      max += pad;
+    }
+    const step = niceStep((max - min) / Math.max(1, count - 1));
+    const lo = Math.floor(min / step) * step;
+    const hi = Math.ceil(max / step) * step;
+    const decimals = Math.max(0, -Math.floor(Math.log10(step)) + 1);
+    /** @type {number[]} */ const ticks = [];
+    for (let v = lo; v <= hi + step / 2; v += step) ticks.push(Number(v.toFixed(decimals)));
+    return ticks;
+  }
+
+  const compact = new Intl.NumberFormat("en-US", { notation: "compact", maximumFractionDigits: 1 });
+  const plain = new Intl.NumberFormat("en-US", { maximumFractionDigits: 2 });
+
+  /** An axis label. @param {number} v */
+  function formatTick(v) {
+    return Math.abs(v) >= 10000 ? compact.format(v) : plain.format(v);
+  }
+
+  /** A value in a tooltip or legend. @param {number} v */
+  function formatValue(v) {
+    return plain.format(v);
+  }
+
+  /** Text cut to n characters. @param {string} s @param {number} n */
+  function shorten(s, n) {
+    return s.length <= n ? s : s.slice(0, n - 1) + "…";
+  }
+
+  const CHAR_WIDTH = 6.2; // at the 11px of the axis labels
+  const round = (/** @type {number} */ v) => Math.round(v * 10) / 10;
+
+  /**
+   * The plot area with room for the y labels and, below, the x labels.
+   * @param {number} width @param {number} height @param {string[]} yLabels @param {number} bottom
+   */
+  function plotArea(width, height, yLabels, bottom) {
+    const left = Math.ceil(Math.max(...yLabels.map((l) => l.length), 1) * CHAR_WIDTH) + 14;
+    const top = 22; // room for the y column's name above the top label
+    return { left, top, width: width - left - 12, height: height - top - bottom };
+  }
+
+  /**
+   * A linear scale from a domain to a range.
+   * @param {number} d0 @param {number} d1 @param {number} r0 @param {number} r1
+   */
+  function scale(d0, d1, r0, r1) {
+    return (/** @type {number} */ v) => round(r0 + ((v - d0) / (d1 - d0 || 1)) * (r1 - r0));
+  }
+
+  /**
+   * Everything an SVG needs to draw the chart, as numbers and strings.
+   * @param {Chart} chart @param {{ width?: number, height?: number }} [size]
+   */
+  function chartGeometry(chart, size = {}) {
+    const width = size.width || 440;
+    const height = size.height || 240;
+    switch (chart.chartType) {
+      case "pie":
+        return pieGeometry(chart, width, Math.min(height, 200));
+      case "scatter":
+        return scatterGeometry(chart, width, height);
+      case "line":
+        return lineGeometry(chart, width, height);
+      default:
+        return barGeometry(chart, width, height);
+    }
+  }
+
+  /** Labels along x: shortened, and turned when they do not fit their band. @param {string[]} labels @param {number} band */
+  function xLabelLayout(labels, band) {
+    const longest = Math.max(...labels.map((l) => l.length), 1);
+    const rotate = longest * CHAR_WIDTH > band - 4;
+    const max = rotate ? 14 : longest;
+    const bottom = rotate ? Math.ceil(Math.min(longest, max) * CHAR_WIDTH * 0.71) + 22 : 34;
+    return { rotate, max, bottom };
+  }
+
+  /** @param {Chart} chart @param {number} width @param {number} height */
+  function barGeometry(chart, width, height) {
+    const labels = (chart.labels || []).map(String);
+    const values = chart.values || [];
+    const n = Math.min(labels.length, values.length);
+    const ticks = niceTicks(Math.min(0, ...values.slice(0, n)), Math.max(0, ...values.slice(0, n)));
+    const yLabels = ticks.map(formatTick);
+    const guess = plotArea(width, height, yLabels, 34);
+    const layout = xLabelLayout(labels.slice(0, n), guess.width / Math.max(n, 1));
+    const plot = plotArea(width, height, yLabels, layout.bottom);
+    const y = scale(ticks[0], ticks[ticks.length - 1], plot.top + plot.height, plot.top);
+    const band = plot.width / Math.max(n, 1);
+    const barWidth = round(Math.max(1, band * 0.7));
+    const bars = [];
+    for (let i = 0; i < n; i++) {
+      const x = round(plot.left + band * i + (band - barWidth) / 2);
+      const top = Math.min(y(values[i]), y(0));
+      bars.push({ x, y: top, width: barWidth, height: round(Math.abs(y(values[i]) - y(0))), label: labels[i], value: values[i] });
+    }
+    const xLabels = bars.map((b) => ({ x: round(b.x + b.width / 2), y: plot.top + plot.height + 14, text: shorten(b.label, layout.max), full: b.label }));
+    return {
+      kind: "bar", width, height, plot, bars, rotateLabels: layout.rotate, xLabels,
+      yTicks: ticks.map((t, i) => ({ y: y(t), text: yLabels[i] })), baseline: y(0),
+    };
+  }
+
+  /** @param {Chart} chart @param {number} width @param {number} height */
+  function lineGeometry(chart, width, height) {
+    const labels = (chart.labels || []).map(String);
+    const values = chart.values || [];
+    const n = Math.min(labels.length, values.length);
+    const ticks = niceTicks(Math.min(...values.slice(0, n)), Math.max(...values.slice(0, n)));
+    const yLabels = ticks.map(formatTick);
+    const plot = plotArea(width, height, yLabels, 34);
+    const y = scale(ticks[0], ticks[ticks.length - 1], plot.top + plot.height, plot.top);
+    const x = scale(0, Math.max(n - 1, 1), plot.left + 6, plot.left + plot.width - 6);
+    const points = [];
+    for (let i = 0; i < n; i++) points.push({ x: n === 1 ? round(plot.left + plot.width / 2) : x(i), y: y(values[i]), label: labels[i], value: values[i] });
+    const path = points.map((p, i) => `${i ? "L" : "M"}${p.x} ${p.y}`).join(" ");
+    // At most about 5 labels, evenly spread, the last one included.
+    const every = Math.max(1, Math.ceil(n / 5));
+    const xLabels = points
+      .filter((_, i) => i % every === 0 || i === n - 1)
+      .filter((p, i, arr) => i === arr.length - 1 || arr[arr.length - 1].x - p.x > 60)
+      .map((p) => ({ x: p.x, y: plot.top + plot.height + 14, text: shorten(p.label, 16), full: p.label }));
+    return { kind: "line", width, height, plot, points, path, xLabels, yTicks: ticks.map((t, i) => ({ y: y(t), text: yLabels[i] })) };
+  }
+
+  /** @param {Chart} chart @param {number} width @param {number} height */
+  function scatterGeometry(chart, width, height) {
+    const pts = chart.points || [];
+    const xt = niceTicks(Math.min(...pts.map((p) => p.x)), Math.max(...pts.map((p) => p.x)));
+    const yt = niceTicks(Math.min(...pts.map((p) => p.y)), Math.max(...pts.map((p) => p.y)));
+    const yLabels = yt.map(formatTick);
+    const plot = plotArea(width, height, yLabels, 34);
+    const x = scale(xt[0], xt[xt.length - 1], plot.left, plot.left + plot.width);
+    const y = scale(yt[0], yt[yt.length - 1], plot.top + plot.height, plot.top);
+    return {
+      kind: "scatter", width, height, plot,
+      points: pts.map((p) => ({ x: x(p.x), y: y(p.y), label: `${formatValue(p.x)}, ${formatValue(p.y)}`, value: p.y })),
+      xLabels: xt.map((t) => ({ x: x(t), y: plot.top + plot.height + 14, text: formatTick(t), full: formatTick(t) })),
+      yTicks: yt.map((t, i) => ({ y: y(t), text: yLabels[i] })),
+    };
+  }
+
+  /** @param {Chart} chart @param {number} width @param {number} height */
+  function pieGeometry(chart, width, height) {
+    const labels = (chart.labels || []).map(String);
+    const values = chart.values || [];
+    const parts = [];
+    for (let i = 0; i < Math.min(labels.length, values.length); i++) if (values[i] > 0) parts.push({ label: labels[i], value: values[i] });
+    const total = parts.reduce((s, p) => s + p.value, 0);
+    const r = Math.min(height / 2 - 8, width / 4);
+    const cx = round(r + 8);
+    const cy = round(height / 2);
+    let angle = -Math.PI / 2;
+    const at = (/** @type {number} */ a) => `${round(cx + r * Math.cos(a))} ${round(cy + r * Math.sin(a))}`;
+    const slices = parts.map((p, i) => {
+      const fraction = p.value / total;
+      const start = angle;
+      const end = angle + fraction * 2 * Math.PI;
+      angle = end;
+      const mid = (start + end) / 2;
+      // A whole circle is two half arcs: an arc's ends may not meet.
+      const d = fraction > 0.9999
+        ? `M${at(start)} A${round(r)} ${round(r)} 0 1 1 ${at(start + Math.PI)} A${round(r)} ${round(r)} 0 1 1 ${at(start)} Z`
+        : `M${cx} ${cy} L${at(start)} A${round(r)} ${round(r)} 0 ${end - start > Math.PI ? 1 : 0} 1 ${at(end)} Z`;
+      return { d, label: p.label, value: p.value, fraction, color: i % 8, labelX: round(cx + r * 0.62 * Math.cos(mid)), labelY: round(cy + r * 0.62 * Math.sin(mid)) };
+    });
+    const legendX = round(cx + r + 24);
+    const lineH = Math.min(20, (height - 16) / Math.max(slices.length, 1));
+    const legend = slices.map((s, i) => ({
+      x: legendX, y: round(cy - (lineH * slices.length) / 2 + lineH * i + lineH / 2),
+      text: `${shorten(s.label, 22)}  ${formatValue(s.value)} (${Math.round(s.fraction * 100)}%)`, full: s.label, color: s.color,
+    }));
+    return { kind: "pie", width, height, cx, cy, r: round(r), slices, legend };
+  }
+
+  // ---- SQL highlighting ----
+
+  const KEYWORDS = new Set((
+    "select from where group by order having limit offset join inner left right full outer cross on using as and or not " +
+    "in is null like ilike between case when then else end distinct all union intersect except insert into values update set " +
+    "delete create table view index drop alter add column primary key foreign references with recursive asc desc nulls first last " +
+    "true false exists cast over partition window returning default unique check constraint if replace pragma explain describe show " +
+    "begin commit rollback transaction natural lateral fetch next rows row only top collate escape"
+  ).split(" "));
+
+  /**
+   * SQL cut into tokens whose texts joined give it back.
+   * @param {string} sql
+   * @returns {{ type: "keyword" | "string" | "number" | "comment" | "ident" | "space" | "punct", text: string }[]}
+   */
+  function tokenizeSQL(sql) {
+    /** @type {{ type: any, text: string }[]} */
+    const out = [];
+    const rules = /** @type {[any, RegExp][]} */ ([
+      ["space", /\s+/y],
+      ["comment", /--[^\n]*|\/\*[\s\S]*?(\*\/|$)/y],
+      ["string", /'(?:[^']|'')*'?|\$\$[\s\S]*?(\$\$|$)/y],
+      ["ident", /"(?:[^"]|"")*"?|`[^`]*`?|\[[^\]\n]*\]?/y],
+      ["number", /(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?![A-Za-z_])/y],
+      ["word", /[A-Za-z_][A-Za-z0-9_$]*/y],
+    ]);
+    let i = 0;
+    while (i < sql.length) {
+      let matched = false;
+      for (const [type, re] of rules) {
+        re.lastIndex = i;
+        const m = re.exec(sql);
+        if (!m || m[0] === "") continue;
+        const t = type === "word" ? (KEYWORDS.has(m[0].toLowerCase()) ? "keyword" : "ident") : type;
+        const prev = out[out.length - 1];
+        if (prev && prev.type === t && t === "space") prev.text += m[0];
+        else out.push({ type: t, text: m[0] });
+        i += m[0].length;
+        matched = true;
+        break;
+      }
+      if (!matched) {
+        const prev = out[out.length - 1];
+        if (prev && prev.type === "punct") prev.text += sql[i];
+        else out.push({ type: "punct", text: sql[i] });
+        i++;
+      }
+    }
+    return out;
+  }
+
+  // ---- Markdown, the little of it answers use ----
+
+  /**
+   * Inline code spans and plain text.
+   * @param {string} text @returns {{ code: boolean, text: string }[]}
+   */
+  function parseInline(text) {
+    /** @type {{ code: boolean, text: string }[]} */
+    const out = [];
+    const re = /`([^`\n]+)`/g;
+    let last = 0;
+    let m;
+    while ((m = re.exec(text))) {
+      if (m.index > last) out.push({ code: false, text: text.slice(last, m.index) });
+      out.push({ code: true, text: m[1] });
+      last = m.index + m[0].length;
+    }
+    if (last < text.length) out.push({ code: false, text: text.slice(last) });
+    return out;
+  }
+
+  /**
+   * Answer text as paragraphs, fenced code blocks and bullet lists. A fence
+   * still open (the answer is streaming) runs to the end.
+   * @param {string} text
+   * @returns {({ type: "para", inlines: { code: boolean, text: string }[] }
+   *   | { type: "code", lang: string, text: string }
+   *   | { type: "list", items: { code: boolean, text: string }[][] })[]}
+   */
+  function parseMarkdown(text) {
+    /** @type {any[]} */
+    const blocks = [];
+    const lines = text.replace(/\r\n?/g, "\n").split("\n");
+    /** @type {string[]} */ let para = [];
+    /** @type {string[] | null} */ let list = null;
+    const flush = () => {
+      if (para.length) blocks.push({ type: "para", inlines: parseInline(para.join("\n")) });
+      if (list) blocks.push({ type: "list", items: list.map(parseInline) });
+      para = [];
+      list = null;
+    };
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i];
+      const fence = /^\s*(```+|~~~+)\s*([\w+#.-]*)\s*$/.exec(line);
+      if (fence) {
+        flush();
+        const body = [];
+        let j = i + 1;
+        while (j < lines.length && !new RegExp("^\\s*" + fence[1][0] + "{" + fence[1].length + ",}\\s*$").test(lines[j])) body.push(lines[j++]);
+        blocks.push({ type: "code", lang: fence[2] || "", text: body.join("\n") });
+        i = j;
+        continue;
+      }
+      const bullet = /^\s*[-*+]\s+(.*)$/.exec(line);
+      if (bullet) {
+        if (para.length) {
+          blocks.push({ type: "para", inlines: parseInline(para.join("\n")) });
+          para = [];
+        }
+        (list = list || []).push(bullet[1]);
+      } else if (line.trim() === "") {
+        flush();
+      } else if (list && /^\s+\S/.test(line)) {
+        list[list.length - 1] += " " + line.trim();
+      } else {
+        if (list) flush();
+        para.push(line);
+      }
+    }
+    flush();
+    return blocks;
+  }
+
+  return {
+    HANDLED_TYPES, emptyModel, restart, sortKey, apply, turnBlocks, chooseChart, chartGeometry, niceTicks, formatTick, formatValue,
+    sortRows, nextSort, compareValues, formatCell, isNumericColumn, asNumber, tokenizeSQL, parseMarkdown, parseInline,
+  };
+});

@@ -1,0 +1,60 @@
+// The chat webview's HTML document. It imports nothing from vscode, so the
+// tests build it in plain Node.
+
+import { randomBytes } from "crypto";
+
+export interface ChatHtmlOptions {
+  /** webview.cspSource: where the panel may load its script and style from. */
+  cspSource: string;
+  /** A fresh random value per document; only scripts carrying it run. */
+  nonce: string;
+  /** The scripts, in the order they must run (view.js before chat.js). */
+  scriptUris: string[];
+  styleUri: string;
+}
+
+/** A nonce for chatHtml: 128 random bits, base64url. */
+export function newNonce(): string {
+  return randomBytes(16).toString("base64url");
+}
+
+/** Text made safe inside a double-quoted HTML attribute. */
+export function escapeAttr(value: string): string {
+  return value.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/'/g, "&#39;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+/** The Content-Security-Policy: nothing inline, nothing remote. */
+export function chatCsp(cspSource: string, nonce: string): string {
+  return `default-src 'none'; style-src ${cspSource}; script-src 'nonce-${nonce}'; img-src ${cspSource} data:;`;
+}
+
+function check(opts: ChatHtmlOptions): void {
+  // Either would let a caller's mistake widen the policy.
+  if (!/^[A-Za-z0-9+/_=-]{16,}$/.test(opts.nonce)) {
+    throw new Error("chatHtml: the nonce must be at least 16 base64 characters; make one with newNonce()");
+  }
+  if (!opts.cspSource || /[\s;,'"]/.test(opts.cspSource)) {
+    throw new Error(`chatHtml: cspSource ${JSON.stringify(opts.cspSource)} is not one CSP source; pass webview.cspSource`);
+  }
+}
+
+export function chatHtml(opts: ChatHtmlOptions): string {
+  check(opts);
+  const nonce = escapeAttr(opts.nonce);
+  const scripts = opts.scriptUris.map((uri) => `  <script nonce="${nonce}" src="${escapeAttr(uri)}"></script>`).join("\n");
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+  <meta charset="UTF-8">
+  <meta http-equiv="Content-Security-Policy" content="${escapeAttr(chatCsp(opts.cspSource, opts.nonce))}">
+  <meta name="viewport" content="width=device-width, initial-scale=1.0">
+  <link rel="stylesheet" href="${escapeAttr(opts.styleUri)}">
+  <title>AIQ</title>
+</head>
+<body>
+  <div id="app" class="aiq-app"></div>
+${scripts}
+</body>
+</html>
+`;
+}

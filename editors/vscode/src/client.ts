@@ -1,0 +1,375 @@
+// The connection to one aiq-rpc process: spawn, initialize, typed methods,
+// and a report when it ends. It does not import vscode, so the Node tests
+// drive it against the real binary.
+
+import { spawn, type ChildProcess } from "node:child_process";
+import { PassThrough } from "node:stream";
+import {
+  CancellationToken,
+  createMessageConnection,
+  ErrorCodes,
+  ResponseError,
+  StreamMessageReader,
+  StreamMessageWriter,
+  Trace,
+  type MessageConnection,
+} from "vscode-jsonrpc/node";
+import type {
+  ConfirmDecision,
+  ConfirmParams,
+  HistoryTurn,
+  InitializeResult,
+  LoadResult,
+  ProgressEvent,
+  SaveResult,
+  SessionInfo,
+  SessionSummary,
+  ShowMessageParams,
+  ShutdownResult,
+  Source,
+  TurnParams,
+  TurnResult,
+} from "./protocol";
+import { initializeFailureMessage, requestLostMessage, startFailureMessage, type ExitInfo } from "./serverExit";
+import { StderrTail } from "./stderrTail";
+
+export { CancellationTokenSource } from "vscode-jsonrpc/node";
+export type { ExitInfo };
+
+export type TraceLevel = "off" | "messages" | "verbose";
+
+/** How to run the server: plain data, so settings map to it in a test. */
+export interface SpawnOptions {
+  command: string;
+  args: string[];
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+}
+
+export interface ClientHandlers {
+  /** Answers chat/confirm; a throw or a missing handler is a reject. */
+  confirm?(params: ConfirmParams): Promise<ConfirmDecision> | ConfirmDecision;
+  showMessage?(params: ShowMessageParams): void;
+  /** Every chunk the server prints on stderr (its log). */
+  stderr?(text: string): void;
+  /** Called once, when the process has ended, whatever the reason. */
+  exit?(info: ExitInfo): void;
+  /** The wire, when tracing is on. */
+  trace?(line: string): void;
+}
+
+export interface ClientOptions {
+  spawn: SpawnOptions;
+  /** The source of new sessions (initialize's options.source). */
+  source?: string;
+  historyLimit?: number;
+  clientVersion?: string;
+  trace?: TraceLevel;
+  handlers?: ClientHandlers;
+  initializeTimeoutMs?: number;
+}
+
+/** The server could not be started; the message is the one to show. */
+export class StartError extends Error {
+  constructor(
+    message: string,
+    readonly info?: ExitInfo,
+  ) {
+    super(message);
+    this.name = "StartError";
+  }
+}
+
+/** The server died before it answered a request. */
+export class ServerExitedError extends Error {
+  constructor(readonly info: ExitInfo) {
+    super(requestLostMessage(info));
+    this.name = "ServerExitedError";
+  }
+}
+
+const DECISIONS: readonly string[] = ["allow_once", "allow_always", "reject"];
+
+/** Time for 'close' (stdio drained) after 'exit', in case a grandchild holds the pipes. */
+const CLOSE_GRACE_MS = 1000;
+
+export class AiqClient {
+  /** Resolves once, when the process has ended or could not start. */
+  readonly exited: Promise<ExitInfo>;
+  private initResult?: InitializeResult;
+  private phase: ExitInfo["phase"] = "start";
+  private exitInfo?: ExitInfo;
+  private readonly child: ChildProcess;
+  private readonly conn: MessageConnection;
+  /** What the connection writes; piped to the child's stdin (see the constructor). */
+  private readonly input = new PassThrough();
+  private readonly stderr = new StderrTail();
+  private readonly handlers: ClientHandlers;
+  /** The progress callback of the turn running on each session. */
+  private readonly turns = new Map<string, (e: ProgressEvent) => void>();
+
+  /** Spawns aiq-rpc and initializes it; throws StartError with the message to show. */
+  static async start(options: ClientOptions): Promise<AiqClient> {
+    const client = new AiqClient(options);
+    await client.initialize(options);
+    return client;
+  }
+
+  private constructor(private readonly options: ClientOptions) {
+    this.handlers = options.handlers ?? {};
+    const { command, args, env, cwd } = options.spawn;
+    this.child = spawn(command, args, { env, cwd, stdio: ["pipe", "pipe", "pipe"], windowsHide: true });
+    this.exited = this.watchExit();
+    this.child.stderr!.setEncoding("utf8");
+    this.child.stderr!.on("data", (text: string) => {
+      this.stderr.append(text);
+      this.handlers.stderr?.(text);
+    });
+    // Writing to a server that already died fails with EPIPE, and
+    // vscode-jsonrpc lets that rejection go unhandled. Its writes go to a
+    // pipe of ours that never fails instead; the exit report says why.
+    this.child.stdin!.on("error", () => this.input.unpipe());
+    this.input.pipe(this.child.stdin!);
+    this.conn = createMessageConnection(new StreamMessageReader(this.child.stdout!), new StreamMessageWriter(this.input));
+    this.listen(options.trace ?? "off");
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  get info(): InitializeResult {
+    if (!this.initResult) {
+      throw new Error("aiq-rpc is not initialized");
+    }
+    return this.initResult;
+  }
+
+  /** Whether the process is still there. */
+  get alive(): boolean {
+    return this.exitInfo === undefined;
+  }
+
+  /** What the server printed on stderr lately. */
+  get stderrTail(): string {
+    return this.stderr.toString();
+  }
+
+  private watchExit(): Promise<ExitInfo> {
+    return new Promise((resolve) => {
+      let exitTimer: NodeJS.Timeout | undefined;
+      const finish = (code: number | null, signal: string | null, spawnError?: NodeJS.ErrnoException) => {
+        if (this.exitInfo) {
+          return;
+        }
+        clearTimeout(exitTimer);
+        const info: ExitInfo = {
+          command: this.options.spawn.command,
+          code,
+          signal,
+          stderr: this.stderr.toString(),
+          phase: this.phase,
+        };
+        if (spawnError) {
+          info.spawnError = { code: spawnError.code, message: spawnError.message };
+        }
+        this.exitInfo = info;
+        resolve(info);
+        this.handlers.exit?.(info);
+        // Let requests see the exit first, then drop the ones still pending.
+        setImmediate(() => this.conn.dispose());
+      };
+      this.child.on("error", (err: NodeJS.ErrnoException) => {
+        if (this.child.pid === undefined) {
+          finish(null, null, err);
+        }
+      });
+      this.child.on("exit", (code, signal) => {
+        exitTimer = setTimeout(() => finish(code, signal), CLOSE_GRACE_MS);
+      });
+      this.child.on("close", (code, signal) => finish(code, signal));
+    });
+  }
+
+  private listen(trace: TraceLevel): void {
+    this.conn.onNotification("chat/progress", (e: ProgressEvent) => this.turns.get(e.sessionId)?.(e));
+    this.conn.onNotification("window/showMessage", (p: ShowMessageParams) => this.handlers.showMessage?.(p));
+    this.conn.onRequest("chat/confirm", async (p: ConfirmParams) => ({ decision: await this.decide(p) }));
+    // Stream errors come with the process's end, which is reported by exit.
+    this.conn.onError(() => {});
+    this.conn.listen();
+    if (trace !== "off") {
+      const log = this.handlers.trace ?? (() => {});
+      void this.conn.trace(Trace.fromString(trace), {
+        log: (message: unknown, data?: string) => log(data ? `${String(message)}\n${data}` : String(message)),
+      });
+    }
+  }
+
+  private async decide(p: ConfirmParams): Promise<ConfirmDecision> {
+    try {
+      const d = await this.handlers.confirm?.(p);
+      return d && DECISIONS.includes(d) ? d : "reject";
+    } catch {
+      return "reject";
+    }
+  }
+
+  private async initialize(options: ClientOptions): Promise<void> {
+    const params = {
+      clientInfo: { name: "aiq.vscode", version: options.clientVersion ?? "0.0.0" },
+      capabilities: { confirm: true },
+      options: {
+        ...(options.source ? { source: options.source } : {}),
+        ...(options.historyLimit ? { historyLimit: options.historyLimit } : {}),
+      },
+    };
+    const timeoutMs = options.initializeTimeoutMs ?? 20_000;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs / 1000} s`)), timeoutMs);
+    });
+    try {
+      this.initResult = await Promise.race([this.call<InitializeResult>("initialize", params), timeout]);
+      this.phase = "running";
+      void this.conn.sendNotification("initialized", {}).catch(() => {});
+    } catch (err) {
+      throw await this.startError(err);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async startError(err: unknown): Promise<StartError> {
+    if (err instanceof ServerExitedError) {
+      return new StartError(startFailureMessage(err.info), err.info);
+    }
+    // Alive but useless (an error answer, a timeout): it must not linger.
+    this.kill();
+    const info = await this.exited;
+    const reason = err instanceof Error ? err.message : String(err);
+    return new StartError(initializeFailureMessage(info.command, reason, info.stderr), info);
+  }
+
+  /** Sends a request; a server that dies first turns into ServerExitedError. */
+  private async call<R>(method: string, params?: unknown, token?: CancellationToken): Promise<R> {
+    if (this.exitInfo) {
+      throw new ServerExitedError(this.exitInfo);
+    }
+    const died = this.exited.then((info): never => {
+      throw new ServerExitedError(info);
+    });
+    // A params argument of undefined would go out as [null]: leave it out.
+    const args: unknown[] = params === undefined ? [] : [params];
+    if (token) {
+      args.push(token);
+    }
+    try {
+      const sent = (this.conn.sendRequest as (m: string, ...a: unknown[]) => Promise<R>)(method, ...args);
+      return await Promise.race([sent, died]);
+    } catch (err) {
+      if (err instanceof ResponseError && err.code !== ErrorCodes.PendingResponseRejected) {
+        throw err; // the server's own answer
+      }
+      if (err instanceof ServerExitedError) {
+        throw err;
+      }
+      // A closed pipe or a disposed connection: the exit says why.
+      throw new ServerExitedError(await this.exited);
+    }
+  }
+
+  newSession(source?: string): Promise<SessionInfo> {
+    return this.call("session/new", source ? { source } : {});
+  }
+
+  /** Runs one turn; onProgress gets its chat/progress events in order. Cancel with token. */
+  async turn(
+    params: TurnParams,
+    opts: { onProgress?: (e: ProgressEvent) => void; token?: CancellationToken } = {},
+  ): Promise<TurnResult> {
+    if (this.turns.has(params.sessionId)) {
+      throw new Error("chat/turn: a question is already being answered in this conversation; wait for it or cancel it.");
+    }
+    this.turns.set(params.sessionId, opts.onProgress ?? (() => {}));
+    try {
+      return await this.call<TurnResult>("chat/turn", params, opts.token);
+    } finally {
+      this.turns.delete(params.sessionId);
+    }
+  }
+
+  async history(sessionId: string): Promise<HistoryTurn[]> {
+    const r = await this.call<{ turns?: HistoryTurn[] }>("chat/history", { sessionId, detail: "turns" });
+    return r.turns ?? [];
+  }
+
+  clear(sessionId: string): Promise<SaveResult> {
+    return this.call("chat/clear", { sessionId });
+  }
+
+  save(sessionId: string, path?: string): Promise<SaveResult> {
+    return this.call("session/save", path ? { sessionId, path } : { sessionId });
+  }
+
+  load(path: string): Promise<LoadResult> {
+    return this.call("session/load", { path });
+  }
+
+  closeSession(sessionId: string): Promise<SaveResult> {
+    return this.call("session/close", { sessionId });
+  }
+
+  async list(): Promise<SessionSummary[]> {
+    const r = await this.call<{ sessions?: SessionSummary[] }>("session/list");
+    return r.sessions ?? [];
+  }
+
+  async sources(): Promise<Source[]> {
+    const r = await this.call<{ sources?: Source[] }>("sources/list");
+    return r.sources ?? [];
+  }
+
+  setSource(sessionId: string, source: string): Promise<SessionInfo> {
+    return this.call("session/setSource", { sessionId, source });
+  }
+
+  /**
+   * Asks the server to save and stop (shutdown, then exit), and kills it
+   * when it does not within timeoutMs. Returns what shutdown saved.
+   */
+  async shutdown(timeoutMs = 5000): Promise<ShutdownResult | undefined> {
+    if (this.exitInfo) {
+      return undefined;
+    }
+    this.phase = "stopping";
+    let result: ShutdownResult | undefined;
+    try {
+      result = await withTimeout(this.call<ShutdownResult>("shutdown"), timeoutMs);
+      await this.conn.sendNotification("exit");
+    } catch {
+      // Stopping anyway.
+    }
+    this.input.end();
+    if (!(await withTimeout(this.exited, timeoutMs).catch(() => undefined))) {
+      this.kill();
+      await this.exited;
+    }
+    return result;
+  }
+
+  /** Ends the process at once; its end is reported as a crash unless shutdown began. */
+  kill(signal: NodeJS.Signals = "SIGKILL"): void {
+    if (this.alive) {
+      this.child.kill(signal);
+    }
+  }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}

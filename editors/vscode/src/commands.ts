@@ -1,0 +1,201 @@
+// The AIQ commands: each reads what it needs from the editor or the user,
+// then calls the controller. Failures are shown once, as presentError says.
+
+import * as vscode from "vscode";
+import type { ChatViewProvider } from "./chatView";
+import type { Controller } from "./controller";
+import { presentError } from "./errors";
+import type { FromView } from "./messages";
+import type { Selection } from "./protocol";
+import { sourceItems } from "./sourcePick";
+
+/** The active editor's selection as chat/turn's `selection`, if it holds text. */
+export function editorSelection(editor: vscode.TextEditor | undefined): Selection | undefined {
+  if (!editor || editor.selection.isEmpty) {
+    return undefined;
+  }
+  const { start, end } = editor.selection;
+  return {
+    text: editor.document.getText(editor.selection),
+    languageId: editor.document.languageId,
+    uri: editor.document.uri.toString(),
+    range: { start: { line: start.line, character: start.character }, end: { line: end.line, character: end.character } },
+  };
+}
+
+/** Runs a command body and shows its failure, unless it was shown already. */
+export async function guarded(body: () => Promise<unknown>): Promise<void> {
+  try {
+    await body();
+  } catch (err) {
+    const { level, message } = presentError(err);
+    if (level === "warning") {
+      void vscode.window.showWarningMessage(message);
+    } else if (level === "error") {
+      void vscode.window.showErrorMessage(message);
+    }
+  }
+}
+
+export class Commands {
+  constructor(
+    private readonly controller: Controller,
+    private readonly chat: ChatViewProvider,
+  ) {}
+
+  register(context: vscode.ExtensionContext): void {
+    const table: [string, () => Promise<unknown>][] = [
+      ["aiq.askSelection", () => this.askSelection()],
+      ["aiq.ask", () => this.ask()],
+      ["aiq.showHistory", () => this.showHistory()],
+      ["aiq.clear", () => this.clear()],
+      ["aiq.save", () => this.save()],
+      ["aiq.load", () => this.load()],
+      ["aiq.cancel", () => this.cancel()],
+      ["aiq.selectSource", () => this.selectSource()],
+    ];
+    for (const [id, body] of table) {
+      context.subscriptions.push(vscode.commands.registerCommand(id, () => guarded(body)));
+    }
+  }
+
+  async askSelection(): Promise<void> {
+    const selection = editorSelection(vscode.window.activeTextEditor);
+    if (!selection) {
+      void vscode.window.showInformationMessage(
+        "Select some text in an editor (a question or SQL) first, then run AIQ: Ask About Selection.",
+      );
+      return;
+    }
+    await this.askWith(undefined, selection);
+  }
+
+  async ask(): Promise<void> {
+    const selection = editorSelection(vscode.window.activeTextEditor);
+    const query = await vscode.window.showInputBox({
+      title: "AIQ: Ask",
+      prompt: selection ? "Your question; the selected text goes with it." : "Your question about the data.",
+      placeHolder: "Which customers ordered most last week?",
+      ignoreFocusOut: true,
+    });
+    if (query === undefined) {
+      return; // dismissed
+    }
+    await this.askWith(query, selection);
+  }
+
+  /** What the panel asks for. */
+  handleView(msg: Exclude<FromView, { type: "ready" }>): void {
+    switch (msg.type) {
+      case "ask": // the panel's input: a question on its own
+        void guarded(() => this.askWith(msg.query, undefined));
+        return;
+      case "cancel":
+        this.controller.cancel();
+        return;
+      case "copy":
+        void guarded(() => this.copy(msg.text));
+        return;
+      case "insert":
+        void guarded(() => this.insert(msg.text));
+        return;
+    }
+  }
+
+  private async askWith(query: string | undefined, selection: Selection | undefined): Promise<void> {
+    await this.chat.reveal();
+    await this.controller.ask(query, selection);
+  }
+
+  async showHistory(): Promise<void> {
+    await this.chat.reveal();
+    await this.controller.showHistory();
+  }
+
+  async clear(): Promise<void> {
+    const CLEAR = "Clear";
+    const choice = await vscode.window.showWarningMessage(
+      "Clear the AIQ conversation?",
+      { modal: true, detail: "Its questions and answers are removed from the conversation and from its session file." },
+      CLEAR,
+    );
+    if (choice === CLEAR) {
+      await this.controller.clear();
+    }
+  }
+
+  async save(): Promise<void> {
+    const r = await this.controller.save();
+    const COPY = "Copy Command";
+    const choice = await vscode.window.showInformationMessage(`AIQ saved the conversation to ${r.path}. ${r.hint}`, COPY);
+    if (choice === COPY) {
+      await vscode.env.clipboard.writeText(`aiq -s ${shellQuote(r.path)}`);
+    }
+  }
+
+  async load(): Promise<void> {
+    const folder = await this.controller.sessionsFolder();
+    const picked = await vscode.window.showOpenDialog({
+      title: "AIQ: Load Session",
+      defaultUri: vscode.Uri.file(folder),
+      canSelectMany: false,
+      openLabel: "Load Session",
+      filters: { "AIQ sessions": ["json"] },
+    });
+    if (!picked?.[0]) {
+      return;
+    }
+    await this.chat.reveal();
+    const r = await this.controller.load(picked[0].fsPath);
+    for (const w of r.warnings ?? []) {
+      void vscode.window.showWarningMessage(w);
+    }
+    if (!r.sourceAvailable) {
+      const SELECT = "Select Data Source";
+      const choice = await vscode.window.showWarningMessage(
+        `This session used the data source "${r.source}", which is not configured here, so AIQ cannot run its SQL. Select a data source to go on.`,
+        SELECT,
+      );
+      if (choice === SELECT) {
+        await this.selectSource();
+      }
+    }
+  }
+
+  async cancel(): Promise<void> {
+    if (!this.controller.cancel()) {
+      vscode.window.setStatusBarMessage("AIQ: no question is being answered.", 3000);
+    }
+  }
+
+  async selectSource(): Promise<void> {
+    const sources = await this.controller.sources();
+    const picked = await vscode.window.showQuickPick(sourceItems(sources, this.controller.state.source), {
+      title: "AIQ: Select Data Source",
+      placeHolder: "The database AIQ's questions run on",
+    });
+    if (picked) {
+      await this.controller.setSource(picked.name);
+    }
+  }
+
+  /** Copies or inserts SQL that the panel offers. */
+  async insert(text: string): Promise<void> {
+    const editor = vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors[0];
+    if (!editor) {
+      void vscode.window.showWarningMessage("Open an editor to insert the SQL into.");
+      return;
+    }
+    await editor.edit((edit) => edit.replace(editor.selection, text));
+  }
+
+  async copy(text: string): Promise<void> {
+    await vscode.env.clipboard.writeText(text);
+    vscode.window.setStatusBarMessage("AIQ: copied.", 2000);
+  }
+}
+
+/** A path as one shell word, for the `aiq -s` hint. */
+export function shellQuote(p: string): string {
+  return /^[\w@%+=:,./-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`;
+}

@@ -1,0 +1,387 @@
+// The extension's logic without VS Code: one aiq-rpc connection started on
+// first use and again after it dies, one conversation kept across restarts,
+// one turn at a time. The vscode side gives it a Ui and turns commands into
+// calls; the Node tests drive it with the real binary.
+
+import * as path from "node:path";
+import { AiqClient, CancellationTokenSource, StartError, type ExitInfo } from "./client";
+import { messageOf, ReportedError, UserError } from "./errors";
+import type { ToView } from "./messages";
+import type {
+  ConfirmDecision,
+  ConfirmParams,
+  LoadResult,
+  SaveResult,
+  Selection,
+  ShowMessageParams,
+  Source,
+  TurnResult,
+} from "./protocol";
+import { RestartPolicy } from "./restartPolicy";
+import { crashMessage } from "./serverExit";
+import { spawnOptionsFor, type Settings } from "./settings";
+import type { ControllerState } from "./status";
+import { Transcript } from "./transcript";
+import { turnRequest, turnStartMessage } from "./turnRequest";
+
+export interface ControllerUi {
+  /** A message for the chat view; the controller also keeps it for replay. */
+  view(msg: ToView): void;
+  /** The one popup of a failed start (it offers to open aiq.serverPath). */
+  startFailed(message: string): void;
+  /** The popup for a server that died on its own. */
+  crashed(message: string): void;
+  showMessage(params: ShowMessageParams): void;
+  confirm(params: ConfirmParams): Promise<ConfirmDecision>;
+  /** The state changed (for the status bar). */
+  state(state: ControllerState): void;
+  /** The server's stderr and, when tracing, the wire. */
+  log(text: string): void;
+}
+
+export interface ControllerOptions {
+  settings: () => Settings;
+  ui: ControllerUi;
+  env?: NodeJS.ProcessEnv;
+  clientVersion?: string;
+  policy?: RestartPolicy;
+  initializeTimeoutMs?: number;
+}
+
+const BUSY = "AIQ is still answering the last question: wait for it, or cancel it (AIQ: Cancel).";
+
+export class Controller {
+  private client?: AiqClient;
+  private starting?: Promise<AiqClient>;
+  /** Start failures already shown, so queued commands do not pop up again. */
+  private readonly reported = new WeakSet<StartError>();
+  private serverState: ControllerState["server"] = "stopped";
+  /** The session on the current connection. */
+  private session?: { id: string; source: string };
+  private opening?: Promise<string>;
+  /** The conversation outlives connections: its file and source let a restart resume it. */
+  private conversation?: { savedPath?: string; source: string };
+  private turn?: { id: number; cts: CancellationTokenSource };
+  private nextTurnId = 1;
+  private disposed = false;
+  private readonly transcript = new Transcript();
+  private readonly policy: RestartPolicy;
+
+  constructor(private readonly options: ControllerOptions) {
+    this.policy = options.policy ?? new RestartPolicy();
+  }
+
+  get state(): ControllerState {
+    const source = this.session?.source ?? this.conversation?.source ?? this.options.settings().source;
+    return { source, running: this.turn !== undefined, server: this.serverState };
+  }
+
+  /** The running server's process id, for diagnostics and the tests. */
+  get serverPid(): number | undefined {
+    return this.client?.alive ? this.client.pid : undefined;
+  }
+
+  /** What a newly shown chat view needs: the state, then the conversation so far. */
+  replay(): ToView[] {
+    const { source, running } = this.state;
+    return [{ type: "state", source, running }, ...this.transcript.replay()];
+  }
+
+  /** Asks one question; the answer streams to the view. Resolves with the result, or undefined when it failed. */
+  async ask(query: string | undefined, selection?: Selection): Promise<TurnResult | undefined> {
+    const req = turnRequest(query, selection);
+    if (this.turn) {
+      throw new UserError(BUSY);
+    }
+    const turnId = this.nextTurnId++;
+    const cts = new CancellationTokenSource();
+    this.turn = { id: turnId, cts };
+    this.publishState();
+    this.post(turnStartMessage(turnId, req));
+    try {
+      const client = await this.connection();
+      const sessionId = await this.sessionId(client);
+      const result = await client.turn(
+        { sessionId, ...req },
+        { token: cts.token, onProgress: (event) => this.post({ type: "progress", turnId, event }) },
+      );
+      if (result.savedTo && this.conversation) {
+        this.conversation.savedPath = result.savedTo;
+      }
+      this.post({ type: "turnEnd", turnId, result });
+      return result;
+    } catch (err) {
+      this.post({ type: "turnError", turnId, message: messageOf(err) });
+      return undefined;
+    } finally {
+      this.turn = undefined;
+      cts.dispose();
+      this.publishState();
+    }
+  }
+
+  /** Cancels the running turn; false when none runs. */
+  cancel(): boolean {
+    if (!this.turn) {
+      return false;
+    }
+    this.turn.cts.cancel();
+    return true;
+  }
+
+  async showHistory(): Promise<void> {
+    const client = await this.connection();
+    const turns = await client.history(await this.sessionId(client));
+    this.post({ type: "history", turns });
+  }
+
+  /** Empties the conversation (the caller has asked the user). */
+  async clear(): Promise<SaveResult> {
+    this.refuseWhileRunning();
+    const client = await this.connection();
+    const r = await client.clear(await this.sessionId(client));
+    this.remember(r.path);
+    this.post({ type: "clear" });
+    return r;
+  }
+
+  async save(): Promise<SaveResult> {
+    const client = await this.connection();
+    const r = await client.save(await this.sessionId(client));
+    this.remember(r.path);
+    this.post({ type: "notice", level: "info", message: `Saved to ${r.path}. ${r.hint}` });
+    return r;
+  }
+
+  /** Replaces the conversation with a saved one and shows its history. */
+  async load(file: string): Promise<LoadResult> {
+    this.refuseWhileRunning();
+    const client = await this.connection();
+    const r = await client.load(file);
+    const previous = this.session;
+    this.session = { id: r.sessionId, source: r.source };
+    this.conversation = { savedPath: r.path, source: r.source };
+    if (previous && previous.id !== r.sessionId) {
+      // session/close saves what was not saved yet; the old file stays as it is.
+      await client.closeSession(previous.id).catch(() => undefined);
+    }
+    this.post({ type: "history", turns: await client.history(r.sessionId) });
+    this.publishState();
+    return r;
+  }
+
+  /** The folder of saved sessions, `<home>/sessions` of the running server. */
+  async sessionsFolder(): Promise<string> {
+    const client = await this.connection();
+    return path.join(client.info.home, "sessions");
+  }
+
+  async sources(): Promise<Source[]> {
+    return (await this.connection()).sources();
+  }
+
+  async setSource(name: string): Promise<void> {
+    this.refuseWhileRunning();
+    const client = await this.connection();
+    const r = await client.setSource(await this.sessionId(client), name);
+    this.session = { id: r.sessionId, source: r.source };
+    if (this.conversation) {
+      this.conversation.source = r.source;
+    }
+    this.post({ type: "notice", level: "info", message: `Data source: ${r.source || "none"}.` });
+    this.publishState();
+  }
+
+  /**
+   * Stops the server so the next command starts one with new settings; the
+   * conversation carries over through its file.
+   */
+  async restartOnNextCommand(): Promise<void> {
+    const client = this.client;
+    if (!client) {
+      return;
+    }
+    this.client = undefined;
+    await this.stopClient(client);
+    this.post({ type: "notice", level: "info", message: "AIQ's settings changed: aiq-rpc restarts with them on the next command." });
+  }
+
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    this.turn?.cts.cancel();
+    const client = this.client;
+    this.client = undefined;
+    if (client) {
+      await this.stopClient(client);
+    }
+  }
+
+  private async stopClient(client: AiqClient): Promise<void> {
+    const sessionId = this.session?.id;
+    this.session = undefined;
+    const r = await client.shutdown(3000); // VS Code gives deactivate a few seconds only
+    const saved = r?.saved.find((s) => s.sessionId === sessionId);
+    if (saved) {
+      this.remember(saved.path);
+    }
+    this.setServer("stopped");
+  }
+
+  private refuseWhileRunning(): void {
+    if (this.turn) {
+      throw new UserError(BUSY);
+    }
+  }
+
+  private remember(savedPath: string): void {
+    if (this.conversation && savedPath) {
+      this.conversation.savedPath = savedPath;
+    }
+  }
+
+  private post(msg: ToView): void {
+    this.transcript.add(msg);
+    this.options.ui.view(msg);
+  }
+
+  private publishState(): void {
+    const s = this.state;
+    this.options.ui.state(s);
+    this.options.ui.view({ type: "state", source: s.source, running: s.running });
+  }
+
+  private setServer(state: ControllerState["server"]): void {
+    this.serverState = state;
+    this.publishState();
+  }
+
+  /** The running client, started if need be; a failed start is shown once and thrown as ReportedError. */
+  private async connection(quiet = false): Promise<AiqClient> {
+    if (this.disposed) {
+      throw new UserError("AIQ is shutting down.");
+    }
+    if (this.client?.alive) {
+      return this.client;
+    }
+    this.starting ??= this.startClient().finally(() => (this.starting = undefined));
+    try {
+      return await this.starting;
+    } catch (err) {
+      if (!(err instanceof StartError)) {
+        throw err;
+      }
+      if (!this.reported.has(err)) {
+        this.reported.add(err);
+        if (quiet) {
+          // A restart nobody asked for: said in the panel, not in a popup.
+          this.post({ type: "notice", level: "error", message: err.message });
+        } else {
+          this.options.ui.startFailed(err.message);
+        }
+      }
+      throw new ReportedError(err.message);
+    }
+  }
+
+  private async startClient(): Promise<AiqClient> {
+    this.setServer("starting");
+    const settings = this.options.settings();
+    const ui = this.options.ui;
+    // Assigned once started; the exit handler only runs after that.
+    let client: AiqClient | undefined;
+    try {
+      client = await AiqClient.start({
+        spawn: spawnOptionsFor(settings, this.options.env),
+        source: this.conversation?.source || settings.source,
+        trace: settings.trace,
+        clientVersion: this.options.clientVersion,
+        initializeTimeoutMs: this.options.initializeTimeoutMs,
+        handlers: {
+          confirm: (p) => ui.confirm(p),
+          showMessage: (p) => ui.showMessage(p),
+          stderr: (text) => ui.log(text),
+          trace: (line) => ui.log(line + "\n"),
+          exit: (info) => this.onExit(client, info),
+        },
+      });
+      if (this.disposed) {
+        // The extension went away while the server started: it must not linger.
+        await client.shutdown();
+        throw new UserError("AIQ is shutting down.");
+      }
+      this.client = client;
+      this.session = undefined;
+      this.setServer("running");
+      return client;
+    } catch (err) {
+      this.setServer("stopped");
+      throw err;
+    }
+  }
+
+  private onExit(client: AiqClient | undefined, info: ExitInfo): void {
+    if (info.phase !== "running" || this.disposed || (client && this.client !== client)) {
+      return; // a failed start (reported by start) or a stop we asked for
+    }
+    this.client = undefined;
+    this.session = undefined;
+    this.setServer("stopped");
+    const restartNow = this.policy.recordCrash();
+    const what = restartNow
+      ? " AIQ restarted it."
+      : ` It stopped ${this.policy.maxRestarts + 1} times within ${this.policy.windowMs / 60_000} minutes; AIQ restarts it on your next command.`;
+    const message = crashMessage(info) + what;
+    this.post({ type: "notice", level: "error", message });
+    if (this.policy.isFirstInWindow() || !restartNow) {
+      this.options.ui.crashed(message);
+    }
+    if (restartNow) {
+      void this.restartAfterCrash();
+    }
+  }
+
+  private async restartAfterCrash(): Promise<void> {
+    try {
+      const client = await this.connection(true);
+      await this.sessionId(client);
+    } catch {
+      // Said in the view; the next command tries again and shows why.
+    }
+  }
+
+  /** The conversation's session on this connection: new at first use, reloaded after a restart. */
+  private sessionId(client: AiqClient): Promise<string> {
+    if (this.session) {
+      return Promise.resolve(this.session.id);
+    }
+    this.opening ??= this.openSession(client).finally(() => (this.opening = undefined));
+    return this.opening;
+  }
+
+  private async openSession(client: AiqClient): Promise<string> {
+    const previous = this.conversation;
+    if (previous?.savedPath) {
+      try {
+        const r = await client.load(previous.savedPath);
+        this.session = { id: r.sessionId, source: r.source };
+        this.post({ type: "notice", level: "info", message: `aiq-rpc restarted; the conversation was reloaded from ${r.path}.` });
+        this.publishState();
+        return r.sessionId;
+      } catch (err) {
+        this.post({ type: "notice", level: "warning", message: `The conversation could not be reloaded from ${previous.savedPath}: ${messageOf(err)}` });
+      }
+    }
+    const r = await client.newSession(previous?.source || this.options.settings().source);
+    this.session = { id: r.sessionId, source: r.source };
+    this.conversation = { source: r.source };
+    if (previous) {
+      this.post({
+        type: "notice",
+        level: "warning",
+        message: "aiq-rpc restarted with a new conversation: the previous one was never saved, so AIQ does not remember it.",
+      });
+    }
+    this.publishState();
+    return r.sessionId;
+  }
+}

@@ -1,0 +1,100 @@
+// The params and results of aiq-rpc's methods (docs/protocol.md) that the
+// webview never sees; the ones it does see live in messages.ts.
+
+import type { HistoryTurn, ProgressEvent, TurnResult } from "./messages";
+
+export type { HistoryTurn, ProgressEvent, TurnResult };
+
+/** A configured data source, as in sources/list (never a password). */
+export interface Source {
+  name: string;
+  type: string;
+  host?: string;
+  port?: number;
+  database?: string;
+}
+
+export interface InitializeResult {
+  protocolVersion: number;
+  serverInfo: { name: string; version: string };
+  capabilities: { methods: string[] };
+  home: string;
+  modelConfigured: boolean;
+  sources: Source[];
+  warnings: string[];
+}
+
+/** The result of session/new, session/setSource and schema/refresh. */
+export interface SessionInfo {
+  sessionId: string;
+  path?: string;
+  source: string;
+  databaseType: string;
+  turns: number;
+}
+
+export interface LoadResult extends SessionInfo {
+  path: string;
+  warnings: string[];
+  sourceAvailable: boolean;
+  sources: Source[];
+}
+
+/** The result of session/save, session/close and chat/clear. */
+export interface SaveResult {
+  sessionId: string;
+  path: string;
+  hint: string;
+  notes?: string[];
+}
+
+/** One saved session of session/list. */
+export interface SessionSummary {
+  path: string;
+  created?: string;
+  updated?: string;
+  source: string;
+  databaseType: string;
+  turns: number;
+  firstQuestion: string;
+  error?: string;
+}
+
+export interface Position {
+  line: number;
+  character: number;
+}
+
+/** The editor text a question is about, as chat/turn's `selection`. */
+export interface Selection {
+  text: string;
+  languageId: string;
+  uri: string;
+  range: { start: Position; end: Position };
+}
+
+export interface TurnParams {
+  sessionId: string;
+  query?: string;
+  selection?: Selection;
+}
+
+export interface ConfirmParams {
+  sessionId: string;
+  tool: string;
+  sql: string;
+  risk: string;
+  reason: string;
+}
+
+export type ConfirmDecision = "allow_once" | "allow_always" | "reject";
+
+/** LSP's MessageType: 1 error, 2 warning, 3 info, 4 log. */
+export interface ShowMessageParams {
+  type: number;
+  message: string;
+}
+
+export interface ShutdownResult {
+  saved: SaveResult[];
+}

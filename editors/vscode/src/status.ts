@@ -1,0 +1,28 @@
+// What the status bar item says and does, from the controller's state.
+
+export interface ControllerState {
+  /** The data source of the conversation; "" when none is known yet or none is set. */
+  source: string;
+  /** A turn is being answered. */
+  running: boolean;
+  server: "stopped" | "starting" | "running";
+}
+
+export interface StatusBarView {
+  text: string;
+  tooltip: string;
+  command: string;
+}
+
+export function statusBarView(state: ControllerState): StatusBarView {
+  if (state.running) {
+    return { text: "$(sync~spin) AIQ: running…", tooltip: "AIQ is answering. Click to cancel.", command: "aiq.cancel" };
+  }
+  const source = state.source || (state.server === "running" ? "no database" : "AIQ");
+  const starting = state.server === "starting" ? " (starting…)" : "";
+  return {
+    text: `$(database) ${source}${starting}`,
+    tooltip: "AIQ data source. Click to select another.",
+    command: "aiq.selectSource",
+  };
+}

@@ -1,0 +1,80 @@
+// The controller's Ui in VS Code terms: popups, the modal confirm, the
+// output channel and the status bar item.
+
+import * as vscode from "vscode";
+import type { ChatViewProvider } from "./chatView";
+import { confirmPrompt, decisionFor } from "./confirm";
+import type { ControllerUi } from "./controller";
+import type { ConfirmDecision, ConfirmParams, ShowMessageParams } from "./protocol";
+import { statusBarView, type ControllerState } from "./status";
+
+const OPEN_SETTINGS = "Open Settings";
+const SHOW_LOG = "Show Log";
+
+export class VscodeUi implements ControllerUi {
+  constructor(
+    private readonly chat: ChatViewProvider,
+    private readonly output: vscode.OutputChannel,
+    private readonly statusItem: vscode.StatusBarItem,
+  ) {}
+
+  view(msg: Parameters<ControllerUi["view"]>[0]): void {
+    this.chat.post(msg);
+  }
+
+  startFailed(message: string): void {
+    this.output.appendLine(message);
+    void vscode.window.showErrorMessage(message, OPEN_SETTINGS).then((choice) => {
+      if (choice === OPEN_SETTINGS) {
+        void vscode.commands.executeCommand("workbench.action.openSettings", "aiq.serverPath");
+      }
+    });
+  }
+
+  crashed(message: string): void {
+    this.output.appendLine(message);
+    void vscode.window.showErrorMessage(message, SHOW_LOG).then((choice) => {
+      if (choice === SHOW_LOG) {
+        this.output.show(true);
+      }
+    });
+  }
+
+  showMessage(p: ShowMessageParams): void {
+    switch (p.type) {
+      case 1:
+        void vscode.window.showErrorMessage(p.message);
+        return;
+      case 2:
+        void vscode.window.showWarningMessage(p.message);
+        return;
+      case 3:
+        void vscode.window.showInformationMessage(p.message);
+        return;
+      default:
+        this.output.appendLine(p.message);
+    }
+  }
+
+  async confirm(p: ConfirmParams): Promise<ConfirmDecision> {
+    const prompt = confirmPrompt(p);
+    const choice = await vscode.window.showWarningMessage(
+      prompt.message,
+      { modal: true, detail: prompt.detail },
+      ...prompt.buttons,
+    );
+    return decisionFor(choice);
+  }
+
+  state(state: ControllerState): void {
+    const v = statusBarView(state);
+    this.statusItem.text = v.text;
+    this.statusItem.tooltip = v.tooltip;
+    this.statusItem.command = v.command;
+    this.statusItem.show();
+  }
+
+  log(text: string): void {
+    this.output.append(text);
+  }
+}

@@ -1,0 +1,216 @@
+// src/controller.ts (everything the extension does but the VS Code calls)
+// against the real aiq-rpc: turns to the view, one popup per failed start,
+// crashes, restarts and the conversation carried across them.
+
+import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { afterEach, before, describe, it } from "node:test";
+import { Controller } from "../src/controller";
+import { ReportedError, UserError } from "../src/errors";
+import { RestartPolicy } from "../src/restartPolicy";
+import { INSTALL_COMMAND } from "../src/serverExit";
+import { normalizeSettings } from "../src/settings";
+import { aiqRpcBinary, childEnv, makeHome, tempDir, waitFor, within } from "./support/aiqRpc";
+import { FakeUi } from "./support/fakeUi";
+import { ScriptedModel, type Step } from "./support/scriptedModel";
+
+let binary: string;
+const cleanups: (() => Promise<void> | void)[] = [];
+
+before(async () => {
+  binary = await aiqRpcBinary();
+});
+
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) {
+    await c();
+  }
+});
+
+async function setup(steps: Step[], opts: { serverPath?: () => string; policy?: RestartPolicy } = {}) {
+  const model = await ScriptedModel.start(...steps);
+  cleanups.push(() => model.close());
+  const home = makeHome(model.url);
+  cleanups.push(() => fs.rmSync(home, { recursive: true, force: true }));
+  const ui = new FakeUi();
+  const ctl = new Controller({
+    settings: () => normalizeSettings({ serverPath: opts.serverPath?.() ?? binary, home, source: "", trace: "off" }),
+    ui,
+    env: childEnv(),
+    policy: opts.policy,
+  });
+  cleanups.push(() => ctl.dispose());
+  return { model, home, ui, ctl };
+}
+
+describe("Controller with the real aiq-rpc", () => {
+  it("streams a turn to the view: turnStart, progress in order, turnEnd; the replay keeps it", async () => {
+    const { ui, ctl } = await setup([{ text: ["Two ", "hundred ", "orders."], paceMs: 100 }]);
+    const result = await ctl.ask("How many orders?");
+    assert.equal(result?.answer, "Two hundred orders.");
+    const types = ui.views.filter((m) => m.type !== "state" && m.type !== "notice").map((m) => m.type);
+    assert.equal(types[0], "turnStart");
+    assert.equal(types[types.length - 1], "turnEnd");
+    assert.ok(types.filter((t) => t === "progress").length >= 2, `several progress messages: ${types}`);
+    assert.deepEqual(ui.of("turnStart")[0], { type: "turnStart", turnId: 1, query: "How many orders?" });
+    assert.ok(ui.states.some((s) => s.running), "running while it answers");
+    assert.deepEqual(ui.states[ui.states.length - 1], { source: "demo", running: false, server: "running" });
+
+    const replay = ctl.replay();
+    assert.deepEqual(replay[0], { type: "state", source: "demo", running: false });
+    const texts = replay.filter((m) => m.type === "progress");
+    assert.equal(texts.length, 1, "the text pieces replay as one");
+    assert.equal(texts[0].type === "progress" && texts[0].event.text, "Two hundred orders.");
+    assert.equal(replay[replay.length - 1].type, "turnEnd");
+  });
+
+  it("refuses a second question while one runs, and cancels the running one", async () => {
+    const { ui, ctl, model } = await setup([{ hold: true }]);
+    const first = ctl.ask("Slow one");
+    await waitFor(() => model.requests.length === 1, "the model to be asked");
+    await assert.rejects(ctl.ask("Another"), (err: unknown) => err instanceof UserError && /AIQ: Cancel/.test(err.message));
+    await assert.rejects(ctl.clear(), UserError);
+    assert.equal(ctl.cancel(), true);
+    const result = await within(first, 5000, "the cancelled turn");
+    assert.equal(result?.stopReason, "cancelled");
+    assert.equal(ui.of("turnEnd")[0].result.stopReason, "cancelled");
+    assert.equal(ctl.cancel(), false, "nothing left to cancel");
+  });
+
+  it("shows a failed start once for all queued commands, and tries again on the next command", async () => {
+    const missing = path.join(tempDir("aiq-vscode-missing-"), "aiq-rpc");
+    const { ui, ctl } = await setup([], { serverPath: () => missing });
+    const results = await Promise.allSettled([ctl.showHistory(), ctl.sources(), ctl.sessionsFolder()]);
+    for (const r of results) {
+      assert.equal(r.status, "rejected");
+      assert.ok(r.status === "rejected" && r.reason instanceof ReportedError, "already shown");
+    }
+    assert.equal(ui.startFailures.length, 1, "one popup for one failed start");
+    assert.ok(ui.startFailures[0].includes(missing) && ui.startFailures[0].includes(INSTALL_COMMAND));
+    assert.deepEqual(ui.states[ui.states.length - 1].server, "stopped");
+
+    await ctl.ask("Anything?");
+    assert.equal(ui.startFailures.length, 2, "the next command starts again, and says so once");
+    assert.ok(ui.of("turnError")[0].message.includes(INSTALL_COMMAND), "the turn says why it failed");
+  });
+
+  it("includes the stderr of a server that dies at start", async () => {
+    const dir = tempDir("aiq-vscode-script-");
+    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const script = path.join(dir, "aiq-rpc");
+    fs.writeFileSync(script, "#!/bin/sh\necho 'aiq-rpc: cannot open home: permission denied' >&2\nexit 1\n", { mode: 0o755 });
+    const { ui, ctl } = await setup([], { serverPath: () => script });
+    await assert.rejects(ctl.sources(), ReportedError);
+    assert.equal(ui.startFailures.length, 1);
+    assert.match(ui.startFailures[0], /exited with status 1 before it was ready/);
+    assert.match(ui.startFailures[0], /cannot open home: permission denied/);
+    assert.ok(ui.startFailures[0].includes(script));
+  });
+
+  it("after a crash mid-turn: the turn fails clearly, the server restarts and reloads the saved conversation", async () => {
+    const { ui, ctl, model } = await setup([{ text: ["First ", "answer."] }, { hold: true }, { text: ["Back ", "again."] }]);
+    await ctl.ask("First question");
+    const pid = ctl.serverPid!;
+    const held = ctl.ask("Second question");
+    await waitFor(() => model.requests.length === 2, "the model to be asked twice");
+    process.kill(pid, "SIGKILL");
+    assert.equal(await within(held, 5000, "the lost turn"), undefined);
+    assert.match(ui.of("turnError")[0].message, /stopped before it answered .*killed by SIGKILL/);
+    await ui.until(() => ui.crashes.length === 1, "the crash popup");
+    assert.match(ui.crashes[0], /stopped unexpectedly.*AIQ restarted it/s);
+
+    await ui.until(() => ui.notices().some((n) => /reloaded from/.test(n)), "the conversation to be reloaded");
+    assert.notEqual(ctl.serverPid, pid, "a new process");
+    await ctl.showHistory();
+    const history = ui.of("history").pop()!;
+    assert.deepEqual(history.turns.map((t) => t.content), ["First question", "First answer."]);
+    const third = await ctl.ask("Third question");
+    assert.equal(third?.answer, "Back again.");
+    assert.equal(ui.crashes.length, 1, "one popup");
+  });
+
+  it("a restart after a crash that fails says so in the panel; only the next command pops up", async () => {
+    let serverPath = binary;
+    const { ui, ctl } = await setup([], { serverPath: () => serverPath });
+    await ctl.showHistory();
+    serverPath = path.join(tempDir("aiq-vscode-gone-"), "aiq-rpc"); // the binary went away
+    process.kill(ctl.serverPid!, "SIGKILL");
+    await ui.until(() => ui.notices().some((n) => n.includes(INSTALL_COMMAND)), "the failed restart in the panel");
+    assert.equal(ui.crashes.length, 1);
+    assert.equal(ui.startFailures.length, 0, "no popup for a restart nobody asked for");
+    await assert.rejects(ctl.sources(), ReportedError);
+    assert.equal(ui.startFailures.length, 1, "the next command's start fails with one popup");
+    assert.ok(ui.startFailures[0].includes(serverPath));
+  });
+
+  it("past the restart limit, restarts on the next command instead", async () => {
+    const { ui, ctl } = await setup([], { policy: new RestartPolicy(0, 60_000) });
+    await ctl.showHistory(); // a session that was never saved
+    const pid = ctl.serverPid!;
+    process.kill(pid, "SIGKILL");
+    await ui.until(() => ui.crashes.length === 1, "the crash popup");
+    assert.match(ui.crashes[0], /restarts it on your next command/);
+    assert.equal(ctl.serverPid, undefined, "not restarted at once");
+    assert.equal(ctl.state.server, "stopped");
+
+    await ctl.showHistory();
+    assert.ok(ctl.serverPid && ctl.serverPid !== pid, "the next command restarted it");
+    assert.ok(
+      ui.notices().some((n) => /new conversation: the previous one was never saved/.test(n)),
+      "a conversation that was never saved is said to be lost",
+    );
+  });
+
+  it("saves, then loads the file as the conversation and shows its history; clear empties it", async () => {
+    const { ui, ctl } = await setup([{ text: ["Saved ", "answer."] }]);
+    await ctl.ask("Keep this");
+    const saved = await ctl.save();
+    assert.match(ui.notices().pop()!, new RegExp(`Saved to ${saved.path}\\. Run 'aiq -s`));
+    assert.equal(path.dirname(saved.path), await ctl.sessionsFolder());
+
+    const loaded = await ctl.load(saved.path);
+    assert.equal(loaded.sourceAvailable, true);
+    assert.deepEqual(ui.of("history").pop()!.turns.map((t) => t.content), ["Keep this", "Saved answer."]);
+    assert.equal(ctl.replay()[1].type, "history", "the replay starts from the loaded history");
+
+    await ctl.clear();
+    assert.equal(ui.views[ui.views.length - 1].type, "clear");
+    assert.deepEqual(ctl.replay().slice(1), []);
+    await ctl.showHistory();
+    assert.deepEqual(ui.of("history").pop()!.turns, []);
+  });
+
+  it("sets the data source and reports it in the state", async () => {
+    const { ui, ctl } = await setup([]);
+    assert.deepEqual((await ctl.sources()).map((s) => s.name), ["demo"]);
+    await ctl.setSource("");
+    assert.equal(ctl.state.source, "");
+    assert.match(ui.notices().pop()!, /Data source: none/);
+    await ctl.setSource("demo");
+    assert.equal(ui.states[ui.states.length - 1].source, "demo");
+  });
+
+  it("a write asks the Ui to confirm; its decision is the server's", async () => {
+    const del = "DELETE FROM order_items";
+    const { ui, ctl } = await setup([
+      { toolCalls: [{ id: "c1", name: "execute_sql", arguments: { sql: del } }] },
+      { text: ["Rejected."] },
+    ]);
+    ui.decision = "reject";
+    const r = await ctl.ask("Delete all order items");
+    assert.equal(ui.confirms.length, 1);
+    assert.equal(ui.confirms[0].sql, del);
+    assert.equal(r?.statements[0].status, "rejected");
+  });
+
+  it("stops the server on dispose", async () => {
+    const { ctl } = await setup([]);
+    await ctl.sources();
+    const pid = ctl.serverPid!;
+    await ctl.dispose();
+    assert.equal(ctl.serverPid, undefined);
+    assert.throws(() => process.kill(pid, 0), /ESRCH/, "the process is gone");
+    await assert.rejects(ctl.sources(), UserError);
+  });
+});

@@ -1,0 +1,256 @@
+// The extension's decisions, which do not need VS Code or a server: what a
+// failed start says, when to restart, what a turn sends, what the view
+// replays, what the status bar and the confirm dialog show.
+
+import * as assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { ALLOW_ALWAYS, ALLOW_ONCE, confirmPrompt, decisionFor, REJECT } from "../src/confirm";
+import { presentError, ReportedError, UserError } from "../src/errors";
+import { parseFromView } from "../src/fromView";
+import type { ProgressEvent, ToView } from "../src/messages";
+import type { Selection } from "../src/protocol";
+import { RestartPolicy } from "../src/restartPolicy";
+import { crashMessage, INSTALL_COMMAND, requestLostMessage, startFailureMessage, type ExitInfo } from "../src/serverExit";
+import { expandHome, normalizeSettings, spawnOptionsFor } from "../src/settings";
+import { describeSource, sourceItems } from "../src/sourcePick";
+import { statusBarView } from "../src/status";
+import { StderrTail } from "../src/stderrTail";
+import { Transcript } from "../src/transcript";
+import { NothingToAskError, turnRequest, turnStartMessage } from "../src/turnRequest";
+
+const exit = (over: Partial<ExitInfo>): ExitInfo => ({ command: "aiq-rpc", code: 1, signal: null, stderr: "", phase: "start", ...over });
+
+describe("start failure messages", () => {
+  it("a missing binary: the path tried, PATH for a bare name, the install command, the setting", () => {
+    const bare = startFailureMessage(exit({ code: null, spawnError: { code: "ENOENT", message: "spawn aiq-rpc ENOENT" } }));
+    assert.match(bare, /"aiq-rpc" \(looked up on PATH\) was not found/);
+    assert.ok(bare.includes(INSTALL_COMMAND));
+    assert.match(bare, /aiq\.serverPath/);
+    const abs = startFailureMessage(exit({ command: "/opt/aiq/aiq-rpc", code: null, spawnError: { code: "ENOENT", message: "" } }));
+    assert.match(abs, /"\/opt\/aiq\/aiq-rpc" was not found/);
+    assert.doesNotMatch(abs, /looked up on PATH/);
+  });
+
+  it("a server that died at start: its status and what it printed", () => {
+    const msg = startFailureMessage(exit({ code: 2, stderr: "flag provided but not defined: -home\n" }));
+    assert.match(msg, /exited with status 2 before it was ready/);
+    assert.match(msg, /It printed:\nflag provided but not defined: -home/);
+    assert.ok(msg.includes(INSTALL_COMMAND));
+    assert.match(startFailureMessage(exit({ stderr: "  " })), /printed nothing on stderr/);
+    assert.match(startFailureMessage(exit({ code: null, signal: "SIGSEGV" })), /was killed by SIGSEGV/);
+  });
+
+  it("keeps only the end of a long stderr", () => {
+    const msg = startFailureMessage(exit({ stderr: "x".repeat(5000) + "THE END" }));
+    assert.ok(msg.includes("…"), "marks the cut");
+    assert.ok(msg.includes("THE END"));
+    assert.ok(msg.length < 2000, `bounded: ${msg.length}`);
+  });
+
+  it("a crash and a lost request say what happened and what comes next", () => {
+    const info = exit({ phase: "running", code: 2, stderr: "goroutine 1 [running]:\npanic: boom\n" });
+    assert.match(crashMessage(info), /stopped unexpectedly: it exited with status 2\. It printed:\n.*panic: boom/s);
+    assert.equal(
+      requestLostMessage(info),
+      "aiq-rpc stopped before it answered (it exited with status 2). Its last words: panic: boom The next command restarts it.",
+    );
+  });
+});
+
+describe("RestartPolicy", () => {
+  it("restarts at most maxRestarts times within the window, then again once it has passed", () => {
+    let now = 0;
+    const p = new RestartPolicy(3, 180_000, () => now);
+    assert.equal(p.recordCrash(), true);
+    assert.equal(p.isFirstInWindow(), true);
+    now += 1000;
+    assert.equal(p.recordCrash(), true);
+    assert.equal(p.isFirstInWindow(), false);
+    now += 1000;
+    assert.equal(p.recordCrash(), true);
+    now += 1000;
+    assert.equal(p.recordCrash(), false, "the fourth crash in 3 minutes");
+    now += 180_000;
+    assert.equal(p.recordCrash(), true, "old crashes are forgotten");
+    assert.equal(p.isFirstInWindow(), true);
+  });
+});
+
+describe("settings", () => {
+  it("defaults and lenient reading", () => {
+    assert.deepEqual(normalizeSettings({}), { serverPath: "aiq-rpc", home: "", source: "", trace: "off" });
+    assert.deepEqual(normalizeSettings({ serverPath: "  ", home: 3, source: " shop ", trace: "loud" }), {
+      serverPath: "aiq-rpc",
+      home: "",
+      source: "shop",
+      trace: "off",
+    });
+    assert.equal(normalizeSettings({ trace: "verbose" }).trace, "verbose");
+  });
+
+  it("become spawn options: --home only when set, ~ expanded", () => {
+    const env = { PATH: "/bin" };
+    assert.deepEqual(spawnOptionsFor(normalizeSettings({}), env), { command: "aiq-rpc", args: [], env });
+    const o = spawnOptionsFor(normalizeSettings({ serverPath: "~/go/bin/aiq-rpc", home: "~/aiq" }), env);
+    assert.equal(o.command, expandHome("~/go/bin/aiq-rpc"));
+    assert.ok(!o.command.startsWith("~"));
+    assert.deepEqual(o.args, ["--home", expandHome("~/aiq")]);
+    assert.equal(expandHome("~/x", "/home/ana"), "/home/ana/x");
+    assert.equal(expandHome("~", "/home/ana"), "/home/ana");
+    assert.equal(expandHome("/abs/~/x", "/home/ana"), "/abs/~/x");
+  });
+});
+
+describe("turn params", () => {
+  const sel: Selection = {
+    text: "SELECT 1",
+    languageId: "sql",
+    uri: "file:///q.sql",
+    range: { start: { line: 2, character: 0 }, end: { line: 2, character: 8 } },
+  };
+
+  it("a query, a selection, or both; blanks are nothing", () => {
+    assert.deepEqual(turnRequest("  What is it? ", undefined), { query: "What is it?" });
+    assert.deepEqual(turnRequest(undefined, sel), { selection: sel });
+    assert.deepEqual(turnRequest("Explain", sel), { query: "Explain", selection: sel });
+    assert.deepEqual(turnRequest("Explain", { ...sel, text: " \n " }), { query: "Explain" });
+    assert.throws(() => turnRequest("  ", undefined), NothingToAskError);
+    assert.throws(() => turnRequest("", { ...sel, text: "\t" }), /select some text/);
+  });
+
+  it("the view shows the question and the selection's text and language at once", () => {
+    assert.deepEqual(turnStartMessage(4, { query: "Explain", selection: sel }), {
+      type: "turnStart",
+      turnId: 4,
+      query: "Explain",
+      selection: { text: "SELECT 1", languageId: "sql" },
+    });
+    assert.deepEqual(turnStartMessage(5, { selection: sel }), {
+      type: "turnStart",
+      turnId: 5,
+      query: "",
+      selection: { text: "SELECT 1", languageId: "sql" },
+    });
+  });
+});
+
+describe("Transcript", () => {
+  const text = (turnId: number, t: string): ToView => ({
+    type: "progress",
+    turnId,
+    event: { sessionId: "s1", requestId: 1, kind: "text", text: t } as ProgressEvent,
+  });
+
+  it("merges consecutive text pieces of a turn, keeps other events, skips state", () => {
+    const tr = new Transcript();
+    tr.add({ type: "turnStart", turnId: 1, query: "q" });
+    tr.add(text(1, "a"));
+    tr.add(text(1, "b"));
+    tr.add({ type: "state", source: "demo", running: true });
+    tr.add({ type: "progress", turnId: 1, event: { sessionId: "s1", requestId: 1, kind: "status", message: "m" } });
+    tr.add(text(1, "c"));
+    const r = tr.replay();
+    assert.deepEqual(r.map((m) => m.type), ["turnStart", "progress", "progress", "progress"]);
+    assert.equal(r[1].type === "progress" && r[1].event.text, "ab");
+    assert.equal(r[3].type === "progress" && r[3].event.text, "c");
+  });
+
+  it("does not change a message already posted when it merges", () => {
+    const tr = new Transcript();
+    const first = text(1, "a");
+    tr.add(first);
+    tr.add(text(1, "b"));
+    assert.equal(first.type === "progress" && first.event.text, "a");
+  });
+
+  it("history replaces, clear empties", () => {
+    const tr = new Transcript();
+    tr.add({ type: "turnStart", turnId: 1, query: "q" });
+    tr.add({ type: "history", turns: [{ role: "user", content: "q" }] });
+    assert.deepEqual(tr.replay().map((m) => m.type), ["history"]);
+    tr.add({ type: "notice", level: "info", message: "n" });
+    tr.add({ type: "clear" });
+    assert.deepEqual(tr.replay(), []);
+  });
+
+  it("drops whole turns from the front past its bound", () => {
+    const tr = new Transcript(5);
+    for (let turn = 1; turn <= 3; turn++) {
+      tr.add({ type: "turnStart", turnId: turn, query: "q" });
+      tr.add({ type: "progress", turnId: turn, event: { sessionId: "s", requestId: turn, kind: "status", message: "x" } });
+      tr.add({ type: "turnEnd", turnId: turn, result: { sessionId: "s", stopReason: "end_turn", answer: "", statements: [], savedTo: "", warnings: [] } });
+    }
+    const r = tr.replay();
+    assert.ok(r.length <= 5);
+    assert.equal(r[0].type, "turnStart", "starts at a turn's start");
+    assert.equal(r[0].type === "turnStart" && r[0].turnId, 3);
+  });
+});
+
+describe("status bar", () => {
+  it("running: spinner, click cancels; idle: the source, click selects one", () => {
+    assert.deepEqual(statusBarView({ source: "demo", running: true, server: "running" }), {
+      text: "$(sync~spin) AIQ: running…",
+      tooltip: "AIQ is answering. Click to cancel.",
+      command: "aiq.cancel",
+    });
+    const idle = statusBarView({ source: "demo", running: false, server: "running" });
+    assert.equal(idle.text, "$(database) demo");
+    assert.equal(idle.command, "aiq.selectSource");
+    assert.equal(statusBarView({ source: "", running: false, server: "running" }).text, "$(database) no database");
+    assert.equal(statusBarView({ source: "", running: false, server: "stopped" }).text, "$(database) AIQ");
+    assert.equal(statusBarView({ source: "shop", running: false, server: "starting" }).text, "$(database) shop (starting…)");
+  });
+});
+
+describe("confirm", () => {
+  it("shows the SQL and the reason; each button is its decision, dismiss rejects", () => {
+    const p = confirmPrompt({ sessionId: "s1", tool: "execute_sql", sql: "DELETE FROM t", risk: "write", reason: "DELETE removes rows." });
+    assert.match(p.message, /DELETE removes rows\./);
+    assert.match(p.detail, /^DELETE FROM t/);
+    assert.deepEqual(p.buttons, ["Allow once", "Allow always", "Reject"]);
+    assert.equal(decisionFor(ALLOW_ONCE), "allow_once");
+    assert.equal(decisionFor(ALLOW_ALWAYS), "allow_always");
+    assert.equal(decisionFor(REJECT), "reject");
+    assert.equal(decisionFor(undefined), "reject");
+    assert.equal(decisionFor("Cancel"), "reject");
+  });
+});
+
+describe("source pick", () => {
+  it("describes type, host:port and database; marks the current one; offers no database last", () => {
+    assert.equal(describeSource({ name: "shop", type: "postgresql", host: "db", port: 5432, database: "shop" }), "postgresql · db:5432 · shop");
+    assert.equal(describeSource({ name: "local", type: "sqlite", database: "/x.db" }), "sqlite · /x.db");
+    const items = sourceItems([{ name: "demo", type: "sqlite" }, { name: "shop", type: "mysql", host: "h" }], "demo");
+    assert.deepEqual(items.map((i) => [i.label, i.name]), [["$(check) demo", "demo"], ["shop", "shop"], ["No database", ""]]);
+  });
+});
+
+describe("messages from the view", () => {
+  it("accepts the known shapes and nothing else", () => {
+    assert.deepEqual(parseFromView({ type: "ready" }), { type: "ready" });
+    assert.deepEqual(parseFromView({ type: "ask", query: "q", extra: 1 }), { type: "ask", query: "q" });
+    assert.deepEqual(parseFromView({ type: "insert", text: "SELECT 1" }), { type: "insert", text: "SELECT 1" });
+    assert.equal(parseFromView({ type: "ask", query: 3 }), undefined);
+    assert.equal(parseFromView({ type: "copy" }), undefined);
+    assert.equal(parseFromView({ type: "run", text: "rm -rf" }), undefined);
+    assert.equal(parseFromView(null), undefined);
+    assert.equal(parseFromView("ready"), undefined);
+  });
+});
+
+describe("errors and stderr", () => {
+  it("shown errors are not shown again; user errors are warnings", () => {
+    assert.equal(presentError(new ReportedError("x")).level, "none");
+    assert.deepEqual(presentError(new UserError("wait")), { level: "warning", message: "wait" });
+    assert.deepEqual(presentError(new Error("boom")), { level: "error", message: "boom" });
+    assert.deepEqual(presentError("plain"), { level: "error", message: "plain" });
+  });
+
+  it("keeps the last bytes of stderr", () => {
+    const t = new StderrTail(10);
+    t.append("0123456789");
+    t.append("abc");
+    assert.equal(t.toString(), "3456789abc");
+  });
+});

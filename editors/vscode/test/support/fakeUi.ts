@@ -1,0 +1,87 @@
+// A ControllerUi that records every call, and lets a test wait for a call
+// it expects (event-driven, with a timeout).
+
+import type { ControllerUi } from "../../src/controller";
+import type { ToView } from "../../src/messages";
+import type { ConfirmDecision, ConfirmParams, ShowMessageParams } from "../../src/protocol";
+import type { ControllerState } from "../../src/status";
+
+export class FakeUi implements ControllerUi {
+  readonly views: ToView[] = [];
+  readonly startFailures: string[] = [];
+  readonly crashes: string[] = [];
+  readonly messages: ShowMessageParams[] = [];
+  readonly states: ControllerState[] = [];
+  readonly confirms: ConfirmParams[] = [];
+  logText = "";
+  decision: ConfirmDecision = "reject";
+  private waiters: { check: () => boolean; resolve: () => void }[] = [];
+
+  view(msg: ToView): void {
+    this.views.push(msg);
+    this.changed();
+  }
+  startFailed(message: string): void {
+    this.startFailures.push(message);
+    this.changed();
+  }
+  crashed(message: string): void {
+    this.crashes.push(message);
+    this.changed();
+  }
+  showMessage(params: ShowMessageParams): void {
+    this.messages.push(params);
+    this.changed();
+  }
+  async confirm(params: ConfirmParams): Promise<ConfirmDecision> {
+    this.confirms.push(params);
+    this.changed();
+    return this.decision;
+  }
+  state(state: ControllerState): void {
+    this.states.push(state);
+    this.changed();
+  }
+  log(text: string): void {
+    this.logText += text;
+  }
+
+  /** The view messages of one type, in order. */
+  of<T extends ToView["type"]>(type: T): Extract<ToView, { type: T }>[] {
+    return this.views.filter((m): m is Extract<ToView, { type: T }> => m.type === type);
+  }
+
+  notices(): string[] {
+    return this.of("notice").map((n) => n.message);
+  }
+
+  /** Resolves when check() holds after some call; fails after timeoutMs. */
+  until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+    if (check()) {
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`));
+      }, timeoutMs);
+      const waiter = {
+        check,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
+      this.waiters.push(waiter);
+    });
+  }
+
+  private changed(): void {
+    for (const w of [...this.waiters]) {
+      if (w.check()) {
+        this.waiters = this.waiters.filter((x) => x !== w);
+        w.resolve();
+      }
+    }
+  }
+}

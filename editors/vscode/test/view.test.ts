@@ -1,0 +1,351 @@
+// Unit tests of the chat view's logic (media/view.js) and its HTML document
+// (src/chatHtml.ts), in plain Node.
+
+import { test } from "node:test";
+import * as assert from "node:assert/strict";
+import * as fs from "fs";
+import * as path from "path";
+import { spawnSync } from "child_process";
+import { chatHtml, chatCsp, newNonce } from "../src/chatHtml";
+
+const root = path.join(__dirname, "..", "..");
+// eslint-disable-next-line @typescript-eslint/no-var-requires
+const view = require(path.join(root, "media", "view.js"));
+const fixture = JSON.parse(fs.readFileSync(path.join(root, "test", "fixtures", "conversation.json"), "utf8"));
+
+function replay(messages: unknown[]) {
+  let model = view.emptyModel();
+  for (const m of messages) model = view.apply(model, m).model;
+  return model;
+}
+
+function turns(model: any): any[] {
+  return model.entries.filter((e: any) => e.kind === "turn");
+}
+
+// ---- The messages ----
+
+test("view.js handles every ToView message type of src/messages.ts, and no other", () => {
+  const src = fs.readFileSync(path.join(root, "src", "messages.ts"), "utf8");
+  const block = src.slice(src.indexOf("export type ToView"), src.indexOf("export type FromView"));
+  const types = [...block.matchAll(/type:\s*"(\w+)"/g)].map((m) => m[1]);
+  assert.ok(types.length >= 8, `found only ${types.length} ToView types in messages.ts`);
+  assert.deepEqual([...view.HANDLED_TYPES].sort(), [...new Set(types)].sort());
+});
+
+test("each handled type changes the model (none is listed but ignored)", () => {
+  const samples: Record<string, unknown> = {
+    state: { type: "state", source: "shop", running: true },
+    turnStart: { type: "turnStart", turnId: 2, query: "q2" },
+    progress: { type: "progress", turnId: 1, event: { kind: "text", text: "hi" } },
+    turnEnd: { type: "turnEnd", turnId: 1, result: { stopReason: "end_turn", answer: "hi", statements: [], warnings: [] } },
+    turnError: { type: "turnError", turnId: 1, message: "boom" },
+    history: { type: "history", turns: [{ role: "user", content: "x" }] },
+    clear: { type: "clear" },
+    notice: { type: "notice", level: "info", message: "saved" },
+  };
+  for (const type of view.HANDLED_TYPES) {
+    const model = view.apply(view.emptyModel(), { type: "turnStart", turnId: 1, query: "q" }).model;
+    const before = JSON.stringify(model);
+    view.apply(model, samples[type]);
+    assert.notEqual(JSON.stringify(model), before, `${type} left the model as it was`);
+  }
+  const model = view.emptyModel();
+  assert.equal(view.apply(model, { type: "nonsense" }).changed, "none");
+  assert.equal(view.apply(model, null).changed, "none");
+});
+
+test("the recorded conversation reduces to three turns with their SQL, charts and answers", () => {
+  const model = replay(fixture.messages);
+  assert.equal(model.source, "demo");
+  assert.equal(model.running, false);
+  const [t1, t2, t3] = turns(model);
+  assert.equal(turns(model).length, 3);
+  assert.equal(t1.query, "Which product categories bring in the most revenue?");
+  assert.deepEqual(t1.items.map((i: any) => i.kind), ["sql", "chart", "text"]);
+  assert.equal(t1.items[0].statement.rows.length, 9);
+  assert.equal(t1.items[1].chart.labels.length, 9);
+  const end1 = fixture.messages.find((m: any) => m.type === "turnEnd" && m.turnId === 1);
+  assert.equal(t1.items[2].text, end1.result.answer, "streamed pieces add up to the answer");
+  assert.ok(t1.done && !t1.cancelled && t1.error === "");
+  assert.equal(t2.selection.languageId, "sql");
+  assert.equal(t3.items[0].statement.rows.some((r: unknown[]) => r[0] === "<img src=x onerror=alert(1)>"), true);
+  assert.equal(model.entries[model.entries.length - 1].kind, "notice");
+});
+
+test("a turn: status, tool result matched by call id, an error, a cancel", () => {
+  const model = view.emptyModel();
+  view.apply(model, { type: "turnStart", turnId: 7, query: "q", selection: { text: "SELECT 1", languageId: "sql" } });
+  assert.equal(model.running, true);
+  view.apply(model, { type: "progress", turnId: 7, event: { kind: "status", message: "Running the statement" } });
+  view.apply(model, { type: "progress", turnId: 7, event: { kind: "tool_call", tool: "list_tables", callId: "a" } });
+  view.apply(model, { type: "progress", turnId: 7, event: { kind: "tool_call", tool: "execute_sql", callId: "b", sql: "SELECT 1" } });
+  view.apply(model, { type: "progress", turnId: 7, event: { kind: "tool_result", tool: "list_tables", callId: "a", summary: "3 tables" } });
+  const st = { sql: "SELECT 1", status: "success", rowCount: 1, columns: ["1"], rows: [[1]] };
+  view.apply(model, { type: "progress", turnId: 7, event: { kind: "tool_result", tool: "execute_sql", callId: "b", statement: st } });
+  const turn = turns(model)[0];
+  assert.equal(turn.status, "Running the statement");
+  assert.deepEqual(turn.items.map((i: any) => [i.kind, i.summary]), [["tool", "3 tables"], ["sql", undefined]]);
+  assert.deepEqual(turn.items[1].statement, st);
+  view.apply(model, { type: "turnEnd", turnId: 7, result: { stopReason: "cancelled", answer: "", statements: [st], warnings: ["not saved"] } });
+  assert.equal(turn.cancelled, true);
+  assert.equal(turn.status, "", "the status line goes when the turn ends");
+  assert.deepEqual(turn.warnings, ["not saved"]);
+  assert.equal(turn.items.filter((i: any) => i.kind === "sql").length, 1, "the statement already shown is not added twice");
+  assert.equal(model.running, false);
+
+  view.apply(model, { type: "turnStart", turnId: 8, query: "again" });
+  view.apply(model, { type: "turnError", turnId: 8, message: "aiq-rpc stopped" });
+  assert.equal(turns(model)[1].error, "aiq-rpc stopped");
+  assert.equal(model.running, false);
+});
+
+test("turnEnd adds the statements and the answer the events did not bring", () => {
+  const model = view.emptyModel();
+  view.apply(model, { type: "turnStart", turnId: 1, query: "q" });
+  const st = { sql: "SELECT 2", status: "error", error: "no such table" };
+  view.apply(model, { type: "turnEnd", turnId: 1, result: { stopReason: "end_turn", answer: "It failed.", statements: [st], warnings: [] } });
+  const turn = turns(model)[0];
+  assert.deepEqual(turn.items.map((i: any) => i.kind), ["sql", "text"]);
+  assert.equal(turn.items[1].text, "It failed.");
+});
+
+test("history replaces the conversation, but keeps the panel's own richer turns of the same questions", () => {
+  const rich = replay(fixture.messages);
+  const history = [
+    { role: "user", content: "Which product categories bring in the most revenue?" },
+    { role: "assistant", content: "Electronics." },
+    { role: "user", content: "How many orders a day lately?\n\n```sql\nSELECT 1\n```" },
+    { role: "assistant", content: "About 20." },
+    { role: "user", content: "And the orders per status?" },
+    { role: "assistant", content: "Delivered." },
+  ];
+  view.apply(rich, { type: "history", turns: history });
+  assert.equal(turns(rich).length, 3);
+  assert.equal(turns(rich)[0].items[0].kind, "sql", "the table is kept");
+
+  const other = replay(fixture.messages);
+  view.apply(other, { type: "history", turns: history.slice(0, 2) });
+  assert.equal(turns(other).length, 1);
+  assert.deepEqual(turns(other)[0].items, [{ kind: "text", text: "Electronics." }]);
+  assert.equal(turns(other)[0].done, true);
+
+  view.apply(other, { type: "clear" });
+  assert.deepEqual(other.entries, []);
+
+  const live = view.emptyModel();
+  view.apply(live, { type: "turnStart", turnId: 5, query: "still running" });
+  view.apply(live, { type: "history", turns: history.slice(0, 2) });
+  assert.deepEqual(turns(live).map((t: any) => t.query), [history[0].content, "still running"], "a running turn survives a history");
+  view.apply(live, { type: "progress", turnId: 5, event: { kind: "text", text: "more" } });
+  assert.equal(turns(live)[1].items[0].text, "more");
+});
+
+test("restart keeps the user's table sorts and nothing else; clear forgets them", () => {
+  const model = replay(fixture.messages);
+  model.sorts[view.sortKey(1, 0)] = { col: 1, dir: "desc" };
+  const fresh = view.restart(model);
+  assert.deepEqual(fresh, { source: "", running: false, entries: [], sorts: { "1:0": { col: 1, dir: "desc" } } });
+  assert.deepEqual(view.restart(undefined), view.emptyModel());
+  view.apply(fresh, { type: "clear" });
+  assert.deepEqual(fresh.sorts, {});
+});
+
+// ---- Charts ----
+
+const st = (columns: string[], rows: unknown[][], extra = {}) => ({ sql: "x", status: "success", rowCount: rows.length, columns, rows, ...extra });
+
+test("chooseChart: bars, a line over ordered dates, a pie for a few positive parts, a scatter, or none", () => {
+  const cats = st(["category", "revenue"], "abcdefgh".split("").map((c, i) => [c, i + 1]));
+  assert.equal(view.chooseChart(cats).chartType, "bar");
+  assert.deepEqual(view.chooseChart(cats).values, [1, 2, 3, 4, 5, 6, 7, 8]);
+  assert.equal(view.chooseChart(cats).title, "Revenue by category");
+
+  const days = st(["day", "orders"], [["2026-10-01", 3], ["2026-10-02", 5], ["2026-10-03", 4]]);
+  assert.equal(view.chooseChart(days).chartType, "line");
+  const shuffled = st(["day", "orders"], [["2026-10-02", 3], ["2026-10-01", 5], ["2026-10-03", 4]]);
+  assert.equal(view.chooseChart(shuffled).chartType, "pie", "dates out of order are parts, not a series");
+  const times = st(["at", "n"], [["2026-10-01 10:00", 1], ["2026-10-01T11:00:00Z", 2]]);
+  assert.equal(view.chooseChart(times).chartType, "line");
+
+  const status = st(["status", "n"], [["delivered", 1728], ["shipped", 122], ["pending", 43]]);
+  assert.equal(view.chooseChart(status).chartType, "pie");
+  const withZero = st(["status", "n"], [["delivered", 1728], ["lost", 0]]);
+  assert.equal(view.chooseChart(withZero).chartType, "bar");
+  const decimalText = st(["k", "v"], [["a", "1.50"], ["b", "2"], ["c", null]]);
+  assert.deepEqual(view.chooseChart(decimalText).values, [1.5, 2]);
+  assert.equal(view.chooseChart(decimalText).skipped, 1);
+
+  const xy = st(["price", "sold"], [[1, 10], [2, 8], [3, 9]]);
+  assert.deepEqual(view.chooseChart(xy), { chartType: "scatter", x: "price", y: "sold", title: "Sold by price", points: [{ x: 1, y: 10 }, { x: 2, y: 8 }, { x: 3, y: 9 }] });
+
+  assert.equal(view.chooseChart(st(["name", "city"], [["a", "b"], ["c", "d"]])), null, "no numeric column");
+  assert.equal(view.chooseChart(st(["n"], [[1], [2]])), null, "one column");
+  assert.equal(view.chooseChart(st(["k", "v"], [["a", 1]])), null, "one row");
+  assert.equal(view.chooseChart({ sql: "x", status: "error", error: "e" }), null);
+  assert.equal(view.chooseChart(undefined), null);
+});
+
+test("turnBlocks: a result gets its default chart unless a chart event draws it", () => {
+  const [t1, t2, t3] = turns(replay(fixture.messages));
+  assert.equal(view.turnBlocks(t1).filter((b: any) => b.autoChart).length, 0);
+  const auto2 = view.turnBlocks(t2).filter((b: any) => b.autoChart);
+  assert.deepEqual(auto2.map((b: any) => b.autoChart.chartType), ["line"]);
+  const auto3 = view.turnBlocks(t3).filter((b: any) => b.autoChart);
+  assert.deepEqual(auto3.map((b: any) => [b.autoChart.chartType, b.autoChart.labels.length]), [["pie", 5]]);
+});
+
+test("niceTicks cover the range with round steps", () => {
+  assert.deepEqual(view.niceTicks(0, 115089.34), [0, 20000, 40000, 60000, 80000, 100000, 120000]);
+  assert.deepEqual(view.niceTicks(16, 29), [15, 20, 25, 30]);
+  assert.deepEqual(view.niceTicks(-3, 7), [-4, -2, 0, 2, 4, 6, 8]);
+  const flat = view.niceTicks(5, 5);
+  assert.ok(flat[0] < 5 && flat[flat.length - 1] > 5, `flat data gets room: ${flat}`);
+  assert.deepEqual(view.niceTicks(0, 0.3), [0, 0.1, 0.2, 0.3]);
+});
+
+test("bar geometry: one bar per value, heights in proportion, inside the plot, negatives below the baseline", () => {
+  const g = view.chartGeometry({ chartType: "bar", x: "k", y: "v", labels: ["a", "b", "c"], values: [10, 20, -5] });
+  assert.equal(g.kind, "bar");
+  assert.equal(g.bars.length, 3);
+  const [a, b, c] = g.bars;
+  assert.ok(Math.abs(b.height / a.height - 2) < 0.02, `heights ${a.height} ${b.height}`);
+  assert.equal(a.y + a.height, g.baseline, "a positive bar stands on the baseline");
+  assert.equal(c.y, g.baseline, "a negative bar hangs from it");
+  for (const bar of g.bars) {
+    assert.ok(bar.x >= g.plot.left && bar.x + bar.width <= g.plot.left + g.plot.width + 0.5);
+    assert.ok(bar.y >= g.plot.top - 0.5 && bar.y + bar.height <= g.plot.top + g.plot.height + 0.5);
+  }
+  assert.deepEqual(g.xLabels.map((l: any) => l.text), ["a", "b", "c"]);
+  assert.equal(g.rotateLabels, false);
+  assert.ok(g.yTicks.length >= 3);
+
+  const many = view.chartGeometry({ chartType: "bar", x: "k", y: "v", labels: Array.from({ length: 20 }, (_, i) => `category number ${i}`), values: Array(20).fill(1) });
+  assert.equal(many.rotateLabels, true, "long labels that do not fit are turned");
+  assert.ok(many.xLabels.every((l: any) => l.text.length <= 14 && l.full.startsWith("category")));
+});
+
+test("line and scatter geometry: points left to right, one per value", () => {
+  const line = view.chartGeometry({ chartType: "line", x: "d", y: "n", labels: ["d1", "d2", "d3", "d4"], values: [1, 3, 2, 4] });
+  assert.equal(line.points.length, 4);
+  assert.ok(line.points.every((p: any, i: number) => i === 0 || p.x > line.points[i - 1].x));
+  assert.ok(line.points[3].y < line.points[0].y, "a larger value is higher");
+  assert.match(line.path, /^M[\d.]+ [\d.]+( L[\d.]+ [\d.]+){3}$/);
+  const sc = view.chartGeometry({ chartType: "scatter", x: "a", y: "b", points: [{ x: 1, y: 1 }, { x: 10, y: 5 }] });
+  assert.equal(sc.points.length, 2);
+  assert.ok(sc.points[1].x > sc.points[0].x && sc.points[1].y < sc.points[0].y);
+});
+
+test("pie geometry: slices add up to the whole, non-positive values left out, one slice is a circle", () => {
+  const g = view.chartGeometry({ chartType: "pie", x: "s", y: "n", labels: ["a", "b", "c", "d"], values: [1, 1, 2, 0] });
+  assert.equal(g.slices.length, 3);
+  assert.ok(Math.abs(g.slices.reduce((s: number, x: any) => s + x.fraction, 0) - 1) < 1e-9);
+  assert.equal(g.slices[2].fraction, 0.5);
+  assert.equal(g.legend.length, 3);
+  assert.match(g.legend[2].text, /^c {2}2 \(50%\)$/);
+  const one = view.chartGeometry({ chartType: "pie", x: "s", y: "n", labels: ["all"], values: [3] });
+  assert.equal((one.slices[0].d.match(/A/g) || []).length, 2, "a whole circle is drawn as two arcs");
+});
+
+// ---- Tables ----
+
+test("sortRows: numbers numerically, NULLs last both ways, stable, text by locale", () => {
+  const rows = [["b", 10], ["a", 9], ["c", null], ["d", 10], ["e", "2.5"]];
+  assert.deepEqual(view.sortRows(rows, 1, "asc").map((r: unknown[]) => r[0]), ["e", "a", "b", "d", "c"]);
+  assert.deepEqual(view.sortRows(rows, 1, "desc").map((r: unknown[]) => r[0]), ["b", "d", "a", "e", "c"]);
+  assert.deepEqual(view.sortRows([["b"], [null], ["Á"], ["a"]], 0, "asc").map((r: unknown[]) => r[0]), ["a", "Á", "b", null]);
+  assert.deepEqual(rows[0], ["b", 10], "the input is left as it was");
+  assert.deepEqual(view.nextSort(undefined, 1), { col: 1, dir: "asc" });
+  assert.deepEqual(view.nextSort({ col: 1, dir: "asc" }, 1), { col: 1, dir: "desc" });
+  assert.deepEqual(view.nextSort({ col: 1, dir: "desc" }, 1), { col: 1, dir: "asc" });
+  assert.deepEqual(view.nextSort({ col: 1, dir: "desc" }, 0), { col: 0, dir: "asc" });
+});
+
+test("formatCell and isNumericColumn", () => {
+  assert.equal(view.formatCell(null), "NULL");
+  assert.equal(view.formatCell("<b>"), "<b>");
+  assert.equal(view.formatCell(1.5), "1.5");
+  assert.equal(view.formatCell({ a: 1 }), '{"a":1}');
+  assert.equal(view.isNumericColumn([[1], [null], ["2"]], 0), true);
+  assert.equal(view.isNumericColumn([[1], ["x"]], 0), false);
+  assert.equal(view.isNumericColumn([[null]], 0), false);
+});
+
+// ---- SQL and text ----
+
+test("tokenizeSQL gives the SQL back, with keywords, strings, numbers, comments and identifiers", () => {
+  const sql = "SELECT \"Name\", count(*) AS n -- per name\nFROM t WHERE note = 'it''s -- no comment' AND x > 1.5e3 /* a\nb */ LIMIT 10";
+  const tokens = view.tokenizeSQL(sql);
+  assert.equal(tokens.map((t: any) => t.text).join(""), sql);
+  const of = (type: string) => tokens.filter((t: any) => t.type === type).map((t: any) => t.text);
+  assert.deepEqual(of("keyword"), ["SELECT", "AS", "FROM", "WHERE", "AND", "LIMIT"]);
+  assert.deepEqual(of("string"), ["'it''s -- no comment'"]);
+  assert.deepEqual(of("number"), ["1.5e3", "10"]);
+  assert.deepEqual(of("comment"), ["-- per name", "/* a\nb */"]);
+  assert.deepEqual(of("ident"), ['"Name"', "count", "n", "t", "note", "x"]);
+  const open = "SELECT 'unclosed";
+  assert.equal(view.tokenizeSQL(open).map((t: any) => t.text).join(""), open);
+});
+
+test("parseMarkdown: paragraphs, inline code, fenced blocks, bullet lists; nothing else", () => {
+  const blocks = view.parseMarkdown("First `a` line\nsecond line\n\n- one `x`\n- two\n\n```sql\nSELECT 1;\n```\n<img src=x> **not bold**");
+  assert.deepEqual(blocks, [
+    { type: "para", inlines: [{ code: false, text: "First " }, { code: true, text: "a" }, { code: false, text: " line\nsecond line" }] },
+    { type: "list", items: [[{ code: false, text: "one " }, { code: true, text: "x" }], [{ code: false, text: "two" }]] },
+    { type: "code", lang: "sql", text: "SELECT 1;" },
+    { type: "para", inlines: [{ code: false, text: "<img src=x> **not bold**" }] },
+  ]);
+  assert.deepEqual(view.parseMarkdown("Look:\n```\nSELECT"), [
+    { type: "para", inlines: [{ code: false, text: "Look:" }] },
+    { type: "code", lang: "", text: "SELECT" },
+  ], "a fence still streaming runs to the end");
+  assert.deepEqual(view.parseMarkdown(""), []);
+});
+
+// ---- The HTML document ----
+
+test("chatHtml: a strict CSP, the nonce on every script, no remote resource", () => {
+  const nonce = newNonce();
+  const src = "vscode-webview://abc123";
+  const html = chatHtml({ cspSource: src, nonce, scriptUris: [`${src}/media/view.js`, `${src}/media/chat.js`], styleUri: `${src}/media/chat.css` });
+  const meta = /<meta http-equiv="Content-Security-Policy" content="([^"]*)">/.exec(html);
+  assert.ok(meta, "the CSP meta is there");
+  const csp = meta[1].replace(/&#39;/g, "'");
+  assert.equal(csp, `default-src 'none'; style-src ${src}; script-src 'nonce-${nonce}'; img-src ${src} data:;`);
+  assert.equal(csp, chatCsp(src, nonce));
+  assert.doesNotMatch(html, /unsafe-inline|unsafe-eval/);
+  const scripts = html.match(/<script\b[^>]*>/g) || [];
+  assert.equal(scripts.length, 2);
+  for (const s of scripts) assert.match(s, new RegExp(`^<script nonce="${nonce}" src="[^"]+">$`));
+  assert.ok(html.indexOf("view.js") < html.indexOf("chat.js"), "view.js runs first");
+  assert.doesNotMatch(html, /https?:/i);
+  assert.doesNotMatch(html, /\sstyle=/, "no inline style attribute");
+  assert.doesNotMatch(html, /<style/, "no inline style element");
+});
+
+test("chatHtml escapes what it inserts and refuses a nonce or source that would widen the policy", () => {
+  const html = chatHtml({ cspSource: "vscode-webview://a", nonce: "A".repeat(22), scriptUris: ['x"><img src=y onerror=alert(1)>'], styleUri: "s&t" });
+  assert.doesNotMatch(html, /<img/);
+  assert.match(html, /src="x&quot;&gt;&lt;img src=y onerror=alert\(1\)&gt;"/);
+  assert.match(html, /href="s&amp;t"/);
+  assert.throws(() => chatHtml({ cspSource: "x", nonce: "abc' 'unsafe-inline", scriptUris: [], styleUri: "s" }), /nonce/);
+  assert.throws(() => chatHtml({ cspSource: "x; script-src *", nonce: newNonce(), scriptUris: [], styleUri: "s" }), /cspSource/);
+  assert.notEqual(newNonce(), newNonce());
+});
+
+test("view.js and chat.js hold to their JSDoc types", () => {
+  const tsc = path.join(root, "node_modules", "typescript", "bin", "tsc");
+  const args = [tsc, "--noEmit", "--allowJs", "--checkJs", "--strict", "--lib", "ES2022,DOM,DOM.Iterable", "--target", "ES2022",
+    "--module", "commonjs", "--types", "node", path.join(root, "media", "view.js"), path.join(root, "media", "chat.js")];
+  const r = spawnSync(process.execPath, args, { encoding: "utf8", timeout: 60000 });
+  assert.equal(r.status, 0, `tsc --checkJs found problems:\n${r.stdout}${r.stderr}`);
+});
+
+test("the webview scripts never parse text as HTML", () => {
+  for (const file of ["chat.js", "view.js"]) {
+    const code = fs.readFileSync(path.join(root, "media", file), "utf8");
+    for (const bad of ["innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "DOMParser", "createContextualFragment", "setAttribute(\"style\"", "eval("]) {
+      assert.ok(!code.includes(bad), `${file} uses ${bad}`);
+    }
+  }
+});
