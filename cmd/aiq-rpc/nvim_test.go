@@ -1,0 +1,399 @@
+package main
+
+// The Neovim plugin's tests (editors/nvim) run real Neovim headless, with
+// the plugin on its runtimepath and one Lua script of editors/nvim/test
+// per scenario. The plugin spawns the aiq-rpc built by TestMain, whose
+// model is the scripted llmtest server and whose data source is a real
+// SQLite file. A script quits with status 0 when its checks pass; this
+// file sets each scenario up and checks what only the outside can see:
+// what the model was sent, the rows in SQLite, the session files.
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aiq/aiq-rpc/conversation/llm/llmtest"
+	"github.com/aiq/aiq-rpc/sessionio"
+	"github.com/aiq/aiq-rpc/sessionio/sessiontest"
+	"github.com/aiq/aiq-rpc/tools/dbtest"
+)
+
+// nvimRunTimeout bounds one Neovim run; the scripts' own waits are shorter,
+// so that a stuck scenario says what it waited for.
+const nvimRunTimeout = 60 * time.Second
+
+// nvimTest is one scenario's world: the model, the database, the home.
+type nvimTest struct {
+	t     *testing.T
+	nvim  string
+	model *llmtest.Server
+	src   sessionio.Source
+	home  home
+	tmp   string // the scripts' scratch folder, AIQ_TEST_TMP
+	xdg   string // Neovim's XDG folders: its cache holds the server's logs
+}
+
+// findNvim returns Neovim's path, or skips the test with the reason; CI
+// sets AIQ_DBTEST_REQUIRE=1, which makes a missing Neovim a failure.
+func findNvim(t *testing.T) string {
+	path, err := exec.LookPath("nvim")
+	if err != nil {
+		if os.Getenv("AIQ_DBTEST_REQUIRE") == "1" {
+			t.Fatalf("nvim is not installed and AIQ_DBTEST_REQUIRE=1: apt-get install neovim")
+		}
+		t.Skip("nvim is not installed, so the Neovim plugin is not tested: apt-get install neovim")
+	}
+	return path
+}
+
+func pluginDir(t *testing.T) string {
+	dir, err := filepath.Abs(filepath.Join("..", "..", "editors", "nvim"))
+	require.NoError(t, err)
+	return dir
+}
+
+// newNvimTest makes a home whose model answers with steps and whose one
+// source, "db", is a SQLite database with an orders table.
+func newNvimTest(t *testing.T, nvim string, steps ...llmtest.Step) *nvimTest {
+	model := llmtest.NewServer(t, steps...)
+	src := dbtest.SQLite(t)
+	dbtest.Exec(t, src,
+		"CREATE TABLE orders (id integer PRIMARY KEY, status text NOT NULL)",
+		"INSERT INTO orders VALUES (1, 'delivered'), (2, 'delivered'), (3, 'pending'), (4, 'shipped')",
+	)
+	h := home{Dir: t.TempDir()}.withModel(t, model.URL)
+	h.writeFile(t, "config/sources.yaml", sourcesYAML(src))
+	return &nvimTest{t: t, nvim: nvim, model: model, src: src, home: h, tmp: t.TempDir(), xdg: t.TempDir()}
+}
+
+// run runs editors/nvim/test/<script>.lua in headless Neovim with the
+// plugin, fails the test unless it quits with status 0, and returns what
+// it printed.
+func (n *nvimTest) run(script string, env ...string) string {
+	t := n.t
+	t.Helper()
+	dir := pluginDir(t)
+	ctx, cancel := context.WithTimeout(context.Background(), nvimRunTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, n.nvim, "--headless", "-u", "NONE", "-i", "NONE", "--noplugin",
+		"--cmd", "set rtp^="+dir,
+		"-c", "runtime plugin/aiq.lua",
+		"-c", "luafile "+filepath.Join(dir, "test", script+".lua"))
+	cmd.Dir = n.tmp
+	cmd.Env = childEnv(append([]string{
+		"AIQ_TEST_SERVER=" + binary,
+		"AIQ_TEST_HOME=" + n.home.Dir,
+		"AIQ_TEST_SOURCE=db",
+		"AIQ_TEST_TMP=" + n.tmp,
+		"AIQ_SCREENSHOT_DIR=" + os.Getenv("AIQ_SCREENSHOT_DIR"),
+		"XDG_CACHE_HOME=" + filepath.Join(n.xdg, "cache"),
+		"XDG_STATE_HOME=" + filepath.Join(n.xdg, "state"),
+		"XDG_DATA_HOME=" + filepath.Join(n.xdg, "data"),
+		"XDG_CONFIG_HOME=" + filepath.Join(n.xdg, "config"),
+	}, env...)...)
+	cmd.WaitDelay = 5 * time.Second
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	logs := n.serverLogs()
+	if ctx.Err() != nil {
+		t.Fatalf("nvim %s did not finish within %v; its output:\n%s\nthe server's logs:\n%s", script, nvimRunTimeout, out, logs)
+	}
+	if err != nil {
+		t.Fatalf("nvim %s failed (%v) after %v; its output:\n%s\nthe server's logs:\n%s", script, err, time.Since(start).Round(time.Millisecond), out, logs)
+	}
+	t.Logf("nvim %s passed in %v", script, time.Since(start).Round(time.Millisecond))
+	assertNoRace(t, logs)
+	for _, text := range []string{string(out), logs} {
+		assert.NotContains(t, text, testAPIKey, "the API key was shown")
+	}
+	return string(out)
+}
+
+// serverLogs returns what the servers wrote: their log files, and their
+// stderr, which Neovim's RPC client writes to its LSP log.
+func (n *nvimTest) serverLogs() string {
+	var b strings.Builder
+	for _, name := range []string{"nvim/aiq-rpc.log", "nvim/lsp.log"} {
+		if data, err := os.ReadFile(filepath.Join(n.xdg, "cache", name)); err == nil {
+			fmt.Fprintf(&b, "== %s\n%s", name, data)
+		}
+	}
+	return b.String()
+}
+
+func (n *nvimTest) countOrders(where string) int64 {
+	return dbtest.QueryInt(n.t, n.src, "SELECT count(*) FROM orders WHERE "+where)
+}
+
+// userMessages are the user messages of the model's request i (from 0).
+func (n *nvimTest) userMessages(i int) []string {
+	reqs := n.model.Requests()
+	require.Greater(n.t, len(reqs), i, "the model got too few requests")
+	var users []string
+	for _, m := range reqs[i].Messages {
+		if m.Role == "user" {
+			users = append(users, m.Content)
+		}
+	}
+	return users
+}
+
+// lastUserMessage is the last user message of the model's request i.
+func (n *nvimTest) lastUserMessage(i int) string {
+	users := n.userMessages(i)
+	require.NotEmpty(n.t, users, "request %d has no user message", i)
+	return users[len(users)-1]
+}
+
+// script writes an executable shell script into the test's scratch folder.
+func (n *nvimTest) script(name, body string) string {
+	path := filepath.Join(n.tmp, name)
+	require.NoError(n.t, os.WriteFile(path, []byte("#!/bin/sh\n"+body), 0o755))
+	return path
+}
+
+// holdStep answers with a stream that never ends, after writing the file
+// held-<N> (N counts the model's requests) for the script to wait on.
+func (n *nvimTest) holdStep() llmtest.Step {
+	return llmtest.Step{Respond: func(req llmtest.Request) llmtest.Step {
+		os.WriteFile(filepath.Join(n.tmp, fmt.Sprintf("held-%d", req.N)), nil, 0o600)
+		return llmtest.Step{Hold: true}
+	}}
+}
+
+func sqlCall(id, sql string) llmtest.Step {
+	return llmtest.Step{ToolCalls: []llmtest.Call{{ID: id, Name: "execute_sql", Arguments: mustJSON(map[string]string{"sql": sql})}}}
+}
+
+// TestNvimPlugin runs each scenario of the Neovim plugin.
+func TestNvimPlugin(t *testing.T) {
+	nvim := findNvim(t)
+
+	t.Run("Render", func(t *testing.T) {
+		t.Parallel()
+		(&nvimTest{t: t, nvim: nvim, tmp: t.TempDir(), xdg: t.TempDir()}).run("render")
+	})
+
+	t.Run("Selection", func(t *testing.T) {
+		t.Parallel()
+		(&nvimTest{t: t, nvim: nvim, tmp: t.TempDir(), xdg: t.TempDir()}).run("selection")
+	})
+
+	t.Run("AskAboutSelection", func(t *testing.T) {
+		t.Parallel()
+		n := newNvimTest(t, nvim, askSteps()...)
+		n.run("ask")
+		question := n.lastUserMessage(0)
+		assert.Equal(t, "what does this do?\n\n```sql\nSELECT status, count(*) AS n\nFROM orders GROUP BY status;\n```", question,
+			"the model gets the question and the selection in a sql block")
+	})
+	t.Run("History", func(t *testing.T) {
+		t.Parallel()
+		newNvimTest(t, nvim, llmtest.Step{Text: "There are 4 orders."}).run("history")
+	})
+
+	t.Run("Clear", func(t *testing.T) {
+		t.Parallel()
+		newNvimTest(t, nvim, llmtest.Step{Text: "There are 4 orders."}).run("clear")
+	})
+
+	t.Run("SaveThenLoadInANewNeovim", func(t *testing.T) {
+		t.Parallel()
+		n := newNvimTest(t, nvim, llmtest.Step{Text: "There are 4 orders."}, llmtest.Step{Text: "One is pending."})
+		n.run("save")
+		saved := filepath.Join(n.tmp, "saved.json")
+		data, err := os.ReadFile(saved)
+		require.NoError(t, err)
+		require.NoError(t, sessiontest.CheckCLILoadRules(data), "the saved file is a session the CLI loads")
+		assert.Contains(t, string(data), "How many orders are there?")
+
+		// The home's sessions folder holds only a copy, which completion
+		// and :AiqSessions must offer; the source the session used is
+		// renamed, so loading it warns.
+		require.NoError(t, os.RemoveAll(n.home.sessionsDir()))
+		n.home.writeFile(t, "sessions/copy.json", string(data))
+		n.home.writeFile(t, "config/sources.yaml", strings.Replace(sourcesYAML(n.src), "name: db", "name: other", 1))
+		n.run("load", "AIQ_TEST_SOURCE=other")
+		assert.Contains(t, n.lastUserMessage(1), "how many are pending", "the question after loading")
+		assert.Equal(t, []string{"How many orders are there?", "And how many are pending?"}, n.userMessages(1), "the loaded conversation goes on")
+	})
+
+	t.Run("Cancel", func(t *testing.T) {
+		t.Parallel()
+		n := newNvimTest(t, nvim)
+		n.model.Add(n.holdStep(), n.holdStep())
+		n.run("cancel")
+	})
+
+	t.Run("ConfirmWrites", func(t *testing.T) {
+		t.Parallel()
+		n := newNvimTest(t, nvim,
+			sqlCall("call_1", "DELETE FROM orders WHERE status = 'shipped'"), llmtest.Step{Text: "Not deleted."},
+			sqlCall("call_2", "DELETE FROM orders WHERE status = 'pending'"), llmtest.Step{Text: "Deleted."},
+			sqlCall("call_3", "DELETE FROM orders WHERE status = 'delivered'"), llmtest.Step{Text: "Not deleted."},
+		)
+		n.run("confirm")
+		assert.EqualValues(t, 1, n.countOrders("status = 'shipped'"), "the rejected DELETE did not run")
+		assert.EqualValues(t, 0, n.countOrders("status = 'pending'"), "the DELETE allowed once ran")
+		assert.EqualValues(t, 2, n.countOrders("status = 'delivered'"), "the DELETE dismissed with Esc did not run")
+	})
+
+	t.Run("ServerCannotStart", func(t *testing.T) {
+		t.Parallel()
+		n := newNvimTest(t, nvim, llmtest.Step{Text: "Hello there."})
+		broken := n.script("broken-aiq-rpc", "echo 'aiq-rpc: cannot read the configuration (broken on purpose)' >&2\nexit 3\n")
+		n.run("startfail", "AIQ_TEST_BROKEN="+broken)
+	})
+
+	t.Run("ServerDiesThenRestarts", func(t *testing.T) {
+		t.Parallel()
+		n := newNvimTest(t, nvim, llmtest.Step{Text: "There are 4 orders."})
+		n.model.Add(n.holdStep(), llmtest.Step{Text: "One is pending."})
+		wrapper := n.script("aiq-rpc-wrapper", "echo $$ > \"$AIQ_TEST_TMP/server.pid\"\nexec \"$AIQ_TEST_SERVER\" \"$@\"\n")
+		n.run("crash", "AIQ_TEST_WRAPPER="+wrapper)
+		assert.Equal(t, []string{"How many orders are there?", "And how many are pending?"}, n.userMessages(2),
+			"the restarted server reopened the session: the turn in flight is lost, the one before is not")
+	})
+
+	t.Run("ServerMessages", func(t *testing.T) {
+		t.Parallel()
+		n := newNvimTest(t, nvim)
+		n.home.writeFile(t, "config/config.yaml", "llm: [not yaml\n")
+		n.run("messages")
+	})
+
+	t.Run("HelpAndHealth", func(t *testing.T) {
+		t.Parallel()
+		n := newNvimTest(t, nvim)
+		doc, err := os.ReadFile(filepath.Join(pluginDir(t), "doc", "aiq.txt"))
+		require.NoError(t, err)
+		// helptags writes a tags file beside the help: a copy keeps the
+		// work tree clean.
+		require.NoError(t, os.MkdirAll(filepath.Join(n.tmp, "rt", "doc"), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(n.tmp, "rt", "doc", "aiq.txt"), doc, 0o644))
+		n.run("docs")
+	})
+}
+
+// askSteps script the model of the ask scenarios: a query, a chart, then
+// an answer streamed word by word.
+func askSteps() []llmtest.Step {
+	return []llmtest.Step{
+		sqlCall("call_1", "SELECT status, count(*) AS n FROM orders GROUP BY status ORDER BY status"),
+		{ToolCalls: []llmtest.Call{{ID: "call_2", Name: "render_chart", Arguments: `{"chart_type":"bar","x":"status","y":"n","title":"Orders by status"}`}}},
+		{Text: "It counts the orders of each status: two are delivered, one is pending and one shipped.", Pace: 60 * time.Millisecond},
+	}
+}
+
+// TestNvimInTmux runs real Neovim, not headless, in a tmux terminal of
+// 120x40, types a question about a visual selection as a person would, and
+// reads the screen: the panel beside the SQL, the table, the chart and the
+// answer, with the cursor still in the SQL window. With AIQ_SCREENSHOT_DIR
+// set, the screen is saved there as nvim-chat.txt for the README.
+func TestNvimInTmux(t *testing.T) {
+	nvim := findNvim(t)
+	tmuxPath, err := exec.LookPath("tmux")
+	if err != nil {
+		if os.Getenv("AIQ_DBTEST_REQUIRE") == "1" {
+			t.Fatalf("tmux is not installed and AIQ_DBTEST_REQUIRE=1: apt-get install tmux")
+		}
+		t.Skip("tmux is not installed, so Neovim is not tested in a terminal: apt-get install tmux")
+	}
+	t.Parallel()
+	n := newNvimTest(t, nvim, askSteps()...)
+	sqlFile := filepath.Join(n.tmp, "orders.sql")
+	require.NoError(t, os.WriteFile(sqlFile, []byte("-- orders per status\nSELECT status, count(*) AS n\nFROM orders GROUP BY status;\n"), 0o644))
+
+	// A tmux server of its own, with no user configuration.
+	socket := "aiq-nvim-test-" + filepath.Base(n.tmp)
+	env := childEnv(
+		"AIQ_TEST_SERVER="+binary, "AIQ_TEST_HOME="+n.home.Dir, "AIQ_TEST_SOURCE=db",
+		"XDG_CACHE_HOME="+filepath.Join(n.xdg, "cache"), "XDG_STATE_HOME="+filepath.Join(n.xdg, "state"),
+		"XDG_DATA_HOME="+filepath.Join(n.xdg, "data"), "XDG_CONFIG_HOME="+filepath.Join(n.xdg, "config"),
+		"LANG=C.UTF-8", "LC_ALL=C.UTF-8", "TERM=xterm-256color",
+	)
+	tmux := func(args ...string) string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, tmuxPath, append([]string{"-u", "-L", socket, "-f", "/dev/null"}, args...)...)
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "tmux %v: %s", args, out)
+		return string(out)
+	}
+	dir := pluginDir(t)
+	// Started in the file's folder, so that the status line shows its name
+	// rather than a temporary path.
+	tmux("new-session", "-d", "-s", "aiq", "-x", "120", "-y", "40", "-c", n.tmp,
+		fmt.Sprintf("%s -u NONE -i NONE --noplugin --cmd 'set rtp^=%s' -c 'runtime plugin/aiq.lua' -c 'luafile %s' %s",
+			nvim, dir, filepath.Join(dir, "test", "tmux.lua"), filepath.Base(sqlFile)))
+	t.Cleanup(func() {
+		exec.Command(tmuxPath, "-L", socket, "kill-server").Run()
+		if t.Failed() {
+			t.Logf("the server's logs:\n%s", n.serverLogs())
+		}
+	})
+
+	screen := func() string { return tmux("capture-pane", "-p", "-t", "aiq") }
+	waitScreen := func(what string, ok func(string) bool) string {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			s := screen()
+			if ok(s) {
+				return s
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the screen did not show %s within 30s:\n%s", what, s)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	waitScreen("the SQL file", func(s string) bool { return strings.Contains(s, "FROM orders GROUP BY status;") })
+	tmux("send-keys", "-t", "aiq", "2GVj:")
+	tmux("send-keys", "-t", "aiq", "-l", "AiqAsk what does this do?")
+	tmux("send-keys", "-t", "aiq", "Enter")
+	final := waitScreen("the whole answer", func(s string) bool {
+		return strings.Contains(s, "It counts") && !strings.Contains(s, "running…")
+	})
+	for _, want := range []string{
+		"| status    | n   |", "| delivered |   2 |", "| shipped   |   1 |", "(3 rows)",
+		"📊 Orders by status (bar chart)", "what does this do?", "aiq://chat",
+	} {
+		assert.Contains(t, final, want, "the screen")
+	}
+	// The panel is the right-hand window; the cursor stayed on the left,
+	// in the SQL file.
+	x := strings.TrimSpace(tmux("display-message", "-p", "-t", "aiq", "#{cursor_x}"))
+	assert.Less(t, mustAtoi(t, x), 120-72, "the cursor's column: the focus left the SQL window")
+	if dir := os.Getenv("AIQ_SCREENSHOT_DIR"); dir != "" {
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "nvim-chat.txt"), []byte(final), 0o644))
+	}
+	tmux("send-keys", "-t", "aiq", "Escape", ":qa!", "Enter")
+	waitGone := time.Now().Add(10 * time.Second)
+	for exec.Command(tmuxPath, "-L", socket, "has-session", "-t", "aiq").Run() == nil {
+		if time.Now().After(waitGone) {
+			t.Fatalf("Neovim did not quit within 10s:\n%s", screen())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	assertNoRace(t, n.serverLogs())
+}
+
+func mustAtoi(t *testing.T, s string) int {
+	v, err := strconv.Atoi(s)
+	require.NoError(t, err, "not a number: %q", s)
+	return v
+}

@@ -1,0 +1,234 @@
+-- The chat panel: one scratch buffer, aiq://chat, shown in a split. It is
+-- written to while the user works elsewhere, so nothing here moves the
+-- focus, and a window whose cursor was at the end keeps following it.
+local config = require("aiq.config")
+
+local M = {}
+
+local api = vim.api
+local NAME = "aiq://chat"
+
+local panel = {
+  buf = nil,
+  running = nil, -- the running indicator's text while a turn runs
+  streaming = false, -- the last content line is streamed text still growing
+}
+
+local function valid(buf)
+  return buf and api.nvim_buf_is_valid(buf)
+end
+
+local function set_keymaps(buf)
+  local keys = config.options.keymaps
+  local function map(lhs, fn, desc)
+    if lhs and lhs ~= "" then
+      vim.keymap.set("n", lhs, fn, { buffer = buf, silent = true, desc = desc })
+    end
+  end
+  map(keys.cancel, function()
+    require("aiq.turn").cancel()
+  end, "aiq: cancel the running question")
+  map(keys.close, function()
+    M.close()
+  end, "aiq: close the chat panel")
+end
+
+-- buffer returns the panel's buffer, making it on first use.
+function M.buffer()
+  if valid(panel.buf) then
+    return panel.buf
+  end
+  local existing = vim.fn.bufnr(NAME)
+  local buf = existing > 0 and existing or api.nvim_create_buf(false, true)
+  api.nvim_buf_set_name(buf, NAME)
+  local bo = vim.bo[buf]
+  bo.buftype, bo.bufhidden, bo.swapfile = "nofile", "hide", false
+  bo.filetype, bo.modifiable = "markdown", false
+  set_keymaps(buf)
+  panel.buf, panel.running, panel.streaming = buf, nil, false
+  return buf
+end
+
+local function windows()
+  local wins = {}
+  if not valid(panel.buf) then
+    return wins
+  end
+  for _, win in ipairs(api.nvim_list_wins()) do
+    if api.nvim_win_get_buf(win) == panel.buf then
+      wins[#wins + 1] = win
+    end
+  end
+  return wins
+end
+
+-- open shows the panel in a split unless it is shown already, and gives
+-- the focus back to the window that had it.
+function M.open()
+  local buf = M.buffer()
+  if #windows() > 0 then
+    return
+  end
+  local previous = api.nvim_get_current_win()
+  local opts = config.options.panel
+  vim.cmd(opts.split)
+  local win = api.nvim_get_current_win()
+  api.nvim_win_set_buf(win, buf)
+  if opts.width and opts.split:find("vsplit") then
+    api.nvim_win_set_width(win, opts.width)
+  end
+  local wo = vim.wo[win]
+  wo.wrap, wo.linebreak, wo.number, wo.relativenumber, wo.winfixwidth = true, true, false, false, true
+  local last = api.nvim_buf_line_count(buf)
+  api.nvim_win_set_cursor(win, { last, 0 })
+  api.nvim_set_current_win(previous)
+end
+
+function M.close()
+  for _, win in ipairs(windows()) do
+    if #api.nvim_list_wins() > 1 then
+      api.nvim_win_close(win, false)
+    end
+  end
+end
+
+-- write runs fn on the buffer with it modifiable; windows whose cursor was
+-- on the last line follow the end.
+local function write(fn)
+  local buf = M.buffer()
+  local following = {}
+  local before = api.nvim_buf_line_count(buf)
+  for _, win in ipairs(windows()) do
+    following[win] = api.nvim_win_get_cursor(win)[1] >= before
+  end
+  vim.bo[buf].modifiable = true
+  local ok, err = pcall(fn, buf)
+  vim.bo[buf].modifiable = false
+  local after = api.nvim_buf_line_count(buf)
+  for win, follow in pairs(following) do
+    if follow and api.nvim_win_is_valid(win) then
+      api.nvim_win_set_cursor(win, { after, 0 })
+    end
+  end
+  if not ok then
+    error(err, 0)
+  end
+end
+
+local function empty(buf)
+  local lines = api.nvim_buf_get_lines(buf, 0, -1, false)
+  return #lines == 1 and lines[1] == ""
+end
+
+-- content_end is the number of lines before the running indicator.
+local function content_end(buf)
+  local n = api.nvim_buf_line_count(buf)
+  return panel.running and n - 1 or n
+end
+
+-- needs_gap tells whether a new block needs a blank line before it: not
+-- at the top, after a blank line, or right under a heading.
+local function needs_gap(buf)
+  local stop = content_end(buf)
+  if stop == 0 or empty(buf) then
+    return false
+  end
+  local last = api.nvim_buf_get_lines(buf, stop - 1, stop, false)[1]
+  return last ~= "" and not last:match("^#")
+end
+
+local function indicator()
+  local key = config.options.keymaps.cancel
+  local hint = key and key ~= "" and string.format(" (%s to cancel)", key) or ""
+  return "⏳ " .. panel.running .. hint
+end
+
+-- add appends lines as a new block, after a blank line unless the panel
+-- is empty. The running indicator stays last.
+function M.add(lines, opts)
+  opts = opts or {}
+  write(function(buf)
+    local block = {}
+    if opts.gap and needs_gap(buf) then
+      block[1] = ""
+    end
+    vim.list_extend(block, lines)
+    local stop = content_end(buf)
+    if empty(buf) then
+      api.nvim_buf_set_lines(buf, 0, 1, false, block)
+    else
+      api.nvim_buf_set_lines(buf, stop, stop, false, block)
+    end
+  end)
+  panel.streaming = false
+end
+
+-- stream appends a piece of streamed text: to the last line while text
+-- streams, on a new line after any other block.
+function M.stream(text)
+  if text == nil or text == "" then
+    return
+  end
+  local pieces = vim.split(text, "\n", { plain = true })
+  if not panel.streaming then
+    M.add(pieces, { gap = true })
+    panel.streaming = true
+    return
+  end
+  write(function(buf)
+    local stop = content_end(buf)
+    local last = api.nvim_buf_get_lines(buf, stop - 1, stop, false)[1] or ""
+    pieces[1] = last .. pieces[1]
+    api.nvim_buf_set_lines(buf, stop - 1, stop, false, pieces)
+  end)
+end
+
+-- set_running shows the running indicator with text, or removes it when
+-- text is nil.
+function M.set_running(text)
+  write(function(buf)
+    local n = api.nvim_buf_line_count(buf)
+    if panel.running and not text then
+      api.nvim_buf_set_lines(buf, n - 1, n, false, {})
+    elseif text then
+      local had = panel.running
+      panel.running = text
+      if had then
+        api.nvim_buf_set_lines(buf, n - 1, n, false, { indicator() })
+      elseif empty(buf) then
+        api.nvim_buf_set_lines(buf, 0, 1, false, { indicator() })
+      else
+        api.nvim_buf_set_lines(buf, n, n, false, { indicator() })
+      end
+    end
+  end)
+  if not text then
+    panel.running = nil
+  end
+end
+
+function M.is_running()
+  return panel.running ~= nil
+end
+
+-- set_lines replaces the conversation with lines.
+function M.set_lines(lines)
+  write(function(buf)
+    api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  end)
+  panel.running, panel.streaming = nil, false
+end
+
+function M.clear()
+  M.set_lines({})
+end
+
+-- lines returns the panel's lines, for tests and screenshots.
+function M.lines()
+  if not valid(panel.buf) then
+    return {}
+  end
+  return api.nvim_buf_get_lines(panel.buf, 0, -1, false)
+end
+
+return M

@@ -1,0 +1,57 @@
+-- The options of setup(), with their defaults.
+local M = {}
+
+M.defaults = {
+  -- The aiq-rpc command: a name on $PATH or a path.
+  server = "aiq-rpc",
+  -- The AIQ home folder; nil lets aiq-rpc pick ($AIQ_HOME, else ~/.aiq).
+  home = nil,
+  -- The data source of new sessions; nil is the server's default.
+  source = nil,
+  -- Extra arguments for aiq-rpc, e.g. { "--history-limit", "40" }.
+  args = {},
+  -- Where aiq-rpc logs; its start-up errors are read back from here.
+  log_file = nil, -- default: stdpath("cache") .. "/aiq-rpc.log"
+  -- Rows of a result shown in the panel before "… N more rows".
+  max_rows = 50,
+  panel = {
+    -- The command that opens the panel's window.
+    split = "botright vsplit",
+    width = 80,
+  },
+  keymaps = {
+    -- In the panel: cancel the running turn, close the panel.
+    cancel = "<C-c>",
+    close = "q",
+    -- Global mapping (normal and visual mode) for :AiqAsk; false for none.
+    ask = false,
+  },
+}
+
+M.options = vim.deepcopy(M.defaults)
+
+-- set merges the user's options over the defaults, and says which option
+-- is wrong rather than failing later in a stack.
+function M.set(user)
+  if user ~= nil and type(user) ~= "table" then
+    error("aiq: setup() takes a table of options, got " .. type(user), 0)
+  end
+  local merged = vim.tbl_deep_extend("force", vim.deepcopy(M.defaults), user or {})
+  if type(merged.server) ~= "string" or merged.server == "" then
+    error("aiq: the option 'server' must be the aiq-rpc command (a string)", 0)
+  end
+  if type(merged.args) ~= "table" then
+    error("aiq: the option 'args' must be a list of strings", 0)
+  end
+  if type(merged.max_rows) ~= "number" or merged.max_rows < 1 then
+    error("aiq: the option 'max_rows' must be a positive number", 0)
+  end
+  M.options = merged
+  return merged
+end
+
+function M.log_file()
+  return M.options.log_file or (vim.fn.stdpath("cache") .. "/aiq-rpc.log")
+end
+
+return M

@@ -1,0 +1,41 @@
+-- aiq.nvim: setup() and the commands. One aiq-rpc per Neovim
+-- (aiq.server, aiq.rpc) holds one session (aiq.session); a question is a
+-- turn (aiq.turn) shown in the chat panel (aiq.chat).
+local config = require("aiq.config")
+local selection = require("aiq.selection")
+local server = require("aiq.server")
+local session = require("aiq.session")
+local turn = require("aiq.turn")
+
+local M = {}
+
+M.ask = turn.ask
+M.cancel = turn.cancel
+M.history = session.history
+M.clear = session.clear
+M.save = session.save
+M.load = session.load
+M.sessions = session.sessions
+M.source = session.source
+M.complete_sessions = session.complete_sessions
+M.complete_sources = session.complete_sources
+M.selection = selection.get
+
+function M.setup(opts)
+  local o = config.set(opts)
+  local key = o.keymaps.ask
+  if type(key) == "string" and key ~= "" then
+    vim.keymap.set("n", key, "<cmd>AiqAsk<CR>", { desc = "aiq: ask a question" })
+    vim.keymap.set("x", key, ":AiqAsk<CR>", { desc = "aiq: ask about the selection" })
+  end
+end
+
+-- The server saves its sessions on shutdown; give it the chance.
+vim.api.nvim_create_autocmd("VimLeavePre", {
+  group = vim.api.nvim_create_augroup("aiq", { clear = true }),
+  callback = function()
+    server.conn:shutdown(2000)
+  end,
+})
+
+return M

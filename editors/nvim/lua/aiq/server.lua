@@ -1,0 +1,50 @@
+-- The plugin's one aiq-rpc connection, and how what the server sends
+-- reaches the rest of the plugin: progress to the running turn, messages
+-- to vim.notify, confirmation requests to a dialog.
+local config = require("aiq.config")
+local rpc = require("aiq.rpc")
+
+local M = {}
+
+local levels = vim.log.levels
+
+function M.notify(msg, level)
+  vim.notify("aiq: " .. msg, level or levels.INFO)
+end
+
+-- report tells the user about a failed request, unless it failed because
+-- the server stopped: the connection has said so already, once.
+function M.report(err)
+  if err and not err.stopped then
+    M.notify(err.message or tostring(err), levels.ERROR)
+  end
+end
+
+local show_message_levels = { levels.ERROR, levels.WARN, levels.INFO, levels.DEBUG }
+
+local handlers = {}
+
+function handlers.notification(method, params)
+  if method == "chat/progress" then
+    require("aiq.turn").progress(params)
+  elseif method == "window/showMessage" then
+    vim.notify(params.message, show_message_levels[params.type] or levels.INFO)
+  end
+end
+
+function handlers.server_request(method, params)
+  if method == "chat/confirm" then
+    return require("aiq.confirm").ask(params or {})
+  end
+  return nil, vim.lsp.rpc.rpc_response_error(-32601, "aiq.nvim does not handle " .. tostring(method))
+end
+
+function handlers.on_exit()
+  require("aiq.session").forget()
+end
+
+M.conn = rpc.new(function()
+  return vim.tbl_extend("force", config.options, { log_file = config.log_file() })
+end, handlers)
+
+return M

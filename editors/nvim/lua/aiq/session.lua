@@ -1,0 +1,291 @@
+-- The plugin's one session on the server, and the commands on it:
+-- history, clear, save, load, the list of saved sessions, the source.
+local chat = require("aiq.chat")
+local render = require("aiq.render")
+local server = require("aiq.server")
+
+local M = {}
+
+-- state: the session's id on the running server, and the file it saves
+-- to, to reopen it after the server restarts.
+local state = { id = nil, path = nil }
+
+-- busy: a running turn holds the session. aiq.turn requires this module,
+-- so it is required when needed.
+local function busy()
+  return require("aiq.turn").busy()
+end
+
+function M.id()
+  return state.id
+end
+
+-- forget drops the session id: ids are valid for one connection, and the
+-- next command reopens the session from its file.
+function M.forget()
+  state.id = nil
+end
+
+-- remember notes the file the session saves to.
+function M.remember(path)
+  state.path = path
+end
+
+local session_waiters = nil
+
+-- open_session reopens the session file of before a restart, else makes
+-- a new session.
+local function open_session(done)
+  local function new()
+    server.conn:request("session/new", vim.empty_dict(), function(err, result)
+      done(not err and result.sessionId or nil, err)
+    end)
+  end
+  if not state.path then
+    return new()
+  end
+  server.conn:request("session/load", { path = state.path }, function(err, result)
+    if err and not err.stopped then
+      server.notify("the session " .. state.path .. " could not be reopened, so a new one starts: " .. err.message, vim.log.levels.WARN)
+      state.path = nil
+      return new()
+    end
+    done(not err and result.sessionId or nil, err)
+  end)
+end
+
+-- with_session calls fn(sessionId) once the plugin's session exists, or
+-- fn(nil, err) when it could not be made.
+function M.with_session(fn)
+  if state.id then
+    return fn(state.id)
+  end
+  if session_waiters then
+    table.insert(session_waiters, fn)
+    return
+  end
+  session_waiters = { fn }
+  open_session(function(id, err)
+    state.id = id
+    local waiters = session_waiters
+    session_waiters = nil
+    for _, waiter in ipairs(waiters) do
+      waiter(id, err)
+    end
+  end)
+end
+
+local function show_history(id)
+  server.conn:request("chat/history", { sessionId = id, detail = "turns" }, function(err, result)
+    if err then
+      return server.report(err)
+    end
+    local lines = render.history(result.turns)
+    if #lines == 0 then
+      lines = { "_No questions yet in this session._" }
+    end
+    chat.open()
+    chat.set_lines(lines)
+  end)
+end
+
+function M.history()
+  if busy() then
+    return
+  end
+  M.with_session(function(id, err)
+    if not id then
+      return server.report(err)
+    end
+    show_history(id)
+  end)
+end
+
+function M.clear()
+  if busy() then
+    return
+  end
+  local choice = vim.fn.confirm("Clear the aiq conversation? The session file is emptied too.", "&Yes\n&No", 2)
+  if choice ~= 1 then
+    return
+  end
+  M.with_session(function(id, err)
+    if not id then
+      return server.report(err)
+    end
+    server.conn:request("chat/clear", { sessionId = id }, function(e)
+      if e then
+        return server.report(e)
+      end
+      chat.clear()
+      server.notify("the conversation is cleared")
+    end)
+  end)
+end
+
+function M.save(path)
+  path = vim.trim(path or "")
+  M.with_session(function(id, err)
+    if not id then
+      return server.report(err)
+    end
+    local params = { sessionId = id }
+    if path ~= "" then
+      params.path = vim.fn.fnamemodify(vim.fn.expand(path), ":p")
+    end
+    server.conn:request("session/save", params, function(e, result)
+      if e then
+        return server.report(e)
+      end
+      state.path = result.path
+      server.notify(string.format("saved to %s. %s", result.path, result.hint or ""))
+    end)
+  end)
+end
+
+function M.load(path)
+  path = vim.trim(path or "")
+  if path == "" then
+    server.notify(":AiqLoad needs a session file; :AiqSessions lists the saved ones", vim.log.levels.ERROR)
+    return
+  end
+  if busy() then
+    return
+  end
+  path = vim.fn.fnamemodify(vim.fn.expand(path), ":p")
+  server.conn:request("session/load", { path = path }, function(err, result)
+    if err then
+      return server.report(err)
+    end
+    local old = state.id
+    state.id, state.path = result.sessionId, result.path
+    if old and old ~= result.sessionId then
+      server.conn:request("session/close", { sessionId = old }, function() end)
+    end
+    local n = result.turns or 0
+    server.notify(string.format("loaded %s (%d turn%s)", result.path, n, n == 1 and "" or "s"))
+    if result.sourceAvailable == false then
+      local names = {}
+      for _, s in ipairs(result.sources or {}) do
+        names[#names + 1] = s.name
+      end
+      server.notify(
+        string.format(
+          "the session's source '%s' is not configured here; pick one with :AiqSource (configured: %s)",
+          result.source or "",
+          #names > 0 and table.concat(names, ", ") or "none"
+        ),
+        vim.log.levels.WARN
+      )
+    end
+    show_history(result.sessionId)
+  end)
+end
+
+local function session_label(s)
+  if s.error and s.error ~= vim.NIL then
+    return string.format("%s  (unreadable: %s)", vim.fn.fnamemodify(s.path, ":t"), s.error)
+  end
+  local question = s.firstQuestion ~= "" and s.firstQuestion or "(no question yet)"
+  local n = s.turns or 0
+  return string.format("%s  %s  %d turn%s  [%s]", (s.updated or ""):sub(1, 16), question, n, n == 1 and "" or "s", s.source or "")
+end
+
+function M.sessions()
+  server.conn:request("session/list", nil, function(err, result)
+    if err then
+      return server.report(err)
+    end
+    local list = result.sessions or {}
+    if #list == 0 then
+      server.notify("no saved sessions yet")
+      return
+    end
+    vim.ui.select(list, { prompt = "Load an aiq session:", format_item = session_label }, function(choice)
+      if choice then
+        M.load(choice.path)
+      end
+    end)
+  end)
+end
+
+local function set_source(name)
+  M.with_session(function(id, err)
+    if not id then
+      return server.report(err)
+    end
+    server.conn:request("session/setSource", { sessionId = id, source = name }, function(e, result)
+      if e then
+        return server.report(e)
+      end
+      if result.source == "" then
+        server.notify("the session now has no database")
+      else
+        server.notify(string.format("the session now uses %s (%s)", result.source, result.databaseType or ""))
+      end
+    end)
+  end)
+end
+
+function M.source(name)
+  name = vim.trim(name or "")
+  if busy() then
+    return
+  end
+  if name ~= "" then
+    return set_source(name)
+  end
+  server.conn:request("sources/list", nil, function(err, result)
+    if err then
+      return server.report(err)
+    end
+    local list = vim.list_extend({}, result.sources or {})
+    list[#list + 1] = { name = "" }
+    vim.ui.select(list, {
+      prompt = "aiq data source:",
+      format_item = function(s)
+        return s.name == "" and "(no database)" or string.format("%s (%s)", s.name, s.type or "")
+      end,
+    }, function(choice)
+      if choice then
+        set_source(choice.name)
+      end
+    end)
+  end)
+end
+
+-- Completion -------------------------------------------------------------
+
+local function starting_with(items, lead)
+  local out = {}
+  for _, item in ipairs(items) do
+    if item:sub(1, #lead) == lead then
+      out[#out + 1] = item
+    end
+  end
+  return out
+end
+
+-- complete_sessions gives the session files of the server's home, and
+-- files elsewhere once the user types a path.
+function M.complete_sessions(lead)
+  local info = server.conn:ready(3000)
+  local home = info and info.home
+  local files = home and vim.fn.glob(home .. "/sessions/*.json", false, true) or {}
+  local matches = starting_with(files, lead)
+  if #matches == 0 and lead ~= "" then
+    return vim.fn.getcompletion(lead, "file")
+  end
+  return matches
+end
+
+function M.complete_sources(lead)
+  local result = server.conn:request_sync("sources/list", nil, 3000)
+  local names = {}
+  for _, s in ipairs(result and result.sources or {}) do
+    names[#names + 1] = s.name
+  end
+  return starting_with(names, lead)
+end
+
+return M

@@ -1,0 +1,143 @@
+-- A turn: one question, its streamed answer in the chat panel, and its
+-- end (answered, cancelled, failed, or cut short by the server's death).
+-- One turn runs at a time.
+local chat = require("aiq.chat")
+local config = require("aiq.config")
+local render = require("aiq.render")
+local selection = require("aiq.selection")
+local server = require("aiq.server")
+local session = require("aiq.session")
+
+local M = {}
+
+local current = nil -- the running turn
+
+function M.running()
+  return current ~= nil
+end
+
+-- busy says, and tells the user, whether a turn runs.
+function M.busy()
+  if current then
+    server.notify("a question is still running; :AiqCancel stops it", vim.log.levels.WARN)
+    return true
+  end
+  return false
+end
+
+function M.progress(p)
+  local turn = current
+  if not turn or not turn.req or p.requestId ~= turn.req.id then
+    return
+  end
+  if p.kind == "text" then
+    turn.streamed = true
+    chat.stream(p.text)
+  elseif p.kind == "tool_call" then
+    if p.sql and p.sql ~= vim.NIL then
+      chat.add(render.fence(p.sql, "sql"), { gap = true })
+    elseif p.tool ~= "render_chart" then -- the chart event shows it
+      local args = p.arguments and p.arguments ~= vim.NIL and vim.json.encode(p.arguments) or ""
+      chat.add({ string.format("🔧 %s %s", p.tool or "tool", args) }, { gap = true })
+    end
+  elseif p.kind == "tool_result" then
+    if type(p.statement) == "table" then
+      turn.shown_statements = (turn.shown_statements or 0) + 1
+      chat.add(render.statement(p.statement, { max_rows = config.options.max_rows }))
+    elseif p.tool ~= "render_chart" and p.summary and p.summary ~= vim.NIL then
+      chat.add({ "→ " .. p.summary })
+    end
+  elseif p.kind == "chart" and type(p.chart) == "table" then
+    chat.add(render.chart(p.chart, { max_rows = config.options.max_rows }), { gap = true })
+  elseif p.kind == "status" and p.message then
+    chat.set_running(p.message)
+  end
+end
+
+-- finish_turn shows how a turn ended and stops the running indicator.
+local function finish_turn(turn, err, result)
+  if current == turn then
+    current = nil
+  end
+  chat.set_running(nil)
+  if err then
+    if err.stopped then
+      chat.add({ "✗ No answer: aiq-rpc is not running (see its message). The next command starts it again." }, { gap = true })
+    elseif err.code == -32800 then
+      chat.add({ "_Cancelled._" }, { gap = true })
+    else
+      chat.add({ "✗ " .. (err.message or tostring(err)) }, { gap = true })
+      server.report(err)
+    end
+    return
+  end
+  -- Statements and text the server did not stream (no model: the SQL
+  -- ran directly) are shown from the result.
+  local statements = type(result.statements) == "table" and result.statements or {}
+  for i = (turn.shown_statements or 0) + 1, #statements do
+    chat.add(render.fence(statements[i].sql, "sql"), { gap = true })
+    chat.add(render.statement(statements[i], { max_rows = config.options.max_rows }))
+  end
+  if not turn.streamed and type(result.answer) == "string" and result.answer ~= "" then
+    chat.stream(result.answer)
+  end
+  if result.stopReason == "cancelled" then
+    chat.add({ "_Cancelled._" }, { gap = true })
+  end
+  if type(result.savedTo) == "string" and result.savedTo ~= "" then
+    session.remember(result.savedTo)
+  end
+end
+
+-- ask asks question, with the selection of lines line1..line2 when given.
+function M.ask(question, line1, line2)
+  if M.busy() then
+    return
+  end
+  local sel = line1 and selection.get(line1, line2) or nil
+  question = vim.trim(question or "")
+  if question == "" and not sel then
+    -- <C-c> at the prompt raises "Keyboard interrupt": the user gave up.
+    local ok, typed = pcall(vim.fn.input, { prompt = "Ask aiq: " })
+    question = ok and vim.trim(typed or "") or ""
+    if question == "" then
+      return
+    end
+  end
+  local turn = { streamed = false }
+  current = turn
+  chat.open()
+  chat.add(render.question(question, sel), { gap = true })
+  chat.add({ "", "## aiq" })
+  chat.set_running("running…")
+  session.with_session(function(id, err)
+    if not id then
+      return finish_turn(turn, err or { message = "no session" })
+    end
+    if turn.cancelled then
+      return finish_turn(turn, { code = -32800, message = "cancelled" })
+    end
+    local params = { sessionId = id, selection = sel }
+    if question ~= "" then
+      params.query = question
+    end
+    turn.req = server.conn:request("chat/turn", params, function(e, result)
+      finish_turn(turn, e, result)
+    end)
+  end)
+end
+
+function M.cancel()
+  local turn = current
+  if not turn then
+    server.notify("no question is running")
+    return
+  end
+  turn.cancelled = true
+  chat.set_running("cancelling…")
+  if turn.req then
+    server.conn:cancel(turn.req)
+  end
+end
+
+return M

@@ -1,0 +1,38 @@
+-- The help file's tags build and resolve, :checkhealth aiq reports the
+-- server, and loading the plugin twice is harmless.
+local T = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/helper.lua")
+
+T.run(function()
+  local rt = T.env.AIQ_TEST_TMP .. "/rt"
+  vim.cmd("helptags " .. rt .. "/doc")
+  local tags = {}
+  for _, line in ipairs(vim.fn.readfile(rt .. "/doc/tags")) do
+    tags[vim.split(line, "\t")[1]] = true
+  end
+  for _, tag in ipairs({
+    "aiq", "aiq.txt", "aiq-install", "aiq-requirements", "aiq-setup", "aiq-commands", "aiq-keymaps",
+    "aiq-panel", "aiq-health", ":AiqAsk", ":AiqHistory", ":AiqClear", ":AiqSave", ":AiqLoad",
+    ":AiqSessions", ":AiqSource", ":AiqCancel",
+  }) do
+    T.truthy(tags[tag], "the help file has no tag " .. tag)
+  end
+  vim.opt.runtimepath:append(rt)
+  vim.cmd("help aiq")
+  T.truthy(vim.api.nvim_buf_get_name(0):match("aiq%.txt$"), ":help aiq opens " .. vim.api.nvim_buf_get_name(0))
+  vim.cmd("help :AiqLoad")
+  T.truthy(vim.api.nvim_get_current_line():find(":AiqLoad", 1, true), ":help :AiqLoad lands on " .. vim.api.nvim_get_current_line())
+  vim.cmd("helpclose")
+
+  -- Loaded twice: the guard keeps the commands as they are.
+  vim.cmd("runtime plugin/aiq.lua")
+  T.eq(vim.fn.exists(":AiqAsk"), 2, ":AiqAsk is defined")
+
+  T.setup()
+  vim.cmd("checkhealth aiq")
+  local report = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+  T.log(report)
+  for _, want in ipairs({ "OK: server: " .. T.env.AIQ_TEST_SERVER, "OK: a model is configured", "OK: data sources: db (sqlite)" }) do
+    T.truthy(report:find(want, 1, true), "the health report lacks " .. want)
+  end
+  T.truthy(not report:find("ERROR", 1, true), "the health report has an error")
+end)

@@ -1,0 +1,54 @@
+-- A new Neovim loads the saved session: :AiqLoad shows its history and
+-- warns that its source is gone; completion offers the home's session
+-- files; :AiqSessions picks one; :AiqSource sets a source; the next turn
+-- continues the loaded conversation.
+local T = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/helper.lua")
+
+local want = { "## You", "How many orders are there?", "", "## aiq", "There are 4 orders." }
+
+local function wait_history()
+  T.wait("the loaded history in the panel", function()
+    return vim.deep_equal(T.panel(), want)
+  end, 5000)
+end
+
+T.run(function()
+  T.setup()
+  local saved = T.env.AIQ_TEST_TMP .. "/saved.json"
+  vim.cmd("AiqLoad " .. saved)
+  wait_history()
+  local warning = T.note_matching("the session's source 'db' is not configured here")
+  T.truthy(warning and warning.level == vim.log.levels.WARN, "a warning that the source is not configured")
+
+  -- Completion lists the files of <home>/sessions, as the server says.
+  local copy = T.env.AIQ_TEST_HOME .. "/sessions/copy.json"
+  T.eq(vim.fn.getcompletion("AiqLoad ", "cmdline"), { copy }, "the completion of :AiqLoad")
+  T.eq(vim.fn.getcompletion("AiqSource ", "cmdline"), { "other" }, "the completion of :AiqSource")
+
+  -- :AiqSessions offers the saved sessions; picking one loads it.
+  require("aiq.chat").clear()
+  local offered
+  vim.ui.select = function(items, opts, on_choice)
+    offered = vim.tbl_map(opts.format_item, items)
+    on_choice(items[1], 1)
+  end
+  vim.cmd("AiqSessions")
+  wait_history()
+  T.truthy(offered and #offered == 1 and offered[1]:find("How many orders are there?", 1, true), "the sessions offered: " .. vim.inspect(offered))
+
+  -- Pick the source from the list, then ask on: the model sees the
+  -- earlier turn.
+  offered = nil
+  vim.cmd("AiqSource")
+  T.wait("the list of sources", function()
+    return offered ~= nil
+  end, 5000)
+  T.eq(offered, { "other (sqlite)", "(no database)" }, "the sources offered")
+  T.wait("the source to be set", function()
+    return T.note_matching("the session now uses other (sqlite)") ~= nil
+  end, 5000)
+  vim.cmd("AiqAsk And how many are pending?")
+  T.wait_turn()
+  T.expect("One is pending.", "the answer")
+  T.eq(#T.errors(), 0, "error messages")
+end)

@@ -1,0 +1,71 @@
+-- Unit test of lua/aiq/render.lua: pure text, no server.
+local T = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/helper.lua")
+local render = require("aiq.render")
+
+local function width(s)
+  return vim.fn.strdisplaywidth(s)
+end
+
+T.run(function()
+  -- Wide characters count double, NULL reads NULL, numbers align right
+  -- and integers show without a decimal point.
+  local lines = render.table({ "name", "qty" }, { { "漢字", 3 }, { "ab", vim.NIL }, { vim.NIL, 12.5 } })
+  T.eq(lines, {
+    "| name | qty  |",
+    "|------|-----:|",
+    "| 漢字 |    3 |",
+    "| ab   | NULL |",
+    "| NULL | 12.5 |",
+  }, "a table with wide characters and NULLs")
+  for _, line in ipairs(lines) do
+    T.eq(width(line), width(lines[1]), "the display width of " .. line)
+  end
+
+  -- Rows past max_rows are counted, with the rows the statement returned
+  -- beyond those sent.
+  local rows = {}
+  for i = 1, 7 do
+    rows[i] = { i, "row " .. i }
+  end
+  lines = render.table({ "id", "label" }, rows, { max_rows = 5, total = 600 })
+  T.eq(#lines, 2 + 5 + 1, "a capped table's line count")
+  T.eq(lines[#lines], "… 595 more rows", "the truncation line")
+  T.eq(render.table({ "n" }, { { 1 }, { 2 } }, { max_rows = 1 })[4], "… 1 more row", "one hidden row")
+
+  -- Values that would break a row stay on one line.
+  T.eq(render.cell("a\nb\tc"), "a⏎b c", "a cell with a newline and a tab")
+  T.eq(render.cell({ 1, 2 }), "[1,2]", "a JSON array cell")
+  T.eq(render.cell(true), "true", "a boolean cell")
+  T.eq(render.cell(1e20), "1e+20", "a huge number")
+
+  -- Statements: rows with a count, writes, failures.
+  T.eq(render.statement({ status = "success", columns = { "n" }, rows = { { 4 } }, rowCount = 1 }), {
+    "| n   |",
+    "|----:|",
+    "|   4 |",
+    "(1 row)",
+  }, "a statement's rows")
+  T.eq(render.statement({ status = "success", columns = vim.NIL, rowCount = 3 }), { "✓ 3 rows affected" }, "a write")
+  T.eq(render.statement({ status = "rejected" }), { "✗ rejected: the statement did not run" }, "a rejected write")
+  T.eq(render.statement({ status = "error", error = "no such table: x" }), { "✗ no such table: x" }, "a failed statement")
+
+  -- A fence is longer than any backtick run inside.
+  T.eq(render.fence("SELECT 1\n", "sql"), { "```sql", "SELECT 1", "```" }, "a sql block")
+  T.eq(render.fence("a ```` b", "md"), { "`````md", "a ```` b", "`````" }, "a block holding backticks")
+
+  -- Charts as text bars, scaled to the largest value.
+  T.eq(render.chart({ chartType = "bar", x = "status", y = "n", title = "Orders", labels = { "a", "bbb" }, values = { 10, 5 } }, { bar_width = 4 }), {
+    "📊 Orders (bar chart)",
+    "  a   ████ 10",
+    "  bbb ██ 5",
+  }, "a bar chart")
+  T.eq(render.chart({ chartType = "pie", x = "k", y = "v", labels = { "x", "y" }, values = { 3, 1 } }, { bar_width = 3 })[2], "  x ███ 3 (75%)", "a pie slice")
+  T.eq(render.chart({ chartType = "scatter", x = "a", y = "b", title = "", points = { { x = 1, y = 2 } } }), {
+    "📊 b by a (scatter chart)",
+    "  (1, 2)",
+  }, "a scatter chart")
+
+  -- The question and the history.
+  T.eq(render.question("what?", { text = "SELECT 1", languageId = "sql" }), { "## You", "what?", "", "```sql", "SELECT 1", "```" }, "a question with a selection")
+  T.eq(render.history({ { role = "user", content = "q" }, { role = "assistant", content = "a\nb" } }), { "## You", "q", "", "## aiq", "a", "b" }, "a history")
+end)
