@@ -272,6 +272,14 @@ func TestNvimPlugin(t *testing.T) {
 		n.run("messages")
 	})
 
+	t.Run("TurnErrorInPanel", func(t *testing.T) {
+		t.Parallel()
+		n := newNvimTest(t, nvim,
+			llmtest.Step{Status: 404, Body: `{"error":{"message":"unknown model test-model","type":"invalid_request_error"}}`},
+			llmtest.Step{Text: "Three orders."})
+		n.run("turnerror")
+	})
+
 	t.Run("HelpAndHealth", func(t *testing.T) {
 		t.Parallel()
 		n := newNvimTest(t, nvim)

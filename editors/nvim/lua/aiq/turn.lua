@@ -66,8 +66,9 @@ local function finish_turn(turn, err, result)
     elseif err.code == -32800 then
       chat.add({ "_Cancelled._" }, { gap = true })
     else
+      -- The panel is open and says it; a popup as well would stack a
+      -- hit-enter prompt on top (the VS Code panel shows it there too).
       chat.add({ "✗ " .. (err.message or tostring(err)) }, { gap = true })
-      server.report(err)
     end
     return
   end

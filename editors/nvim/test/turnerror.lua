@@ -1,0 +1,16 @@
+-- A turn that fails (the model endpoint refuses) says why in the panel,
+-- where the question is, and only there: no popup stacked on top, as in
+-- the VS Code panel. The next question works.
+local T = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/helper.lua")
+
+T.run(function()
+  T.setup()
+  vim.cmd("AiqAsk How many orders are there?")
+  T.wait_turn(5000)
+  T.expect("✗ chat/turn:", "the failed turn")
+  T.expect("unknown model test-model", "the endpoint's reason")
+  T.eq(#T.errors(), 0, "error popups")
+  vim.cmd("AiqAsk And now?")
+  T.wait_turn(5000)
+  T.expect("Three orders.", "the next answer")
+end)
