@@ -147,8 +147,9 @@ export class Commands {
     }
     await this.chat.reveal();
     const r = await this.controller.load(picked[0].fsPath);
-    for (const w of r.warnings ?? []) {
-      void vscode.window.showWarningMessage(w);
+    if (r.warnings?.length) {
+      // One popup for all of them: a session with several problems must not stack dialogs.
+      void vscode.window.showWarningMessage(`AIQ loaded the session with warnings: ${r.warnings.join(" ")}`);
     }
     if (!r.sourceAvailable) {
       const SELECT = "Select Data Source";
