@@ -44,6 +44,13 @@ function M.buffer()
   local bo = vim.bo[buf]
   bo.buftype, bo.bufhidden, bo.swapfile = "nofile", "hide", false
   bo.filetype, bo.modifiable = "markdown", false
+  -- Markdown's syntax rescans 50 lines above the screen on every redraw,
+  -- which on long table lines costs more than all of the plugin's work
+  -- (measured by BenchmarkNvimRender500Rows); the panel has no construct
+  -- that spans more than a few lines but fenced blocks.
+  api.nvim_buf_call(buf, function()
+    vim.cmd("silent! syntax sync minlines=10")
+  end)
   set_keymaps(buf)
   panel.buf, panel.running, panel.streaming = buf, nil, false
   return buf
@@ -116,8 +123,9 @@ local function write(fn)
 end
 
 local function empty(buf)
-  local lines = api.nvim_buf_get_lines(buf, 0, -1, false)
-  return #lines == 1 and lines[1] == ""
+  -- Count first: reading every line made each write as slow as the
+  -- conversation is long.
+  return api.nvim_buf_line_count(buf) == 1 and api.nvim_buf_get_lines(buf, 0, 1, false)[1] == ""
 end
 
 -- content_end is the number of lines before the running indicator.
