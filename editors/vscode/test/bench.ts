@@ -1,0 +1,524 @@
+// How the chat panel copes with the biggest result aiq-rpc sends (500 rows,
+// its cap) and a long streamed answer. It measures and prints; it asserts no
+// timings, since those depend on the machine. Run with `npm run bench`.
+//
+// Part 1 times media/view.js alone in Node. Part 2 serves the real page
+// (chatHtml + media/*) to Debian's headless Chromium, as test/renderCheck.ts
+// does, and times from posting a message to the result being drawn.
+
+import * as fs from "fs";
+import * as http from "http";
+import * as os from "os";
+import * as path from "path";
+import { performance } from "perf_hooks";
+import type { AddressInfo } from "net";
+import { chromium, type BrowserContext, type CDPSession, type Page } from "playwright-core";
+import { chatHtml, newNonce } from "../src/chatHtml";
+
+const CHROMIUM = "/usr/bin/chromium";
+const root = path.join(__dirname, "..", "..");
+const mediaDir = path.join(root, "media");
+// eslint-disable-next-line @typescript-eslint/no-var-requires
+const V = require(path.join(mediaDir, "view.js"));
+
+const ROWS = 500; // aiq-rpc's cap on the rows of one result
+const PIECES = 2000;
+const MARKER = "END-OF-ANSWER";
+const NODE_RUNS = Number(process.env.AIQ_BENCH_NODE_RUNS || 20);
+const PAGE_RUNS = Number(process.env.AIQ_BENCH_PAGE_RUNS || 5);
+
+// ---- The data: a 500-row x 8-column result and a long answer ----
+
+/** A small deterministic generator, so every run sees the same data. */
+function seeded(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+const SQL = "SELECT o.ordered_at, o.id AS order_id, c.name AS customer, o.status,\n       o.total, o.quantity, o.discount, o.note\nFROM orders o JOIN customers c ON c.id = o.customer_id\nORDER BY o.ordered_at\nLIMIT 500";
+const COLUMNS = ["ordered_at", "order_id", "customer", "status", "total", "quantity", "discount", "note"];
+const NAMES = ["Müller", "García", "Østergaard", "Nakamura", "O'Brien", "Dubois", "Kowalski", "Silva", "Nguyen", "Schmidt"];
+const STATUSES = ["delivered", "shipped", "pending", "cancelled", "returned"];
+
+function isoMinute(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 19).replace("T", " ");
+}
+
+/** Dates ascending, ints, text, decimals as text (as drivers send DECIMAL), NULLs. */
+function bigStatement(): any {
+  const rnd = seeded(42);
+  const start = Date.UTC(2025, 0, 1, 8);
+  const rows: unknown[][] = [];
+  for (let i = 0; i < ROWS; i++) {
+    rows.push([
+      isoMinute(start + i * 97 * 60000),
+      10000 + i,
+      `${NAMES[i % NAMES.length]} ${String.fromCharCode(65 + (i % 26))}. #${Math.floor(rnd() * 9000) + 1000}`,
+      STATUSES[Math.floor(rnd() * STATUSES.length)],
+      i % 37 === 0 ? null : (rnd() * 2000).toFixed(2),
+      i % 7 === 0 ? null : Math.floor(rnd() * 12) + 1,
+      rnd() < 0.8 ? null : Math.round(rnd() * 30) / 100,
+      rnd() < 0.6 ? null : `gift wrap, leave at the door ${"(ring twice) ".repeat(Math.floor(rnd() * 4))}`.trim(),
+    ]);
+  }
+  return { sql: SQL, status: "success", rowCount: ROWS, columns: COLUMNS, rows, truncated: false };
+}
+
+/** The same rows with the customer first: a bar chart of the first 40 instead of a line. */
+function barStatement(st: any): any {
+  const swap = (r: unknown[]) => [r[2], r[1], r[0], ...r.slice(3)];
+  return { ...st, columns: swap(st.columns), rows: st.rows.map(swap) };
+}
+
+/** About 40,000 characters of markdown in 2,000 pieces of ~20, the last one ending in MARKER. */
+function answerPieces(): string[] {
+  const rnd = seeded(7);
+  const words = "the orders revenue per customer grew by month while returns fell slightly and pending orders cleared within two days of".split(" ");
+  let text = "";
+  for (let para = 0; text.length < 42000; para++) {
+    if (para % 4 === 3) {
+      for (let i = 0; i < 4; i++) text += `- \`${NAMES[i]}\`: ${(rnd() * 5000).toFixed(2)} across ${Math.floor(rnd() * 40)} orders\n`;
+      text += "\n";
+      continue;
+    }
+    const n = 40 + Math.floor(rnd() * 30);
+    for (let i = 0; i < n; i++) text += words[Math.floor(rnd() * words.length)] + (i === n - 1 ? ".\n\n" : " ");
+  }
+  const pieces: string[] = [];
+  let at = 0;
+  for (let i = 0; i < PIECES - 1; i++) {
+    const len = 15 + Math.floor(rnd() * 11);
+    pieces.push(text.slice(at, at + len));
+    at += len;
+  }
+  pieces.push(` ${MARKER}.`);
+  return pieces;
+}
+
+// ToView messages, as the extension posts them (src/messages.ts).
+const ev = (turnId: number, event: Record<string, unknown>) => ({ type: "progress", turnId, event: { sessionId: "s1", requestId: 2, ...event } });
+const turnStart = (turnId: number) => ({ type: "turnStart", turnId, query: "Show me the last 500 orders with their customers" });
+const sqlCall = (turnId: number) => ev(turnId, { kind: "tool_call", tool: "execute_sql", callId: "call_1", arguments: { sql: SQL }, sql: SQL });
+const sqlResult = (turnId: number, st: any) =>
+  ev(turnId, { kind: "tool_result", tool: "execute_sql", callId: "call_1", summary: `Query executed successfully. Returned ${ROWS} row(s).`, statement: st });
+const textPiece = (turnId: number, text: string) => ev(turnId, { kind: "text", text });
+const turnEnd = (turnId: number, st: any, answer: string) => ({
+  type: "turnEnd",
+  turnId,
+  result: { sessionId: "s1", stopReason: "end_turn", answer, statements: [st], savedTo: "", warnings: [] },
+});
+
+// ---- Numbers ----
+
+interface Row {
+  name: string;
+  samples: number[];
+  note?: string;
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const max = (xs: number[]) => Math.max(...xs);
+const fmt = (ms: number) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2));
+const mb = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MB`;
+
+function printTable(title: string, rows: Row[]): void {
+  const w = Math.max(...rows.map((r) => r.name.length), 4);
+  console.log(`\n${title}`);
+  console.log(`${"case".padEnd(w)}  runs  median ms     max ms  notes`);
+  console.log(`${"-".repeat(w)}  ----  ---------  ---------  -----`);
+  for (const r of rows) {
+    console.log(`${r.name.padEnd(w)}  ${String(r.samples.length).padStart(4)}  ${fmt(median(r.samples)).padStart(9)}  ${fmt(max(r.samples)).padStart(9)}  ${r.note || ""}`);
+  }
+}
+
+// ---- Part 1: view.js in Node ----
+
+/** One warm-up call, then runs timed calls; setup runs untimed before each. */
+function timeIt<T>(runs: number, setup: () => T, fn: (x: T) => unknown): number[] {
+  fn(setup());
+  const out: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const x = setup();
+    const t0 = performance.now();
+    fn(x);
+    out.push(performance.now() - t0);
+  }
+  return out;
+}
+
+function reduceResultTurn(st: any): any {
+  const model = V.emptyModel();
+  for (const m of [turnStart(1), sqlCall(1), sqlResult(1, st), turnEnd(1, st, "Here they are.")]) V.apply(model, m);
+  return model;
+}
+
+function nodeBench(): Row[] {
+  const st = bigStatement();
+  const bar = barStatement(st);
+  const pieces = answerPieces();
+  const full = pieces.join("");
+  const col = (name: string) => COLUMNS.indexOf(name);
+  const resultTurn = reduceResultTurn(st).entries[0];
+  const streamSetup = () => {
+    const model = V.emptyModel();
+    V.apply(model, turnStart(1));
+    return { model, msgs: pieces.map((p) => textPiece(1, p)) };
+  };
+  const line = V.chooseChart(st);
+  const barChart = V.chooseChart(bar);
+  return [
+    { name: "reduce turn: start, tool_call, 500x8 tool_result, turnEnd", samples: timeIt(NODE_RUNS, () => st, reduceResultTurn) },
+    { name: "structuredClone of the 500x8 tool_result (postMessage copy)", samples: timeIt(NODE_RUNS, () => sqlResult(1, st), (m) => structuredClone(m)) },
+    { name: "turnBlocks of that turn (chart choice; per turn redraw)", samples: timeIt(NODE_RUNS, () => resultTurn, (t) => V.turnBlocks(t)) },
+    { name: "sortRows 500 by total (decimal text, NULLs)", samples: timeIt(NODE_RUNS, () => st.rows, (r) => V.sortRows(r, col("total"), "desc")) },
+    { name: "sortRows 500 by quantity (int, NULLs)", samples: timeIt(NODE_RUNS, () => st.rows, (r) => V.sortRows(r, col("quantity"), "asc")) },
+    { name: "sortRows 500 by customer (text, localeCompare)", samples: timeIt(NODE_RUNS, () => st.rows, (r) => V.sortRows(r, col("customer"), "asc")) },
+    { name: "chooseChart 500 rows -> line", samples: timeIt(NODE_RUNS, () => st, (s) => V.chooseChart(s)), note: `${line.chartType}, ${line.labels.length} points` },
+    { name: "chartGeometry line, 500 points", samples: timeIt(NODE_RUNS, () => line, (c) => V.chartGeometry(c, { width: 440, height: 240 })) },
+    { name: "chooseChart + chartGeometry 500 rows -> bar", samples: timeIt(NODE_RUNS, () => bar, (s) => V.chartGeometry(V.chooseChart(s))), note: `${barChart.chartType}, ${barChart.labels.length} bars` },
+    { name: `reduce ${PIECES} text pieces (~20 chars)`, samples: timeIt(NODE_RUNS, streamSetup, ({ model, msgs }) => msgs.forEach((m: unknown) => V.apply(model, m))), note: `${full.length} chars` },
+    { name: `parseMarkdown of the whole answer once`, samples: timeIt(NODE_RUNS, () => full, (t) => V.parseMarkdown(t)) },
+    {
+      name: `parseMarkdown of the answer so far, after each of ${PIECES} pieces`,
+      samples: timeIt(Math.min(NODE_RUNS, 5), () => pieces, (ps) => {
+        let text = "";
+        for (const p of ps) V.parseMarkdown((text += p));
+      }),
+      note: "what chat.js does per streamed piece: quadratic in the answer's length",
+    },
+  ];
+}
+
+// ---- Part 2: the page in headless Chromium ----
+
+// Loaded before chat.js: VS Code's acquireVsCodeApi as in renderCheck.ts
+// (state in sessionStorage, setState timed), the start of each message's
+// handling, long tasks, and the helpers the cases run in the page.
+const STUB = `(function () {
+  var B = (window.__bench = { starts: [], handler: [], setState: [], longtasks: [] });
+  window.addEventListener("message", function () { B.starts.push(performance.now()); });
+  var acquired = false;
+  window.acquireVsCodeApi = function () {
+    if (acquired) throw new Error("acquireVsCodeApi may be called once");
+    acquired = true;
+    return {
+      postMessage: function () {},
+      getState: function () { var s = sessionStorage.getItem("state"); return s ? JSON.parse(s) : undefined; },
+      setState: function (s) {
+        var t0 = performance.now();
+        sessionStorage.setItem("state", JSON.stringify(s));
+        B.setState.push(performance.now() - t0);
+      },
+    };
+  };
+  B.longtaskSupported = typeof PerformanceObserver !== "undefined" &&
+    (PerformanceObserver.supportedEntryTypes || []).indexOf("longtask") >= 0;
+  if (B.longtaskSupported) {
+    B.observer = new PerformanceObserver(function (list) { B.keep(list.getEntries()); });
+    B.observer.observe({ type: "longtask" });
+  }
+  B.keep = function (entries) {
+    entries.forEach(function (e) { B.longtasks.push({ start: e.startTime, duration: e.duration }); });
+  };
+  B.frame = function () { return new Promise(function (r) { requestAnimationFrame(function () { r(); }); }); };
+  B.until = async function (pred, ms) {
+    var end = performance.now() + ms;
+    while (!pred()) {
+      if (performance.now() > end) throw new Error("bench: the page did not get there within " + ms + " ms");
+      await B.frame();
+    }
+  };
+  // Without long task entries: the longest gap between ticks of a 1 ms interval.
+  B.gapProbe = function () {
+    var last = performance.now(), longest = 0;
+    var id = setInterval(function () { var now = performance.now(); longest = Math.max(longest, now - last); last = now; }, 1);
+    return function () { clearInterval(id); return Math.max(longest, performance.now() - last); };
+  };
+  // Posts, waits until pred holds and two frames more, and says how long it took.
+  B.measure = async function (post, pred, timeoutMs) {
+    if (B.observer) B.keep(B.observer.takeRecords());
+    var h0 = B.handler.length, s0 = B.setState.length;
+    var stopGap = B.longtaskSupported ? null : B.gapProbe();
+    var t0 = performance.now();
+    post();
+    await B.until(pred, timeoutMs);
+    var shown = performance.now();
+    await B.frame();
+    await B.frame();
+    var t1 = performance.now();
+    var longest;
+    if (B.observer) {
+      B.keep(B.observer.takeRecords());
+      longest = B.longtasks.filter(function (e) { return e.start >= t0 - 1 && e.start < t1; })
+        .reduce(function (m, e) { return Math.max(m, e.duration); }, 0);
+    } else longest = stopGap();
+    return { ms: t1 - t0, shownMs: shown - t0, longest: longest, handler: B.handler.slice(h0), setState: B.setState.slice(s0) };
+  };
+})();
+`;
+
+// Loaded after chat.js, so its message listener runs after chat.js's.
+const PROBE_END = `window.addEventListener("message", function () {
+  var B = window.__bench;
+  B.handler.push(performance.now() - B.starts[B.starts.length - 1]);
+});
+`;
+
+interface Served {
+  origin: string;
+  close(): void;
+}
+
+/** The page, the stub and the media files: renderCheck.ts's server, plus the probe after chat.js. */
+async function serve(): Promise<Served> {
+  let origin = "";
+  const extra: Record<string, string> = { "/stub.js": STUB, "/probe-end.js": PROBE_END };
+  const media: Record<string, string> = { "/media/view.js": "text/javascript", "/media/chat.js": "text/javascript", "/media/chat.css": "text/css" };
+  const server = http.createServer((req, res) => {
+    const url = (req.url || "/").split("?")[0];
+    if (url === "/") {
+      const html = chatHtml({
+        cspSource: origin,
+        nonce: newNonce(),
+        scriptUris: [`${origin}/stub.js`, `${origin}/media/view.js`, `${origin}/media/chat.js`, `${origin}/probe-end.js`],
+        styleUri: `${origin}/media/chat.css`,
+      });
+      res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
+      res.end(html);
+    } else if (extra[url] !== undefined) {
+      res.writeHead(200, { "Content-Type": "text/javascript; charset=utf-8" });
+      res.end(extra[url]);
+    } else if (media[url]) {
+      res.writeHead(200, { "Content-Type": `${media[url]}; charset=utf-8`, "Cache-Control": "no-store" });
+      res.end(fs.readFileSync(path.join(mediaDir, path.basename(url)), "utf8"));
+    } else {
+      res.writeHead(url === "/favicon.ico" ? 204 : 404);
+      res.end();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { origin, close: () => server.close() };
+}
+
+interface Measured {
+  ms: number;
+  shownMs: number;
+  longest: number;
+  handler: number[];
+  setState: number[];
+  /** Where the renderer's main thread spent the time, from CDP Performance.getMetrics: ms of script, style, layout. */
+  split?: { script: number; style: number; layout: number };
+}
+
+const SPLIT = { ScriptDuration: "script", RecalcStyleDuration: "style", LayoutDuration: "layout" } as const;
+
+async function mainThreadTimes(cdp: CDPSession): Promise<Record<string, number>> {
+  const { metrics } = await cdp.send("Performance.getMetrics");
+  return Object.fromEntries(metrics.map((m: { name: string; value: number }) => [m.name, m.value * 1000]));
+}
+
+/** Runs a case in the page and adds the main thread's split to its numbers. */
+async function withSplit(cdp: CDPSession, run: () => Promise<Measured>): Promise<Measured> {
+  const before = await mainThreadTimes(cdp);
+  const m = await run();
+  const after = await mainThreadTimes(cdp);
+  const d = (k: keyof typeof SPLIT) => after[k] - before[k];
+  m.split = { script: d("ScriptDuration"), style: d("RecalcStyleDuration"), layout: d("LayoutDuration") };
+  return m;
+}
+
+/** Samples of one page case across runs. */
+class PageCase {
+  runs: Measured[] = [];
+  heap = "";
+  constructor(readonly name: string) {}
+  add(m: Measured): void {
+    this.runs.push(m);
+  }
+  row(): Row {
+    const longest = max(this.runs.map((r) => r.longest));
+    const handlerMax = max(this.runs.map((r) => max([0, ...r.handler])));
+    const handlers = median(this.runs.map((r) => r.handler.length));
+    const notes = [`longest task ${longest > 0 ? fmt(longest) + " ms" : "< 50 ms (none reported)"}`];
+    if (handlers > 0) notes.push(`handler max ${fmt(handlerMax)} ms${handlers > 1 ? ` over ${handlers} msgs` : ""}`);
+    const split = this.runs.filter((r) => r.split).map((r) => r.split!);
+    if (split.length) {
+      const m = (k: "script" | "style" | "layout") => fmt(median(split.map((x) => x[k])));
+      notes.push(`main thread: script ${m("script")}, style ${m("style")}, layout ${m("layout")} ms`);
+    }
+    const setState = this.runs.flatMap((r) => r.setState);
+    if (setState.length) notes.push(`setState max ${fmt(max(setState))} ms`);
+    if (handlers >= 200) {
+      const first = median(this.runs.map((r) => mean(r.handler.slice(0, 100))));
+      const last = median(this.runs.map((r) => mean(r.handler.slice(-100))));
+      notes.push(`per msg: first 100 ${fmt(first)} ms, last 100 ${fmt(last)} ms`);
+    }
+    if (this.heap) notes.push(`heap ${this.heap}`);
+    return { name: this.name, samples: this.runs.map((r) => r.ms), note: notes.join("; ") };
+  }
+}
+
+const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+
+async function post(page: Page, messages: unknown[]): Promise<void> {
+  await page.evaluate((ms) => ms.forEach((m) => (globalThis as any).postMessage(m, "*")), messages);
+}
+
+/** Starts each run from an empty conversation, garbage collected. */
+async function fresh(page: Page, cdp: CDPSession): Promise<void> {
+  await post(page, [{ type: "clear" }, { type: "state", source: "bench", running: true }]);
+  await page.waitForFunction(() => (globalThis as any).document.querySelector(".empty") !== null, undefined, { timeout: 10000 });
+  await cdp.send("HeapProfiler.collectGarbage");
+}
+
+/** JS heap in use right after a case, and what stays after a GC. */
+async function heapAfter(cdp: CDPSession): Promise<string> {
+  const before = (await cdp.send("Runtime.getHeapUsage")).usedSize;
+  await cdp.send("HeapProfiler.collectGarbage");
+  const after = (await cdp.send("Runtime.getHeapUsage")).usedSize;
+  return `${mb(before)} used, ${mb(after)} after GC`;
+}
+
+const turnSel = (id: number) => `section.turn[data-turn-id="${id}"]`;
+
+async function resultCases(page: Page, cdp: CDPSession, st: any): Promise<PageCase[]> {
+  const shown = new PageCase("tool_result 500x8 -> table + chart drawn");
+  const ended = new PageCase("turnEnd with the 500 rows -> turn redrawn");
+  const byTotal = new PageCase("click 'total' header -> 500 rows re-sorted");
+  const byCustomer = new PageCase("click 'customer' header -> 500 rows re-sorted");
+  for (let run = 0; run < PAGE_RUNS; run++) {
+    await fresh(page, cdp);
+    await post(page, [turnStart(1), sqlCall(1)]);
+    await page.waitForSelector(turnSel(1), { timeout: 10000 });
+    await page.evaluate((msgs) => ((globalThis as any).__bench.msgs = msgs), { result: sqlResult(1, st), end: turnEnd(1, st, "Here are the last 500 orders.") });
+    shown.add(await withSplit(cdp, () => page.evaluate(([sel, rows]) => {
+      const g = globalThis as any;
+      const drawn = () => g.document.querySelectorAll(`${sel} table.data tbody tr`).length === rows && g.document.querySelector(`${sel} figure.chart svg`) !== null;
+      return g.__bench.measure(() => g.postMessage(g.__bench.msgs.result, "*"), drawn, 30000);
+    }, [turnSel(1), ROWS] as const)));
+    ended.add(await withSplit(cdp, () => page.evaluate((sel) => {
+      const g = globalThis as any;
+      const done = () => g.document.querySelector(`${sel} .status`) === null && g.document.querySelector(`${sel} table.data`) !== null;
+      return g.__bench.measure(() => g.postMessage(g.__bench.msgs.end, "*"), done, 30000);
+    }, turnSel(1))));
+    for (const [c, column] of [[byTotal, "total"], [byCustomer, "customer"]] as const) c.add(await withSplit(cdp, () => clickSort(page, column)));
+  }
+  shown.heap = await heapAfter(cdp);
+  return [shown, ended, byTotal, byCustomer];
+}
+
+/** Clicks a column's header; done when the new header says it sorts. */
+async function clickSort(page: Page, column: string): Promise<Measured> {
+  return page.evaluate(([sel, col]) => {
+    const g = globalThis as any;
+    const header = () => [...g.document.querySelectorAll(`${sel} table.data thead th`)].find((th: any) => th.textContent.includes(col));
+    const before = header();
+    const sorted = () => {
+      const th = header();
+      return th !== before && th.getAttribute("aria-sort") !== "none";
+    };
+    return g.__bench.measure(() => before.click(), sorted, 30000);
+  }, [turnSel(1), column] as const);
+}
+
+/** 2,000 text pieces posted in one loop, until the last one is shown. */
+async function streamCase(page: Page, cdp: CDPSession, name: string, runs: number, before: (turnId: number) => unknown[]): Promise<PageCase> {
+  const c = new PageCase(name);
+  const pieces = answerPieces();
+  for (let run = 0; run < runs; run++) {
+    await fresh(page, cdp);
+    await post(page, [turnStart(2), ...before(2)]);
+    await page.waitForSelector(turnSel(2), { timeout: 10000 });
+    await page.evaluate((msgs) => ((globalThis as any).__bench.msgs = msgs), pieces.map((p) => textPiece(2, p)));
+    c.add(await withSplit(cdp, () => page.evaluate(([sel, marker]) => {
+      const g = globalThis as any;
+      const shown = () => {
+        const md = g.document.querySelectorAll(`${sel} .answer .md`);
+        return md.length > 0 && md[md.length - 1].textContent.includes(marker);
+      };
+      return g.__bench.measure(() => g.__bench.msgs.forEach((m: unknown) => g.postMessage(m, "*")), shown, 600000);
+    }, [turnSel(2), MARKER] as const)));
+  }
+  c.heap = await heapAfter(cdp);
+  return c;
+}
+
+async function openPage(context: BrowserContext, origin: string, problems: string[]): Promise<Page> {
+  const page = context.pages()[0] || (await context.newPage());
+  page.on("console", (m) => {
+    if (m.type() === "error" || m.type() === "warning") problems.push(`console ${m.type()}: ${m.text()}`);
+  });
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  await page.goto(`${origin}/`);
+  // The first messages are a replay, drawn once they pause; after this
+  // turn is drawn, each message is drawn as it comes.
+  await post(page, [{ type: "state", source: "bench", running: false }, turnStart(99)]);
+  await page.waitForSelector(turnSel(99), { timeout: 10000 });
+  return page;
+}
+
+async function pageBench(): Promise<{ rows: Row[]; info: string }> {
+  const served = await serve();
+  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), "aiq-bench-chromium-"));
+  let context: BrowserContext | undefined;
+  try {
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM,
+      headless: true,
+      // renderCheck.ts's flags.
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      viewport: { width: 480, height: 900 },
+      timeout: 30000,
+    });
+    const problems: string[] = [];
+    const page = await openPage(context, served.origin, problems);
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("Performance.enable");
+    const st = bigStatement();
+    const cases = [
+      ...(await resultCases(page, cdp, st)),
+      await streamCase(page, cdp, `${PIECES} text pieces, text-only turn`, PAGE_RUNS, () => []),
+      await streamCase(page, cdp, `${PIECES} text pieces after a 500x8 result`, Math.min(PAGE_RUNS, 3), (id) => [sqlCall(id), sqlResult(id, st)]),
+    ];
+    if (problems.length) throw new Error(`the page reported: ${problems.join("; ")}`);
+    const lt = await page.evaluate(() => (globalThis as any).__bench.longtaskSupported);
+    const ua: string = await page.evaluate(() => (globalThis as any).navigator.userAgent);
+    const info = `${/Chrom\S+/.exec(ua)?.[0] ?? "Chromium"}; longest task from ${lt ? "PerformanceObserver 'longtask' (reports tasks >= 50 ms)" : "the longest gap of a 1 ms setInterval"}`;
+    return { rows: cases.map((c) => c.row()), info };
+  } finally {
+    await context?.close();
+    served.close();
+    fs.rmSync(userDataDir, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  const deadline = setTimeout(() => {
+    console.error("bench FAILED: it took more than 20 minutes");
+    process.exit(1);
+  }, 20 * 60000);
+  try {
+    console.log(`aiq chat view bench: ${ROWS} rows x ${COLUMNS.length} columns, ${PIECES} streamed pieces; Node ${process.version}, ${os.cpus().length} cores`);
+    printTable(`view.js in Node (${NODE_RUNS} runs after a warm-up)`, nodeBench());
+    if (!fs.existsSync(CHROMIUM)) {
+      console.log(`\npage part not run: ${CHROMIUM} is missing (install it with: apt-get install chromium)`);
+      return;
+    }
+    const { rows, info } = await pageBench();
+    printTable(`the panel in headless Chromium: post -> drawn + 2 frames (${info})`, rows);
+  } catch (e) {
+    console.error(`bench FAILED: ${e instanceof Error ? e.stack : String(e)}`);
+    process.exitCode = 1;
+  } finally {
+    clearTimeout(deadline);
+  }
+}
+
+void main();
