@@ -119,38 +119,92 @@
   }
 
   // ---- Drawing ----
+  //
+  // A message changes the model at once and marks what it changed; the
+  // panel is drawn at most once a frame, and only that. A turn keeps its
+  // section and every block already drawn (tables, charts, finished
+  // paragraphs): aiq-rpc streams a piece of text every few tens of ms, and
+  // rebuilding a turn that holds a 500-row table for each falls behind.
 
-  function renderFrame() {
-    sourceLabel.textContent = "";
-    sourceLabel.append(el("span", "source-caption", "Source"), el("span", "source-name", model.source || "no database"));
-    runningLabel.hidden = !model.running;
-    stopButton.hidden = !model.running;
-    askButton.disabled = !!model.running;
+  /** What changed since the last draw. */
+  const dirty = { all: false, turns: /** @type {Set<number>} */ (new Set()) };
+  let frameRequest = 0;
+
+  function scheduleDraw() {
+    if (!frameRequest) frameRequest = requestAnimationFrame(draw);
   }
 
-  function renderAll() {
+  function drawAll() {
+    dirty.all = true;
+    draw();
+  }
+
+  function draw() {
+    if (frameRequest) cancelAnimationFrame(frameRequest);
+    frameRequest = 0;
     const keepBottom = nearBottom();
-    conversation.textContent = "";
-    if (model.entries.length === 0) conversation.append(emptyState());
-    for (const entry of model.entries) conversation.append(entry.kind === "turn" ? renderTurn(entry) : renderNotice(entry));
+    if (!dirty.all) {
+      for (const id of dirty.turns) {
+        const turn = findTurn(id);
+        // A new turn, or a new turn object for a known id, is not in place yet.
+        if (turn && !updateTurn(turn).isConnected) dirty.all = true;
+      }
+    }
+    if (dirty.all) placeEntries();
+    dirty.all = false;
+    dirty.turns.clear();
     renderFrame();
     if (keepBottom) scrollToBottom();
   }
 
   /** @param {number} id */
-  function renderTurnById(id) {
-    const keepBottom = nearBottom();
-    const turn = model.entries.find((/** @type {any} */ e) => e.kind === "turn" && e.id === id);
-    const old = conversation.querySelector(`section.turn[data-turn-id="${CSS.escape(String(id))}"]`);
-    if (!turn) return;
-    const fresh = renderTurn(turn);
-    if (old) old.replaceWith(fresh);
-    else {
-      conversation.querySelector(".empty")?.remove();
-      conversation.append(fresh);
+  function findTurn(id) {
+    for (let i = model.entries.length - 1; i >= 0; i--) {
+      const e = model.entries[i];
+      if (e.kind === "turn" && e.id === id) return e;
     }
-    renderFrame();
-    if (keepBottom) scrollToBottom();
+    return undefined;
+  }
+
+  const sourceName = el("span", "source-name");
+  sourceLabel.append(el("span", "source-caption", "Source"), sourceName);
+
+  function renderFrame() {
+    setText(sourceName, model.source || "no database");
+    runningLabel.hidden = !model.running;
+    stopButton.hidden = !model.running;
+    askButton.disabled = !!model.running;
+  }
+
+  /** Sets a node's text only when it differs: an equal write still costs a relayout. @param {Node} node @param {string} text */
+  function setText(node, text) {
+    if (node.textContent !== text) node.textContent = text;
+  }
+
+  /**
+   * Makes parent's children from index `from` on exactly `nodes`, moving
+   * only those out of place: a node taken out and put back is styled and
+   * laid out anew, which for a big table is most of a frame.
+   * @param {Node} parent @param {Node[]} nodes @param {number} [from]
+   */
+  function placeChildren(parent, nodes, from = 0) {
+    /** @type {ChildNode | null} */
+    let at = parent.childNodes[from] || null;
+    for (const n of nodes) {
+      if (n === at) at = at.nextSibling;
+      else parent.insertBefore(n, at);
+    }
+    while (at) {
+      const next = at.nextSibling;
+      parent.removeChild(at);
+      at = next;
+    }
+  }
+
+  /** Every entry's node, in order; turns and notices drawn before are kept. */
+  function placeEntries() {
+    const nodes = model.entries.map((/** @type {any} */ e) => (e.kind === "turn" ? updateTurn(e) : noticeNode(e)));
+    placeChildren(conversation, nodes.length ? nodes : [emptyState]);
   }
 
   function nearBottom() {
@@ -161,98 +215,181 @@
     conversation.scrollTop = conversation.scrollHeight;
   }
 
-  function emptyState() {
-    const box = el("div", "empty");
-    box.append(
-      el("p", "empty-title", "Ask your database a question."),
-      el("p", undefined, "Type below, or select a question or SQL in an editor and run “AIQ: Ask”. Results show as tables and charts."),
-    );
-    return box;
-  }
+  const emptyState = el("div", "empty");
+  emptyState.append(
+    el("p", "empty-title", "Ask your database a question."),
+    el("p", undefined, "Type below, or select a question or SQL in an editor and run “AIQ: Ask”. Results show as tables and charts."),
+  );
+
+  /** @type {WeakMap<object, HTMLElement>} */
+  const notices = new WeakMap();
 
   /** @param {any} n */
-  function renderNotice(n) {
-    const box = el("div", `notice notice-${n.level}`);
-    box.setAttribute("role", n.level === "error" ? "alert" : "status");
-    box.append(el("span", "notice-level", n.level === "error" ? "Error" : n.level === "warning" ? "Warning" : "Info"), el("span", "notice-text", n.message));
+  function noticeNode(n) {
+    let box = notices.get(n);
+    if (!box) {
+      box = el("div", `notice notice-${n.level}`);
+      box.setAttribute("role", n.level === "error" ? "alert" : "status");
+      box.append(el("span", "notice-level", n.level === "error" ? "Error" : n.level === "warning" ? "Warning" : "Info"), el("span", "notice-text", n.message));
+      notices.set(n, box);
+    }
     return box;
   }
 
-  /** @param {any} turn */
-  function renderTurn(turn) {
+  // ---- Turns ----
+
+  /**
+   * A turn's elements, kept while the turn object lives (turnStart for a
+   * known id makes a new one).
+   * @typedef {{ section: HTMLElement, answer: HTMLElement, role: HTMLElement, status: HTMLElement,
+   *   statusText: Text, ends: Map<string, { key: string, nodes: Node[] }> }} TurnView
+   */
+  /** @type {WeakMap<object, TurnView>} */
+  const turnViews = new WeakMap();
+
+  /** Brings the turn's section up to date and returns it. @param {any} turn */
+  function updateTurn(turn) {
+    let v = turnViews.get(turn);
+    if (!v) {
+      v = newTurnView(turn);
+      turnViews.set(turn, v);
+    }
+    placeChildren(v.answer, answerNodes(turn, v));
+    return v.section;
+  }
+
+  /** @param {any} turn @returns {TurnView} */
+  function newTurnView(turn) {
     const section = el("section", "turn");
     section.dataset.turnId = String(turn.id);
-
     const q = el("div", "question");
     q.append(el("div", "role", "You"));
-    if (turn.query) q.append(renderMarkdown(turn.query));
+    if (turn.query) q.append(newMarkdown(turn.query).box);
     if (turn.selection) q.append(codeBlock(turn.selection.text, turn.selection.languageId, "selection"));
-    section.append(q);
-
-    const a = el("div", "answer");
-    a.append(el("div", "role", "AIQ"));
-    for (const block of V.turnBlocks(turn)) a.append(block.autoChart ? chartFigure(block.autoChart, true) : renderItem(turn, block.item, block.index));
-    if (!turn.done) {
-      const s = el("div", "status", turn.status || "Thinking");
-      s.prepend(el("span", "spinner"));
-      a.append(s);
-    }
-    if (turn.cancelled) a.append(el("div", "cancelled", "Stopped. The answer so far is shown; the conversation is as it was before this question."));
-    if (turn.error) {
-      const err = el("div", "error", turn.error);
-      err.setAttribute("role", "alert");
-      a.append(err);
-    }
-    for (const w of turn.warnings || []) a.append(el("div", "warning", w));
-    section.append(a);
-    return section;
+    const answer = el("div", "answer");
+    section.append(q, answer);
+    const statusText = document.createTextNode("");
+    const status = el("div", "status");
+    status.append(el("span", "spinner"), statusText);
+    return { section, answer, role: el("div", "role", "AIQ"), status, statusText, ends: new Map() };
   }
 
-  // Blocks already drawn, by item, so streaming text does not redraw
-  // every table of the turn 25 times a second.
-  /** @type {WeakMap<object, { key: string, node: Node }>} */
+  /** What the answer shows, in order, reusing what is drawn already. @param {any} turn @param {TurnView} v */
+  function answerNodes(turn, v) {
+    /** @type {Node[]} */
+    const nodes = [v.role];
+    for (const block of V.turnBlocks(turn)) {
+      const item = turn.items[block.index];
+      nodes.push(block.autoChart ? autoChartNode(item, block.autoChart) : itemNode(turn, block.item, block.index));
+    }
+    if (!turn.done) {
+      if (v.statusText.data !== (turn.status || "Thinking")) v.statusText.data = turn.status || "Thinking";
+      nodes.push(v.status);
+    }
+    const stopped = "Stopped. The answer so far is shown; the conversation is as it was before this question.";
+    nodes.push(...kept(v, "cancelled", turn.cancelled ? [stopped] : [], (t) => el("div", "cancelled", t)));
+    nodes.push(...kept(v, "error", turn.error ? [turn.error] : [], (t) => {
+      const err = el("div", "error", t);
+      err.setAttribute("role", "alert");
+      return err;
+    }));
+    nodes.push(...kept(v, "warnings", turn.warnings || [], (t) => el("div", "warning", t)));
+    return nodes;
+  }
+
+  /**
+   * The nodes of the lines under an answer (stopped, error, warnings), made
+   * again only when their texts change.
+   * @param {TurnView} v @param {string} name @param {string[]} texts @param {(t: string) => Node} make
+   */
+  function kept(v, name, texts, make) {
+    const key = JSON.stringify(texts);
+    let hit = v.ends.get(name);
+    if (!hit || hit.key !== key) {
+      hit = { key, nodes: texts.map(make) };
+      v.ends.set(name, hit);
+    }
+    return hit.nodes;
+  }
+
+  // Blocks already drawn, by item: redrawn only when what they show changes.
+  /** @type {WeakMap<object, any>} */
   const drawn = new WeakMap();
 
-  /** @param {any} turn @param {any} item @param {number} index */
-  function renderItem(turn, item, index) {
-    const sortKey = V.sortKey(turn.id, index);
-    const key = item.kind === "text" ? item.text : JSON.stringify([item.summary, model.sorts[sortKey], !!item.statement, turn.done]);
+  /** @param {any} turn @param {any} item @param {number} index @returns {Node} */
+  function itemNode(turn, item, index) {
     const hit = drawn.get(item);
-    if (hit && hit.key === key) return hit.node;
-    const node = buildItem(turn, item, sortKey);
-    drawn.set(item, { key, node });
-    return node;
-  }
-
-  /** @param {any} turn @param {any} item @param {string} sortKey @returns {Node} */
-  function buildItem(turn, item, sortKey) {
     switch (item.kind) {
-      case "text":
-        return renderMarkdown(item.text);
+      case "text": {
+        const md = hit || newMarkdown("");
+        drawn.set(item, md);
+        return updateMarkdown(md, item.text);
+      }
       case "sql":
-        return sqlItem(turn, item, sortKey);
+        return sqlNode(turn, item, index);
       case "chart":
-        return chartFigure(item.chart, false);
+        if (!hit) drawn.set(item, chartFigure(item.chart, false));
+        return drawn.get(item);
       default: {
+        if (hit && hit.summary === item.summary) return hit.node;
         const line = el("div", "tool-line", item.tool);
         if (item.summary) line.append(el("span", "tool-summary", " · " + item.summary));
+        drawn.set(item, { summary: item.summary, node: line });
         return line;
       }
     }
   }
 
-  /** @param {string} text */
-  function renderMarkdown(text) {
-    const box = el("div", "md");
-    for (const b of V.parseMarkdown(text)) {
-      if (b.type === "para") box.append(inlines(el("p"), b.inlines));
-      else if (b.type === "list") {
-        const ul = el("ul");
-        for (const item of b.items) ul.append(inlines(el("li"), item));
-        box.append(ul);
-      } else box.append(codeBlock(b.text, b.lang, "fenced"));
+  // ---- Markdown, drawn as it streams ----
+
+  /**
+   * An answer's markdown box. The blocks before `cut` are finished (see
+   * settledEnd in view.js) and never touched again; the ones after it,
+   * `open`, are parsed again with each piece, and a block whose parse did
+   * not change keeps its node.
+   * @typedef {{ box: HTMLElement, text: string, cut: number, finished: number, open: { key: string, node: Node }[] }} Markdown
+   */
+
+  /** @param {string} text @returns {Markdown} */
+  function newMarkdown(text) {
+    const md = { box: el("div", "md"), text: "", cut: 0, finished: 0, open: [] };
+    updateMarkdown(md, text);
+    return md;
+  }
+
+  /** @param {Markdown} md @param {string} text */
+  function updateMarkdown(md, text) {
+    if (text === md.text) return md.box;
+    if (!text.startsWith(md.text)) {
+      // Not a continuation: start over.
+      md.box.textContent = "";
+      md.cut = md.finished = 0;
+      md.open = [];
     }
-    return box;
+    md.text = text;
+    const cut = V.settledEnd(text, md.cut);
+    const done = cut > md.cut ? V.parseMarkdown(text.slice(md.cut, cut)) : [];
+    const blocks = [...done, ...V.parseMarkdown(text.slice(cut))].map((/** @type {any} */ b, /** @type {number} */ i) => {
+      const key = JSON.stringify(b);
+      const old = md.open[i];
+      return old && old.key === key ? old : { key, node: markdownBlock(b) };
+    });
+    placeChildren(md.box, blocks.map((b) => b.node), md.finished);
+    md.cut = cut;
+    md.finished += done.length;
+    md.open = blocks.slice(done.length);
+    return md.box;
+  }
+
+  /** @param {any} b @returns {Node} */
+  function markdownBlock(b) {
+    if (b.type === "para") return inlines(el("p"), b.inlines);
+    if (b.type === "list") {
+      const ul = el("ul");
+      for (const item of b.items) ul.append(inlines(el("li"), item));
+      return ul;
+    }
+    return codeBlock(b.text, b.lang, "fenced");
   }
 
   /** @param {HTMLElement} parent @param {{ code: boolean, text: string }[]} parts */
@@ -290,21 +427,50 @@
     return box;
   }
 
-  /** @param {any} turn @param {any} item @param {string} sortKey */
+  // ---- Results ----
+
+  /**
+   * Whether two statements show the same: the turn's end sends again, as a
+   * new object, the statement its events brought.
+   * @param {any} a @param {any} b
+   */
+  function sameStatement(a, b) {
+    return a === b || (!!a && !!b && JSON.stringify(a) === JSON.stringify(b));
+  }
+
+  /** @param {any} turn @param {any} item @param {number} index @returns {Node} */
+  function sqlNode(turn, item, index) {
+    const sortKey = V.sortKey(turn.id, index);
+    const st = item.statement;
+    // Without a result, the box says why once the turn is done; with one, only the result counts.
+    const key = st ? "" : JSON.stringify([item.summary || "", !!turn.done]);
+    let hit = drawn.get(item);
+    if (!hit || hit.key !== key || !sameStatement(hit.st, st)) {
+      hit = { key, ...sqlItem(turn, item, sortKey) };
+      drawn.set(item, hit);
+    }
+    hit.st = st;
+    if (hit.table) hit.table.sortBy(model.sorts[sortKey]);
+    return hit.node;
+  }
+
+  /** @param {any} turn @param {any} item @param {string} sortKey @returns {{ node: Node, table?: ResultTable }} */
   function sqlItem(turn, item, sortKey) {
     const box = el("div", "sql-item");
     box.append(codeBlock(item.sql, "sql", "statement"));
     const st = item.statement;
+    /** @type {ResultTable | undefined} */
+    let table;
     if (!st) {
       if (turn.done) box.append(el("div", "muted", item.summary || "No result."));
-      return box;
-    }
-    if (st.status === "error") box.append(el("div", "error", "The query failed: " + (st.error || "unknown error")));
+    } else if (st.status === "error") box.append(el("div", "error", "The query failed: " + (st.error || "unknown error")));
     else if (st.status === "rejected") box.append(el("div", "muted", "Not run: " + (st.error || "rejected.")));
     else if (st.status === "cancelled") box.append(el("div", "muted", "Cancelled."));
-    else if (st.columns && st.columns.length) box.append(resultTable(turn, st, sortKey));
-    else box.append(el("div", "muted", `${st.rowCount ?? 0} row(s) affected.`));
-    return box;
+    else if (st.columns && st.columns.length) {
+      table = resultTable(st, sortKey);
+      box.append(table.wrap);
+    } else box.append(el("div", "muted", `${st.rowCount ?? 0} row(s) affected.`));
+    return { node: box, table };
   }
 
   /** @param {number} n */
@@ -312,11 +478,14 @@
     return n.toLocaleString("en-US");
   }
 
-  /** @param {any} turn @param {any} st @param {string} sortKey */
-  function resultTable(turn, st, sortKey) {
+  /**
+   * A result table; a new sort redraws its body and its header's marks only.
+   * @typedef {{ wrap: HTMLElement, sortBy(sort: any): void }} ResultTable
+   */
+
+  /** @param {any} st @param {string} sortKey @returns {ResultTable} */
+  function resultTable(st, sortKey) {
     const rows = st.rows || [];
-    const sort = model.sorts[sortKey];
-    const shown = sort ? V.sortRows(rows, sort.col, sort.dir) : rows;
     const numeric = st.columns.map((/** @type {any} */ _, /** @type {number} */ i) => V.isNumericColumn(rows, i));
 
     const wrap = el("div", "result");
@@ -327,19 +496,19 @@
     const scroller = el("div", "table-wrap");
     const table = el("table", "data");
     const head = el("tr");
+    /** @type {{ th: HTMLElement, mark: HTMLElement }[]} */
+    const headers = [];
     st.columns.forEach((/** @type {string} */ name, /** @type {number} */ i) => {
       const th = el("th", numeric[i] ? "num" : "", name);
       th.title = `Sort by ${name}`;
       th.tabIndex = 0;
-      const dir = sort && sort.col === i ? sort.dir : "";
-      th.setAttribute("aria-sort", dir === "asc" ? "ascending" : dir === "desc" ? "descending" : "none");
       // The mark goes on the side away from the column's alignment, so names line up with values.
-      const mark = el("span", "sort-mark", dir === "asc" ? "▲" : dir === "desc" ? "▼" : "");
+      const mark = el("span", "sort-mark");
       if (numeric[i]) th.prepend(mark);
       else th.append(mark);
       const resort = () => {
         model.sorts[sortKey] = V.nextSort(model.sorts[sortKey], i);
-        renderTurnById(turn.id);
+        result.sortBy(model.sorts[sortKey]);
         save();
       };
       th.addEventListener("click", resort);
@@ -349,26 +518,70 @@
           resort();
         }
       });
+      headers.push({ th, mark });
       head.append(th);
     });
     const thead = el("thead");
     thead.append(head);
-    const tbody = el("tbody");
-    for (const row of shown) {
-      const tr = el("tr");
-      st.columns.forEach((/** @type {string} */ _, /** @type {number} */ i) => {
-        const v = row[i];
-        const cls = [numeric[i] ? "num" : "", v === null || v === undefined ? "null" : ""].join(" ").trim();
-        tr.append(el("td", cls, V.formatCell(v)));
-      });
-      tbody.append(tr);
-    }
+    let tbody = el("tbody");
     table.append(thead, tbody);
     scroller.append(table);
     wrap.append(scroller);
-    return wrap;
+
+    /** @type {string | undefined} */
+    let shownSort;
+    const result = {
+      wrap,
+      /** @param {any} sort */
+      sortBy(sort) {
+        const key = sort ? `${sort.col}:${sort.dir}` : "";
+        if (key === shownSort) return;
+        shownSort = key;
+        headers.forEach(({ th, mark }, i) => {
+          const dir = sort && sort.col === i ? sort.dir : "";
+          th.setAttribute("aria-sort", dir === "asc" ? "ascending" : dir === "desc" ? "descending" : "none");
+          setText(mark, dir === "asc" ? "▲" : dir === "desc" ? "▼" : "");
+        });
+        const body = tableBody(st.columns.length, sort ? V.sortRows(rows, sort.col, sort.dir) : rows, numeric);
+        tbody.replaceWith(body);
+        tbody = body;
+      },
+    };
+    result.sortBy(model.sorts[sortKey]);
+    return result;
   }
 
+  /** @param {number} cols @param {unknown[][]} rows @param {boolean[]} numeric */
+  function tableBody(cols, rows, numeric) {
+    const tbody = el("tbody");
+    for (const row of rows) {
+      const tr = el("tr");
+      for (let i = 0; i < cols; i++) {
+        const v = row[i];
+        const cls = [numeric[i] ? "num" : "", v === null || v === undefined ? "null" : ""].join(" ").trim();
+        tr.append(el("td", cls, V.formatCell(v)));
+      }
+      tbody.append(tr);
+    }
+    return tbody;
+  }
+
+  /**
+   * A result's default chart, drawn again only when the result changes, by
+   * item as its table is.
+   * @type {WeakMap<object, { st: any, json: string, node: Node }>}
+   */
+  const autoCharts = new WeakMap();
+
+  /** @param {any} item @param {any} chart @returns {Node} */
+  function autoChartNode(item, chart) {
+    const hit = autoCharts.get(item);
+    if (hit && hit.st === item.statement) return hit.node;
+    const json = JSON.stringify(chart);
+    const node = hit && hit.json === json ? hit.node : chartFigure(chart, true);
+    autoCharts.set(item, { st: item.statement, json, node });
+    return node;
+  }
   // ---- Charts ----
 
   /** @param {any} chart @param {boolean} automatic */
@@ -463,16 +676,16 @@
       clearTimeout(replayTimer);
       replayTimer = setTimeout(() => {
         replaying = false;
-        renderAll();
+        drawAll();
       }, 30);
       return;
     }
-    if (changed === "none") renderFrame();
-    else if (changed === null) renderAll();
-    else renderTurnById(changed);
+    if (changed === null) dirty.all = true;
+    else if (changed !== "none") dirty.turns.add(changed);
+    scheduleDraw();
   });
 
   fitInput();
-  renderAll();
+  drawAll();
   vscode.postMessage({ type: "ready" });
 })();

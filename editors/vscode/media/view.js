@@ -685,6 +685,45 @@
     return out;
   }
 
+  const FENCE = /^\s*(```+|~~~+)\s*([\w+#.-]*)\s*$/;
+
+  /** The line that closes a fence opened with marker (``` or ~~~, or longer). @param {string} marker */
+  function closingFence(marker) {
+    return new RegExp("^\\s*" + marker[0] + "{" + marker.length + ",}\\s*$");
+  }
+
+  /**
+   * Where the finished blocks of a markdown text end: just past its last
+   * blank line outside a fenced block, searching from `from`, itself such a
+   * place (or 0). Whatever text is added later, parseMarkdown gives the same
+   * blocks for the text before that place, and parses what follows as if it
+   * were a text of its own; so a streamed answer is parsed, and drawn, from
+   * there on only, not from its start for every piece.
+   * @param {string} text @param {number} [from]
+   */
+  function settledEnd(text, from = 0) {
+    const eol = /\r\n|\r|\n/g;
+    eol.lastIndex = from;
+    let cut = from;
+    let start = from;
+    /** @type {RegExp | null} */ let close = null;
+    let m;
+    while ((m = eol.exec(text))) {
+      // A "\r" last may be the first half of a "\r\n" still to come.
+      if (m[0] === "\r" && m.index === text.length - 1) break;
+      const line = text.slice(start, m.index);
+      start = m.index + m[0].length;
+      if (close) {
+        if (close.test(line)) close = null;
+        continue;
+      }
+      const fence = FENCE.exec(line);
+      if (fence) close = closingFence(fence[1]);
+      else if (line.trim() === "") cut = start;
+    }
+    return cut;
+  }
+
   /**
    * Answer text as paragraphs, fenced code blocks and bullet lists. A fence
    * still open (the answer is streaming) runs to the end.
@@ -707,12 +746,13 @@
     };
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i];
-      const fence = /^\s*(```+|~~~+)\s*([\w+#.-]*)\s*$/.exec(line);
+      const fence = FENCE.exec(line);
       if (fence) {
         flush();
         const body = [];
+        const close = closingFence(fence[1]);
         let j = i + 1;
-        while (j < lines.length && !new RegExp("^\\s*" + fence[1][0] + "{" + fence[1].length + ",}\\s*$").test(lines[j])) body.push(lines[j++]);
+        while (j < lines.length && !close.test(lines[j])) body.push(lines[j++]);
         blocks.push({ type: "code", lang: fence[2] || "", text: body.join("\n") });
         i = j;
         continue;
@@ -739,6 +779,6 @@
 
   return {
     HANDLED_TYPES, emptyModel, restart, sortKey, apply, turnBlocks, chooseChart, chartGeometry, niceTicks, formatTick, formatValue,
-    sortRows, nextSort, compareValues, formatCell, isNumericColumn, asNumber, tokenizeSQL, parseMarkdown, parseInline,
+    sortRows, nextSort, compareValues, formatCell, isNumericColumn, asNumber, tokenizeSQL, parseMarkdown, parseInline, settledEnd,
   };
 });

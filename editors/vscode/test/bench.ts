@@ -4,28 +4,26 @@
 //
 // Part 1 times media/view.js alone in Node. Part 2 serves the real page
 // (chatHtml + media/*) to Debian's headless Chromium, as test/renderCheck.ts
-// does, and times from posting a message to the result being drawn.
+// does (test/support/chatPage.ts), and times from posting a message to the
+// result being drawn. It runs in about a minute on 2 cores; set
+// AIQ_BENCH_NODE_RUNS and AIQ_BENCH_PAGE_RUNS for more runs.
 
 import * as fs from "fs";
-import * as http from "http";
 import * as os from "os";
 import * as path from "path";
 import { performance } from "perf_hooks";
-import type { AddressInfo } from "net";
-import { chromium, type BrowserContext, type CDPSession, type Page } from "playwright-core";
-import { chatHtml, newNonce } from "../src/chatHtml";
+import type { CDPSession, Page } from "playwright-core";
+import { CHROMIUM, extensionRoot, openChat, post, serve } from "./support/chatPage";
 
-const CHROMIUM = "/usr/bin/chromium";
-const root = path.join(__dirname, "..", "..");
-const mediaDir = path.join(root, "media");
 // eslint-disable-next-line @typescript-eslint/no-var-requires
-const V = require(path.join(mediaDir, "view.js"));
+const V = require(path.join(extensionRoot, "media", "view.js"));
 
 const ROWS = 500; // aiq-rpc's cap on the rows of one result
 const PIECES = 2000;
+const PER_FRAME = 4; // pieces a frame in the paced cases: aiq-rpc sends one about every 40 ms, a frame is 16 ms
 const MARKER = "END-OF-ANSWER";
-const NODE_RUNS = Number(process.env.AIQ_BENCH_NODE_RUNS || 20);
-const PAGE_RUNS = Number(process.env.AIQ_BENCH_PAGE_RUNS || 5);
+const NODE_RUNS = Number(process.env.AIQ_BENCH_NODE_RUNS || 10);
+const PAGE_RUNS = Number(process.env.AIQ_BENCH_PAGE_RUNS || 3);
 
 // ---- The data: a 500-row x 8-column result and a long answer ----
 
@@ -190,32 +188,41 @@ function nodeBench(): Row[] {
         let text = "";
         for (const p of ps) V.parseMarkdown((text += p));
       }),
-      note: "what chat.js does per streamed piece: quadratic in the answer's length",
+      note: "what chat.js did per streamed piece until it parsed incrementally: quadratic in the answer's length",
+    },
+    {
+      name: `settledEnd + parseMarkdown of the open part, after each of ${PIECES} pieces`,
+      samples: timeIt(NODE_RUNS, () => pieces, (ps) => {
+        let text = "";
+        let cut = 0;
+        for (const p of ps) {
+          text += p;
+          const next = V.settledEnd(text, cut);
+          if (next > cut) V.parseMarkdown(text.slice(cut, next));
+          V.parseMarkdown(text.slice((cut = next)));
+        }
+      }),
+      note: "what chat.js does per streamed piece now: linear",
     },
   ];
 }
 
 // ---- Part 2: the page in headless Chromium ----
 
-// Loaded before chat.js: VS Code's acquireVsCodeApi as in renderCheck.ts
-// (state in sessionStorage, setState timed), the start of each message's
-// handling, long tasks, and the helpers the cases run in the page.
-const STUB = `(function () {
-  var B = (window.__bench = { starts: [], handler: [], setState: [], longtasks: [] });
+// Loaded before view.js, after chatPage's stand-in for VS Code's API: the
+// start of each message's handling, the time of each frame callback (the
+// view draws in requestAnimationFrame), long tasks, and the helpers the
+// cases run in the page.
+const BEFORE = `(function () {
+  var B = (window.__bench = { starts: [], handler: [], draws: [], longtasks: [] });
   window.addEventListener("message", function () { B.starts.push(performance.now()); });
-  var acquired = false;
-  window.acquireVsCodeApi = function () {
-    if (acquired) throw new Error("acquireVsCodeApi may be called once");
-    acquired = true;
-    return {
-      postMessage: function () {},
-      getState: function () { var s = sessionStorage.getItem("state"); return s ? JSON.parse(s) : undefined; },
-      setState: function (s) {
-        var t0 = performance.now();
-        sessionStorage.setItem("state", JSON.stringify(s));
-        B.setState.push(performance.now() - t0);
-      },
-    };
+  var raf = window.requestAnimationFrame.bind(window);
+  window.requestAnimationFrame = function (cb) {
+    return raf(function (t) {
+      var t0 = performance.now();
+      cb(t);
+      B.draws.push(performance.now() - t0);
+    });
   };
   B.longtaskSupported = typeof PerformanceObserver !== "undefined" &&
     (PerformanceObserver.supportedEntryTypes || []).indexOf("longtask") >= 0;
@@ -226,7 +233,7 @@ const STUB = `(function () {
   B.keep = function (entries) {
     entries.forEach(function (e) { B.longtasks.push({ start: e.startTime, duration: e.duration }); });
   };
-  B.frame = function () { return new Promise(function (r) { requestAnimationFrame(function () { r(); }); }); };
+  B.frame = function () { return new Promise(function (r) { raf(function () { r(); }); }); };
   B.until = async function (pred, ms) {
     var end = performance.now() + ms;
     while (!pred()) {
@@ -243,10 +250,11 @@ const STUB = `(function () {
   // Posts, waits until pred holds and two frames more, and says how long it took.
   B.measure = async function (post, pred, timeoutMs) {
     if (B.observer) B.keep(B.observer.takeRecords());
-    var h0 = B.handler.length, s0 = B.setState.length;
+    var setStates = window.__vscode.setStateMs;
+    var h0 = B.handler.length, s0 = setStates.length, d0 = B.draws.length;
     var stopGap = B.longtaskSupported ? null : B.gapProbe();
     var t0 = performance.now();
-    post();
+    await post();
     await B.until(pred, timeoutMs);
     var shown = performance.now();
     await B.frame();
@@ -258,54 +266,24 @@ const STUB = `(function () {
       longest = B.longtasks.filter(function (e) { return e.start >= t0 - 1 && e.start < t1; })
         .reduce(function (m, e) { return Math.max(m, e.duration); }, 0);
     } else longest = stopGap();
-    return { ms: t1 - t0, shownMs: shown - t0, longest: longest, handler: B.handler.slice(h0), setState: B.setState.slice(s0) };
+    return { ms: t1 - t0, shownMs: shown - t0, longest: longest, handler: B.handler.slice(h0), setState: setStates.slice(s0), draws: B.draws.slice(d0) };
+  };
+  // Posts the messages, perFrame of them a frame, or all at once when 0.
+  B.stream = async function (msgs, perFrame) {
+    for (var i = 0; i < msgs.length; i++) {
+      window.postMessage(msgs[i], "*");
+      if (perFrame && i % perFrame === perFrame - 1) await B.frame();
+    }
   };
 })();
 `;
 
 // Loaded after chat.js, so its message listener runs after chat.js's.
-const PROBE_END = `window.addEventListener("message", function () {
+const AFTER = `window.addEventListener("message", function () {
   var B = window.__bench;
   B.handler.push(performance.now() - B.starts[B.starts.length - 1]);
 });
 `;
-
-interface Served {
-  origin: string;
-  close(): void;
-}
-
-/** The page, the stub and the media files: renderCheck.ts's server, plus the probe after chat.js. */
-async function serve(): Promise<Served> {
-  let origin = "";
-  const extra: Record<string, string> = { "/stub.js": STUB, "/probe-end.js": PROBE_END };
-  const media: Record<string, string> = { "/media/view.js": "text/javascript", "/media/chat.js": "text/javascript", "/media/chat.css": "text/css" };
-  const server = http.createServer((req, res) => {
-    const url = (req.url || "/").split("?")[0];
-    if (url === "/") {
-      const html = chatHtml({
-        cspSource: origin,
-        nonce: newNonce(),
-        scriptUris: [`${origin}/stub.js`, `${origin}/media/view.js`, `${origin}/media/chat.js`, `${origin}/probe-end.js`],
-        styleUri: `${origin}/media/chat.css`,
-      });
-      res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
-      res.end(html);
-    } else if (extra[url] !== undefined) {
-      res.writeHead(200, { "Content-Type": "text/javascript; charset=utf-8" });
-      res.end(extra[url]);
-    } else if (media[url]) {
-      res.writeHead(200, { "Content-Type": `${media[url]}; charset=utf-8`, "Cache-Control": "no-store" });
-      res.end(fs.readFileSync(path.join(mediaDir, path.basename(url)), "utf8"));
-    } else {
-      res.writeHead(url === "/favicon.ico" ? 204 : 404);
-      res.end();
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { origin, close: () => server.close() };
-}
 
 interface Measured {
   ms: number;
@@ -313,6 +291,8 @@ interface Measured {
   longest: number;
   handler: number[];
   setState: number[];
+  /** The frame callbacks in the case: the view's draws (and the bench's own, which do nothing). */
+  draws: number[];
   /** Where the renderer's main thread spent the time, from CDP Performance.getMetrics: ms of script, style, layout. */
   split?: { script: number; style: number; layout: number };
 }
@@ -360,16 +340,23 @@ class PageCase {
       const last = median(this.runs.map((r) => mean(r.handler.slice(-100))));
       notes.push(`per msg: first 100 ${fmt(first)} ms, last 100 ${fmt(last)} ms`);
     }
+    const draws = this.runs.map((r) => r.draws.filter((d) => d >= 0.05));
+    const drawCount = median(draws.map((d) => d.length));
+    if (drawCount > 0) {
+      let note = `draws ${drawCount}, max ${fmt(max(draws.map((d) => max([0, ...d]))))} ms`;
+      if (drawCount >= 100) {
+        const first = median(draws.map((d) => mean(d.slice(0, 50))));
+        const last = median(draws.map((d) => mean(d.slice(-50))));
+        note += `, first 50 ${fmt(first)} ms, last 50 ${fmt(last)} ms each`;
+      }
+      notes.push(note);
+    }
     if (this.heap) notes.push(`heap ${this.heap}`);
     return { name: this.name, samples: this.runs.map((r) => r.ms), note: notes.join("; ") };
   }
 }
 
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
-
-async function post(page: Page, messages: unknown[]): Promise<void> {
-  await page.evaluate((ms) => ms.forEach((m) => (globalThis as any).postMessage(m, "*")), messages);
-}
 
 /** Starts each run from an empty conversation, garbage collected. */
 async function fresh(page: Page, cdp: CDPSession): Promise<void> {
@@ -414,22 +401,20 @@ async function resultCases(page: Page, cdp: CDPSession, st: any): Promise<PageCa
   return [shown, ended, byTotal, byCustomer];
 }
 
-/** Clicks a column's header; done when the new header says it sorts. */
+/** Clicks a column's header; done when the header says it sorts another way. */
 async function clickSort(page: Page, column: string): Promise<Measured> {
   return page.evaluate(([sel, col]) => {
     const g = globalThis as any;
     const header = () => [...g.document.querySelectorAll(`${sel} table.data thead th`)].find((th: any) => th.textContent.includes(col));
     const before = header();
-    const sorted = () => {
-      const th = header();
-      return th !== before && th.getAttribute("aria-sort") !== "none";
-    };
+    const was = before.getAttribute("aria-sort");
+    const sorted = () => header().getAttribute("aria-sort") !== was;
     return g.__bench.measure(() => before.click(), sorted, 30000);
   }, [turnSel(1), column] as const);
 }
 
-/** 2,000 text pieces posted in one loop, until the last one is shown. */
-async function streamCase(page: Page, cdp: CDPSession, name: string, runs: number, before: (turnId: number) => unknown[]): Promise<PageCase> {
+/** 2,000 text pieces, posted in one loop or perFrame a frame, until the last one is shown. */
+async function streamCase(page: Page, cdp: CDPSession, name: string, runs: number, perFrame: number, before: (turnId: number) => unknown[]): Promise<PageCase> {
   const c = new PageCase(name);
   const pieces = answerPieces();
   for (let run = 0; run < runs; run++) {
@@ -437,73 +422,55 @@ async function streamCase(page: Page, cdp: CDPSession, name: string, runs: numbe
     await post(page, [turnStart(2), ...before(2)]);
     await page.waitForSelector(turnSel(2), { timeout: 10000 });
     await page.evaluate((msgs) => ((globalThis as any).__bench.msgs = msgs), pieces.map((p) => textPiece(2, p)));
-    c.add(await withSplit(cdp, () => page.evaluate(([sel, marker]) => {
+    c.add(await withSplit(cdp, () => page.evaluate(([sel, marker, n]) => {
       const g = globalThis as any;
       const shown = () => {
         const md = g.document.querySelectorAll(`${sel} .answer .md`);
         return md.length > 0 && md[md.length - 1].textContent.includes(marker);
       };
-      return g.__bench.measure(() => g.__bench.msgs.forEach((m: unknown) => g.postMessage(m, "*")), shown, 600000);
-    }, [turnSel(2), MARKER] as const)));
+      return g.__bench.measure(() => g.__bench.stream(g.__bench.msgs, n), shown, 600000);
+    }, [turnSel(2), MARKER, perFrame] as const)));
   }
   c.heap = await heapAfter(cdp);
   return c;
 }
 
-async function openPage(context: BrowserContext, origin: string, problems: string[]): Promise<Page> {
-  const page = context.pages()[0] || (await context.newPage());
-  page.on("console", (m) => {
-    if (m.type() === "error" || m.type() === "warning") problems.push(`console ${m.type()}: ${m.text()}`);
-  });
-  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
-  await page.goto(`${origin}/`);
-  // The first messages are a replay, drawn once they pause; after this
-  // turn is drawn, each message is drawn as it comes.
-  await post(page, [{ type: "state", source: "bench", running: false }, turnStart(99)]);
-  await page.waitForSelector(turnSel(99), { timeout: 10000 });
-  return page;
-}
-
 async function pageBench(): Promise<{ rows: Row[]; info: string }> {
-  const served = await serve();
-  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), "aiq-bench-chromium-"));
-  let context: BrowserContext | undefined;
+  const served = await serve({ before: BEFORE, after: AFTER });
+  let browser: Awaited<ReturnType<typeof openChat>> | undefined;
   try {
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      // renderCheck.ts's flags.
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-      viewport: { width: 480, height: 900 },
-      timeout: 30000,
-    });
-    const problems: string[] = [];
-    const page = await openPage(context, served.origin, problems);
-    const cdp = await context.newCDPSession(page);
+    browser = await openChat(served);
+    const page = browser.page;
+    // The first messages are a replay, drawn once they pause; after this
+    // turn is drawn, each message is drawn as it comes.
+    await post(page, [{ type: "state", source: "bench", running: false }, turnStart(99)]);
+    await page.waitForSelector(turnSel(99), { timeout: 10000 });
+    const cdp = await browser.context.newCDPSession(page);
     await cdp.send("Performance.enable");
     const st = bigStatement();
+    const afterResult = (id: number) => [sqlCall(id), sqlResult(id, st)];
     const cases = [
       ...(await resultCases(page, cdp, st)),
-      await streamCase(page, cdp, `${PIECES} text pieces, text-only turn`, PAGE_RUNS, () => []),
-      await streamCase(page, cdp, `${PIECES} text pieces after a 500x8 result`, Math.min(PAGE_RUNS, 3), (id) => [sqlCall(id), sqlResult(id, st)]),
+      await streamCase(page, cdp, `${PIECES} text pieces at once, text-only turn`, PAGE_RUNS, 0, () => []),
+      await streamCase(page, cdp, `${PIECES} text pieces at once, after a 500x8 result`, PAGE_RUNS, 0, afterResult),
+      await streamCase(page, cdp, `${PIECES} text pieces, ${PER_FRAME} a frame, after a 500x8 result`, 1, PER_FRAME, afterResult),
     ];
-    if (problems.length) throw new Error(`the page reported: ${problems.join("; ")}`);
+    if (browser.problems.length) throw new Error(`the page reported: ${browser.problems.join("; ")}`);
     const lt = await page.evaluate(() => (globalThis as any).__bench.longtaskSupported);
     const ua: string = await page.evaluate(() => (globalThis as any).navigator.userAgent);
     const info = `${/Chrom\S+/.exec(ua)?.[0] ?? "Chromium"}; longest task from ${lt ? "PerformanceObserver 'longtask' (reports tasks >= 50 ms)" : "the longest gap of a 1 ms setInterval"}`;
     return { rows: cases.map((c) => c.row()), info };
   } finally {
-    await context?.close();
+    await browser?.close();
     served.close();
-    fs.rmSync(userDataDir, { recursive: true, force: true });
   }
 }
 
 async function main(): Promise<void> {
   const deadline = setTimeout(() => {
-    console.error("bench FAILED: it took more than 20 minutes");
+    console.error("bench FAILED: it took more than 10 minutes");
     process.exit(1);
-  }, 20 * 60000);
+  }, 10 * 60000);
   try {
     console.log(`aiq chat view bench: ${ROWS} rows x ${COLUMNS.length} columns, ${PIECES} streamed pieces; Node ${process.version}, ${os.cpus().length} cores`);
     printTable(`view.js in Node (${NODE_RUNS} runs after a warm-up)`, nodeBench());

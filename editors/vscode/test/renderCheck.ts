@@ -4,16 +4,10 @@
 // a screenshot. Run with `npm run render-check`.
 
 import * as fs from "fs";
-import * as http from "http";
-import * as os from "os";
 import * as path from "path";
-import type { AddressInfo } from "net";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
-import { chatHtml, newNonce } from "../src/chatHtml";
+import type { Page } from "playwright-core";
+import { CHROMIUM, extensionRoot as root, openChat, post as postAll, posted, serve } from "./support/chatPage";
 
-const CHROMIUM = "/usr/bin/chromium";
-const root = path.join(__dirname, "..", "..");
-const mediaDir = path.join(root, "media");
 const fixture = JSON.parse(fs.readFileSync(path.join(root, "test", "fixtures", "conversation.json"), "utf8"));
 const HOSTILE = "<img src=x onerror=alert(1)>";
 
@@ -51,24 +45,13 @@ const DARK_THEME: Record<string, string> = {
   "--vscode-errorForeground": "#f85149",
 };
 
-// Loaded before chat.js: VS Code's acquireVsCodeApi, recording what the
-// view posts; the state kept in sessionStorage as VS Code keeps it across
-// hides; CSP violations; and the theme on body.
-const STUB = `(function () {
-  var rec = (window.__aiq = { posted: [], violations: [] });
+// Loaded before view.js, after the stand-in for VS Code's API: CSP
+// violations, and the theme on body.
+const BEFORE = `(function () {
+  var rec = (window.__aiq = { violations: [] });
   document.addEventListener("securitypolicyviolation", function (e) {
     rec.violations.push(e.violatedDirective + " blocked " + (e.blockedURI || "inline") + " " + (e.sample || ""));
   });
-  var acquired = false;
-  window.acquireVsCodeApi = function () {
-    if (acquired) throw new Error("acquireVsCodeApi may be called once");
-    acquired = true;
-    return {
-      postMessage: function (m) { rec.posted.push(JSON.parse(JSON.stringify(m))); },
-      getState: function () { var s = sessionStorage.getItem("state"); return s ? JSON.parse(s) : undefined; },
-      setState: function (s) { sessionStorage.setItem("state", JSON.stringify(s)); },
-    };
-  };
   var theme = ${JSON.stringify(DARK_THEME)};
   for (var k in theme) document.body.style.setProperty(k, theme[k]);
   document.body.classList.add("vscode-dark");
@@ -82,66 +65,11 @@ function check(ok: unknown, message: string): void {
   console.log(`ok - ${message}`);
 }
 
-interface Served {
-  origin: string;
-  unexpected: string[];
-  close(): void;
-}
-
-/** The page, the stub and the media files, nothing else. */
-async function serve(): Promise<Served> {
-  const unexpected: string[] = [];
-  let origin = "";
-  const files: Record<string, [string, string]> = {
-    "/stub.js": ["text/javascript", STUB],
-    "/media/view.js": ["text/javascript", ""],
-    "/media/chat.js": ["text/javascript", ""],
-    "/media/chat.css": ["text/css", ""],
-  };
-  const server = http.createServer((req, res) => {
-    const url = (req.url || "/").split("?")[0];
-    if (url === "/") {
-      const html = chatHtml({
-        cspSource: origin,
-        nonce: newNonce(),
-        scriptUris: [`${origin}/stub.js`, `${origin}/media/view.js`, `${origin}/media/chat.js`],
-        styleUri: `${origin}/media/chat.css`,
-      });
-      res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
-      res.end(html);
-      return;
-    }
-    if (url === "/favicon.ico") {
-      // The browser asks for it on its own; a VS Code webview has none.
-      res.writeHead(204);
-      res.end();
-      return;
-    }
-    const file = files[url];
-    if (!file) {
-      unexpected.push(url);
-      res.writeHead(404);
-      res.end();
-      return;
-    }
-    const body = file[1] || fs.readFileSync(path.join(mediaDir, path.basename(url)), "utf8");
-    res.writeHead(200, { "Content-Type": `${file[0]}; charset=utf-8`, "Cache-Control": "no-store" });
-    res.end(body);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { origin, unexpected, close: () => server.close() };
-}
-
-async function posted(page: Page): Promise<any[]> {
-  return page.evaluate(() => (globalThis as any).__aiq.posted);
-}
-
 /** Waits until the view has posted a message like want. */
 async function waitPosted(page: Page, want: Record<string, unknown>, what: string): Promise<void> {
   try {
     await page.waitForFunction(
-      (w) => (globalThis as any).__aiq.posted.some((m: any) => Object.keys(w).every((k) => m[k] === (w as any)[k])),
+      (w) => (globalThis as any).__vscode.posted.some((m: any) => Object.keys(w).every((k) => m[k] === (w as any)[k])),
       want,
       { timeout: 5000 },
     );
@@ -149,12 +77,6 @@ async function waitPosted(page: Page, want: Record<string, unknown>, what: strin
     throw new CheckFailed(`${what}: the view did not post ${JSON.stringify(want)}; it posted ${JSON.stringify(await posted(page))}`);
   }
   console.log(`ok - ${what}`);
-}
-
-async function postAll(page: Page, messages: unknown[]): Promise<void> {
-  await page.evaluate((ms) => {
-    for (const m of ms) (globalThis as any).postMessage(m, "*");
-  }, messages);
 }
 
 const turn = (n: number) => `section.turn[data-turn-id="${n}"]`;
@@ -266,42 +188,130 @@ async function checkRestore(page: Page): Promise<void> {
   check(again[0] === "Electronics" && again[8] === "Grocery", "the table keeps its sort through the replay");
 }
 
-async function run(outFile: string): Promise<void> {
-  const served = await serve();
-  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), "aiq-chromium-"));
-  let context: BrowserContext | undefined;
-  try {
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-      viewport: { width: 480, height: 900 },
-      timeout: 30000,
-    });
-    const page = context.pages()[0] || (await context.newPage());
-    page.setDefaultTimeout(10000);
-    const problems: string[] = [];
-    page.on("console", (m) => {
-      if (m.type() === "error" || m.type() === "warning") problems.push(`console ${m.type()}: ${m.text()}`);
-    });
-    page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
-    page.on("dialog", (d) => {
-      problems.push(`a dialog opened: ${d.message()}`);
-      void d.dismiss();
-    });
+// ---- Streaming after a big result: drawn in place, not rebuilt ----
 
-    await page.goto(`${served.origin}/`);
+const BIG_ROWS = 500;
+const PIECES = 200;
+const END = "END-OF-ANSWER";
+
+/** 500 rows over ascending days: a table and a default line chart of 500 points. */
+function bigStatement(): any {
+  const rows: unknown[][] = [];
+  for (let i = 0; i < BIG_ROWS; i++) {
+    const day = new Date(Date.UTC(2024, 0, 1) + i * 86400000).toISOString().slice(0, 10);
+    rows.push([day, 1000 + i, `customer ${(i * 7919) % 500}`, ((i * 37) % 1000) + 0.5, i % 9 === 0 ? null : "note"]);
+  }
+  return { sql: "SELECT day, id, customer, amount, note FROM orders LIMIT 500", status: "success", rowCount: BIG_ROWS, columns: ["day", "id", "customer", "amount", "note"], rows };
+}
+
+/** An answer with paragraphs, a list and a SQL block, cut into PIECES pieces. */
+function answerPieces(): string[] {
+  let text = "The first paragraph is finished early and must keep its node.\n\n";
+  for (let i = 0; text.length < 6000; i++) {
+    if (i % 5 === 2) text += "- `a` one\n- two\n  continued\n\n";
+    else if (i % 5 === 4) text += "```sql\nSELECT day, count(*)\n\nFROM orders GROUP BY day;\n```\n";
+    else text += `Paragraph ${i} says the amounts ${"grow by day and ".repeat(6)}fall.\n\n`;
+  }
+  text += `Last words ${END}.`;
+  const size = Math.ceil(text.length / PIECES);
+  const pieces: string[] = [];
+  for (let at = 0; at < text.length; at += size) pieces.push(text.slice(at, at + size));
+  return pieces;
+}
+
+const progress = (turnId: number, event: Record<string, unknown>) => ({ type: "progress", turnId, event: { sessionId: "s1", requestId: 9, ...event } });
+
+/** The answer box's blocks as tag, class and text, to compare two drawings. */
+async function mdShape(page: Page, turnId: number): Promise<string[]> {
+  return page.locator(`${turn(turnId)} .answer .md > *`).evaluateAll((els: any[]) => els.map((e) => `${e.tagName}.${e.className}: ${e.textContent}`));
+}
+
+async function checkStreaming(page: Page): Promise<void> {
+  const st = bigStatement();
+  const sql = st.sql;
+  await postAll(page, [
+    { type: "clear" },
+    { type: "state", source: "demo", running: true },
+    { type: "turnStart", turnId: 10, query: "The last 500 orders, and what they say" },
+    progress(10, { kind: "tool_call", tool: "execute_sql", callId: "big", sql }),
+    progress(10, { kind: "tool_result", tool: "execute_sql", callId: "big", summary: "500 rows", statement: st }),
+  ]);
+  const t = turn(10);
+  await page.locator(`${t} table.data tbody tr:nth-child(${BIG_ROWS})`).waitFor({ timeout: 10000 });
+  check((await page.locator(`${t} figure.chart svg circle.point`).count()) === BIG_ROWS, "a 500-row result is drawn as a table and a default line chart of 500 points");
+  await page.evaluate((sel) => {
+    const doc = (globalThis as any).document;
+    (globalThis as any).__kept = { section: doc.querySelector(sel), table: doc.querySelector(`${sel} table.data`), chart: doc.querySelector(`${sel} figure.chart`) };
+  }, t);
+
+  // The pieces come in many frames, as from aiq-rpc, not all in one.
+  const pieces = answerPieces();
+  const answer = pieces.join("");
+  await page.evaluate(async ([sel, ms]) => {
+    const g = globalThis as any;
+    for (let i = 0; i < ms.length; i++) {
+      g.postMessage(ms[i], "*");
+      if (i % 4 === 3) await new Promise((r) => g.requestAnimationFrame(r));
+      if (i === 40) g.__kept.firstPara = g.document.querySelector(`${sel} .answer .md > p`);
+    }
+  }, [t, pieces.map((p) => progress(10, { kind: "text", text: p }))] as const);
+  await page.waitForFunction(([sel, end]) => ((globalThis as any).document.querySelector(`${sel} .answer .md`)?.textContent || "").includes(end), [t, END] as const, { timeout: 10000 });
+
+  const same = (what: string) => page.evaluate(([sel, w]) => {
+    const g = globalThis as any;
+    const now: Record<string, any> = {
+      section: g.document.querySelector(sel),
+      table: g.document.querySelector(`${sel} table.data`),
+      chart: g.document.querySelector(`${sel} figure.chart`),
+      firstPara: g.document.querySelector(`${sel} .answer .md > p`),
+    };
+    return !!g.__kept[w] && now[w] === g.__kept[w] && now[w].isConnected;
+  }, [t, what] as const);
+  check(await same("section"), `after ${PIECES} streamed pieces the turn's section is the same element`);
+  check(await same("table"), "the 500-row table is the same element: not rebuilt for each piece");
+  check(await same("chart"), "the default chart is the same element too");
+  check(await same("firstPara"), "a finished paragraph keeps its element while the answer streams on");
+
+  // The answer drawn piece by piece is the answer drawn at once.
+  await postAll(page, [{ type: "turnStart", turnId: 11, query: "again" }, progress(11, { kind: "text", text: answer })]);
+  await page.locator(`${turn(11)} .answer .md`).waitFor({ timeout: 10000 });
+  const streamed = await mdShape(page, 10);
+  const whole = await mdShape(page, 11);
+  check(streamed.length > 10 && JSON.stringify(streamed) === JSON.stringify(whole), `the streamed answer arrived complete: its ${streamed.length} blocks are those of the whole text drawn at once`);
+  check(streamed.filter((b) => b.startsWith("UL")).length > 0 && streamed.filter((b) => b.includes("code-block fenced")).length > 0, "with its lists and SQL blocks");
+
+  const nearBottom = () => page.locator("main.conversation").evaluate((c: any) => c.scrollHeight - c.scrollTop - c.clientHeight < 60);
+  check(await nearBottom(), "a panel scrolled to the bottom stays there while the answer grows");
+  await page.locator("main.conversation").evaluate((c: any) => (c.scrollTop = 0));
+  await postAll(page, [progress(11, { kind: "text", text: "\n\nOne more paragraph." })]);
+  await page.waitForFunction((sel) => ((globalThis as any).document.querySelector(`${sel} .answer .md`)?.textContent || "").includes("One more paragraph."), turn(11), { timeout: 10000 });
+  check((await page.locator("main.conversation").evaluate((c: any) => c.scrollTop)) === 0, "a panel the user scrolled up is not scrolled down by new text");
+
+  // The turn's end brings the same statement again, as a new object.
+  await postAll(page, [{ type: "turnEnd", turnId: 10, result: { sessionId: "s1", stopReason: "end_turn", answer, statements: [st], warnings: [] } }]);
+  await page.locator(`${t} .status`).waitFor({ state: "detached", timeout: 10000 });
+  check((await same("table")) && (await same("chart")), "the turn's end keeps the table and the chart");
+
+  const amount = page.locator(`${t} table.data thead th`, { hasText: "amount" });
+  await amount.click();
+  check((await amount.getAttribute("aria-sort")) === "ascending", "a header click sorts the big table");
+  const amounts = (await texts(page, `${t} table.data tbody tr td:nth-child(4)`)).map(Number);
+  check(amounts.length === BIG_ROWS && amounts.every((v, i) => i === 0 || amounts[i - 1] <= v), "all 500 rows, in ascending amount");
+  check(await same("table"), "and redraws the table's rows only: the table is the same element");
+}
+
+async function run(outFile: string): Promise<void> {
+  const served = await serve({ before: BEFORE });
+  let browser: Awaited<ReturnType<typeof openChat>> | undefined;
+  try {
+    browser = await openChat(served);
+    const page = browser.page;
     await waitPosted(page, { type: "ready" }, "the view posts ready when loaded");
     check((await page.locator(".empty").count()) === 1, "an empty conversation says what to do");
 
     await checkConversation(page);
     await checkInput(page);
     await checkRestore(page);
-
-    const violations: string[] = await page.evaluate(() => (globalThis as any).__aiq.violations);
-    check(violations.length === 0, `no CSP violations${violations.length ? ": " + violations.join("; ") : ""}`);
-    check(problems.length === 0, `no console errors or page errors${problems.length ? ": " + problems.join("; ") : ""}`);
-    check(served.unexpected.length === 0, `no request beyond the page and its media${served.unexpected.length ? ": " + served.unexpected.join(", ") : ""}`);
 
     // The first turn: question, SQL, table, chart and answer in one view.
     await page.locator(turn(1)).evaluate((el: any) => el.scrollIntoView({ block: "start" }));
@@ -313,10 +323,16 @@ async function run(outFile: string): Promise<void> {
     await page.locator(".notice").evaluate((el: any) => el.scrollIntoView({ block: "end" }));
     await page.screenshot({ path: endFile });
     console.log(`screenshot: ${endFile}`);
+
+    await checkStreaming(page);
+
+    const violations: string[] = await page.evaluate(() => (globalThis as any).__aiq.violations);
+    check(violations.length === 0, `no CSP violations${violations.length ? ": " + violations.join("; ") : ""}`);
+    check(browser.problems.length === 0, `no console errors or page errors${browser.problems.length ? ": " + browser.problems.join("; ") : ""}`);
+    check(served.unexpected.length === 0, `no request beyond the page and its media${served.unexpected.length ? ": " + served.unexpected.join(", ") : ""}`);
   } finally {
-    await context?.close();
+    await browser?.close();
     served.close();
-    fs.rmSync(userDataDir, { recursive: true, force: true });
   }
 }
 

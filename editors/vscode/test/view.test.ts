@@ -302,6 +302,38 @@ test("parseMarkdown: paragraphs, inline code, fenced blocks, bullet lists; nothi
   assert.deepEqual(view.parseMarkdown(""), []);
 });
 
+test("settledEnd: after the last blank line outside a fence, never inside one", () => {
+  assert.equal(view.settledEnd("One.\n\nTwo is still"), "One.\n\n".length);
+  assert.equal(view.settledEnd("One.\nTwo."), 0, "no blank line: nothing is finished");
+  assert.equal(view.settledEnd("```sql\nSELECT 1\n\nFROM t"), 0, "a blank line in an open fence finishes nothing");
+  const closed = "```sql\nSELECT 1\n\n```\n\nNext";
+  assert.equal(view.settledEnd(closed), closed.length - "Next".length);
+  assert.equal(view.settledEnd("a\r\n\r\nb"), "a\r\n\r\n".length, "CRLF line ends count");
+  assert.equal(view.settledEnd("a\r\n\r"), 0, "a CR last may be half of a CRLF");
+  assert.equal(view.settledEnd("a\n\nb\n\nc", 3), "a\n\nb\n\n".length, "it searches on from a given place");
+});
+
+test("parsing a streamed answer from settledEnd on gives the blocks parseMarkdown gives the whole text", () => {
+  const bits = ["word", "`code`", " ", "\n", "\n\n", "\r\n", "\r", "- ", "* item", "  more", "```", "```sql", "~~~~", "SELECT 1;", "\n```\n"];
+  let seed = 7;
+  const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  for (let run = 0; run < 3000; run++) {
+    let text = "";
+    for (let i = 1 + Math.floor(rnd() * 30); i > 0; i--) text += bits[Math.floor(rnd() * bits.length)];
+    let cut = 0;
+    const finished: unknown[] = [];
+    for (let at = 0; at < text.length; ) {
+      at = Math.min(text.length, at + 1 + Math.floor(rnd() * 6));
+      const sofar = text.slice(0, at);
+      const next = view.settledEnd(sofar, cut);
+      assert.ok(next >= cut, "the finished part never shrinks");
+      finished.push(...view.parseMarkdown(sofar.slice(cut, next)));
+      cut = next;
+      assert.deepEqual([...finished, ...view.parseMarkdown(sofar.slice(cut))], view.parseMarkdown(sofar), `streamed ${JSON.stringify(sofar)}`);
+    }
+  }
+});
+
 // ---- The HTML document ----
 
 test("chatHtml: a strict CSP, the nonce on every script, no remote resource", () => {
