@@ -20,7 +20,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/aiq/aiq-rpc/tools/dbtest"
 )
@@ -78,20 +77,11 @@ func (n *nvimBench) withItems() *nvimBench {
 func (n *nvimBench) run(script string, samples int, perOp string, scale float64, env ...string) {
 	b := n.b
 	b.Helper()
-	dir, err := filepath.Abs(filepath.Join("..", "..", "editors", "nvim"))
-	if err != nil {
-		b.Fatal(err)
-	}
 	tmp, xdg := b.TempDir(), b.TempDir()
 	out := filepath.Join(tmp, "results.json")
 	ctx, cancel := context.WithTimeout(context.Background(), nvimRunTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, n.nvim, "--headless", "-u", "NONE", "-i", "NONE", "--noplugin",
-		"--cmd", "set rtp^="+dir,
-		"-c", "runtime plugin/aiq.lua",
-		"-c", "luafile "+filepath.Join(dir, "test", script+".lua"))
-	cmd.Dir = tmp
-	cmd.Env = childEnv(append([]string{
+	cmd := nvimCommand(ctx, b, n.nvim, script, tmp, xdg, append([]string{
 		// the plain build: a race-detector server would time the detector
 		"AIQ_TEST_SERVER=" + plainBinary,
 		"AIQ_TEST_HOME=" + n.home.Dir,
@@ -99,12 +89,7 @@ func (n *nvimBench) run(script string, samples int, perOp string, scale float64,
 		"AIQ_TEST_TMP=" + tmp,
 		"AIQ_BENCH_N=" + strconv.Itoa(samples),
 		"AIQ_BENCH_OUT=" + out,
-		"XDG_CACHE_HOME=" + filepath.Join(xdg, "cache"),
-		"XDG_STATE_HOME=" + filepath.Join(xdg, "state"),
-		"XDG_DATA_HOME=" + filepath.Join(xdg, "data"),
-		"XDG_CONFIG_HOME=" + filepath.Join(xdg, "config"),
 	}, env...)...)
-	cmd.WaitDelay = 5 * time.Second
 	output, err := cmd.CombinedOutput()
 	if ctx.Err() != nil {
 		b.Fatalf("nvim %s did not finish within %v; its output:\n%s", script, nvimRunTimeout, output)

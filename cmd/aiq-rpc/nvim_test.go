@@ -56,10 +56,30 @@ func findNvim(t *testing.T) string {
 	return path
 }
 
-func pluginDir(t *testing.T) string {
+func pluginDir(t testing.TB) string {
 	dir, err := filepath.Abs(filepath.Join("..", "..", "editors", "nvim"))
 	require.NoError(t, err)
 	return dir
+}
+
+// nvimCommand runs editors/nvim/test/<script>.lua in headless Neovim with
+// the plugin on its runtimepath, in folder dir, with Neovim's own files
+// under xdg and env added to childEnv's.
+func nvimCommand(ctx context.Context, t testing.TB, nvim, script, dir, xdg string, env ...string) *exec.Cmd {
+	plugin := pluginDir(t)
+	cmd := exec.CommandContext(ctx, nvim, "--headless", "-u", "NONE", "-i", "NONE", "--noplugin",
+		"--cmd", "set rtp^="+plugin,
+		"-c", "runtime plugin/aiq.lua",
+		"-c", "luafile "+filepath.Join(plugin, "test", script+".lua"))
+	cmd.Dir = dir
+	cmd.Env = childEnv(append([]string{
+		"XDG_CACHE_HOME=" + filepath.Join(xdg, "cache"),
+		"XDG_STATE_HOME=" + filepath.Join(xdg, "state"),
+		"XDG_DATA_HOME=" + filepath.Join(xdg, "data"),
+		"XDG_CONFIG_HOME=" + filepath.Join(xdg, "config"),
+	}, env...)...)
+	cmd.WaitDelay = 5 * time.Second
+	return cmd
 }
 
 // newNvimTest makes a home whose model answers with steps and whose one
@@ -82,26 +102,15 @@ func newNvimTest(t *testing.T, nvim string, steps ...llmtest.Step) *nvimTest {
 func (n *nvimTest) run(script string, env ...string) string {
 	t := n.t
 	t.Helper()
-	dir := pluginDir(t)
 	ctx, cancel := context.WithTimeout(context.Background(), nvimRunTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, n.nvim, "--headless", "-u", "NONE", "-i", "NONE", "--noplugin",
-		"--cmd", "set rtp^="+dir,
-		"-c", "runtime plugin/aiq.lua",
-		"-c", "luafile "+filepath.Join(dir, "test", script+".lua"))
-	cmd.Dir = n.tmp
-	cmd.Env = childEnv(append([]string{
+	cmd := nvimCommand(ctx, t, n.nvim, script, n.tmp, n.xdg, append([]string{
 		"AIQ_TEST_SERVER=" + binary,
 		"AIQ_TEST_HOME=" + n.home.Dir,
 		"AIQ_TEST_SOURCE=db",
 		"AIQ_TEST_TMP=" + n.tmp,
 		"AIQ_SCREENSHOT_DIR=" + os.Getenv("AIQ_SCREENSHOT_DIR"),
-		"XDG_CACHE_HOME=" + filepath.Join(n.xdg, "cache"),
-		"XDG_STATE_HOME=" + filepath.Join(n.xdg, "state"),
-		"XDG_DATA_HOME=" + filepath.Join(n.xdg, "data"),
-		"XDG_CONFIG_HOME=" + filepath.Join(n.xdg, "config"),
 	}, env...)...)
-	cmd.WaitDelay = 5 * time.Second
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
 	logs := n.serverLogs()
