@@ -33,9 +33,20 @@ function check(opts: ChatHtmlOptions): void {
   if (!/^[A-Za-z0-9+/_=-]{16,}$/.test(opts.nonce)) {
     throw new Error("chatHtml: the nonce must be at least 16 base64 characters; make one with newNonce()");
   }
-  if (!opts.cspSource || /[\s;,'"]/.test(opts.cspSource)) {
-    throw new Error(`chatHtml: cspSource ${JSON.stringify(opts.cspSource)} is not one CSP source; pass webview.cspSource`);
+  if (!isSourceList(opts.cspSource)) {
+    throw new Error(`chatHtml: cspSource ${JSON.stringify(opts.cspSource)} is not a list of CSP sources; pass webview.cspSource`);
   }
+}
+
+/**
+ * Whether value is what webview.cspSource may hold: one or more sources
+ * separated by spaces (VS Code 1.100 gives "'self' https://*.vscode-cdn.net"),
+ * each a host or scheme source or 'self'. Anything that would end the
+ * directive or widen it ('unsafe-inline', a bare *) is refused.
+ */
+export function isSourceList(value: string): boolean {
+  const sources = value.trim().split(/ +/);
+  return value.trim() !== "" && sources.every((s) => s === "'self'" || (/^[^\s;,'"]+$/.test(s) && s !== "*"));
 }
 
 export function chatHtml(opts: ChatHtmlOptions): string {

@@ -6,7 +6,7 @@ import * as assert from "node:assert/strict";
 import * as fs from "fs";
 import * as path from "path";
 import { spawnSync } from "child_process";
-import { chatHtml, chatCsp, newNonce } from "../src/chatHtml";
+import { chatHtml, chatCsp, isSourceList, newNonce } from "../src/chatHtml";
 
 const root = path.join(__dirname, "..", "..");
 // eslint-disable-next-line @typescript-eslint/no-var-requires
@@ -355,6 +355,15 @@ test("chatHtml: a strict CSP, the nonce on every script, no remote resource", ()
   assert.doesNotMatch(html, /<style/, "no inline style element");
 });
 
+test("chatHtml takes the several sources a real VS Code gives as webview.cspSource", () => {
+  // VS Code 1.100 (code-server 4.100) gives exactly this; the panel failed to load on it.
+  const src = "'self' https://*.vscode-cdn.net";
+  const nonce = newNonce();
+  const html = chatHtml({ cspSource: src, nonce, scriptUris: ["a.js"], styleUri: "s.css" });
+  assert.match(html.replace(/&#39;/g, "'"), /style-src 'self' https:\/\/\*\.vscode-cdn\.net;/);
+  assert.ok(isSourceList(src));
+});
+
 test("chatHtml escapes what it inserts and refuses a nonce or source that would widen the policy", () => {
   const html = chatHtml({ cspSource: "vscode-webview://a", nonce: "A".repeat(22), scriptUris: ['x"><img src=y onerror=alert(1)>'], styleUri: "s&t" });
   assert.doesNotMatch(html, /<img/);
@@ -362,6 +371,9 @@ test("chatHtml escapes what it inserts and refuses a nonce or source that would 
   assert.match(html, /href="s&amp;t"/);
   assert.throws(() => chatHtml({ cspSource: "x", nonce: "abc' 'unsafe-inline", scriptUris: [], styleUri: "s" }), /nonce/);
   assert.throws(() => chatHtml({ cspSource: "x; script-src *", nonce: newNonce(), scriptUris: [], styleUri: "s" }), /cspSource/);
+  assert.throws(() => chatHtml({ cspSource: "'self' 'unsafe-inline'", nonce: newNonce(), scriptUris: [], styleUri: "s" }), /cspSource/);
+  assert.throws(() => chatHtml({ cspSource: "*", nonce: newNonce(), scriptUris: [], styleUri: "s" }), /cspSource/);
+  assert.throws(() => chatHtml({ cspSource: " ", nonce: newNonce(), scriptUris: [], styleUri: "s" }), /cspSource/);
   assert.notEqual(newNonce(), newNonce());
 });
 
