@@ -19,7 +19,7 @@ T.run(function()
   local asked = T.asked[1]
   T.truthy(asked.msg:find("DELETE FROM orders WHERE status = 'shipped'", 1, true), "the dialog shows the SQL: " .. asked.msg)
   T.truthy(asked.msg:find("DELETE removes rows from a table.", 1, true), "the dialog shows the reason: " .. asked.msg)
-  T.eq(asked.choices, "&Allow once\n&Allow always\n&Reject", "the dialog's buttons")
+  T.eq(asked.choices, "Allow &once\nAllow &always\n&Reject", "the dialog's buttons: a hotkey each")
   T.eq(asked.default, 3, "the dialog's default button")
 
   ask("delete the pending orders", { "✋ Allowed once", "✓ 1 row affected", "Deleted." })

@@ -101,12 +101,14 @@ function M.history()
   end)
 end
 
+-- ask_clear asks before clearing; No is the default, so Enter keeps the
+-- conversation, and Esc (0) does too.
+function M.ask_clear()
+  return vim.fn.confirm("Clear the aiq conversation? The session file is emptied too.", "&Yes\n&No", 2) == 1
+end
+
 function M.clear()
-  if busy() then
-    return
-  end
-  local choice = vim.fn.confirm("Clear the aiq conversation? The session file is emptied too.", "&Yes\n&No", 2)
-  if choice ~= 1 then
+  if busy() or not M.ask_clear() then
     return
   end
   M.with_session(function(id, err)
