@@ -208,7 +208,7 @@ func TestNvimPlugin(t *testing.T) {
 	})
 	t.Run("History", func(t *testing.T) {
 		t.Parallel()
-		newNvimTest(t, nvim, llmtest.Step{Text: "There are 4 orders."}).run("history")
+		newNvimTest(t, nvim, sqlCall("call_1", "SELECT count(*) AS n FROM orders"), llmtest.Step{Text: "There are 4 orders."}).run("history")
 	})
 
 	t.Run("Clear", func(t *testing.T) {
@@ -218,7 +218,8 @@ func TestNvimPlugin(t *testing.T) {
 
 	t.Run("SaveThenLoadInANewNeovim", func(t *testing.T) {
 		t.Parallel()
-		n := newNvimTest(t, nvim, llmtest.Step{Text: "There are 4 orders."}, llmtest.Step{Text: "One is pending."})
+		n := newNvimTest(t, nvim, sqlCall("call_1", "SELECT count(*) AS n FROM orders"),
+			llmtest.Step{Text: "There are 4 orders."}, llmtest.Step{Text: "One is pending."})
 		n.run("save")
 		saved := filepath.Join(n.tmp, "saved.json")
 		data, err := os.ReadFile(saved)
@@ -233,8 +234,8 @@ func TestNvimPlugin(t *testing.T) {
 		n.home.writeFile(t, "sessions/copy.json", string(data))
 		n.home.writeFile(t, "config/sources.yaml", strings.Replace(sourcesYAML(n.src), "name: db", "name: other", 1))
 		n.run("load", "AIQ_TEST_SOURCE=other")
-		assert.Contains(t, n.lastUserMessage(1), "how many are pending", "the question after loading")
-		assert.Equal(t, []string{"How many orders are there?", "And how many are pending?"}, n.userMessages(1), "the loaded conversation goes on")
+		assert.Contains(t, n.lastUserMessage(2), "how many are pending", "the question after loading")
+		assert.Equal(t, []string{"How many orders are there?", "And how many are pending?"}, n.userMessages(2), "the loaded conversation goes on")
 	})
 
 	t.Run("Cancel", func(t *testing.T) {

@@ -1,10 +1,25 @@
--- A new Neovim loads the saved session: :AiqLoad shows its history and
--- warns that its source is gone; completion offers the home's session
--- files; :AiqSessions picks one; :AiqSource sets a source; the next turn
--- continues the loaded conversation.
+-- A new Neovim loads the saved session: :AiqLoad shows its history, the
+-- SQL and its rows included, and warns that its source is gone; completion
+-- offers the home's session files; :AiqSessions picks one; :AiqSource sets
+-- a source; the next turn continues the loaded conversation.
 local T = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/helper.lua")
 
-local want = { "## You", "How many orders are there?", "", "## aiq", "There are 4 orders." }
+-- The SQL that ran and its table show as they did live.
+local want = {
+  "## You",
+  "How many orders are there?",
+  "",
+  "## aiq",
+  "```sql",
+  "SELECT count(*) AS n FROM orders",
+  "```",
+  "| n   |",
+  "|----:|",
+  "|   4 |",
+  "(1 row)",
+  "",
+  "There are 4 orders.",
+}
 
 local function wait_history()
   T.wait("the loaded history in the panel", function()

@@ -67,5 +67,71 @@ T.run(function()
 
   -- The question and the history.
   T.eq(render.question("what?", { text = "SELECT 1", languageId = "sql" }), { "## You", "what?", "", "```sql", "SELECT 1", "```" }, "a question with a selection")
-  T.eq(render.history({ { role = "user", content = "q" }, { role = "assistant", content = "a\nb" } }), { "## You", "q", "", "## aiq", "a", "b" }, "a history")
+
+  -- The complete messages of a session read as the turns did live: the
+  -- SQL and its table, the chart, a rejected write, the answers; rows kept
+  -- as objects (older files) and the AIQ CLI's count-only results too.
+  local function call(id, name, args)
+    return { id = id, type = "function", ["function"] = { name = name, arguments = vim.json.encode(args) } }
+  end
+  local messages = {
+    { role = "user", content = "orders per status?" },
+    { role = "assistant", content = "", tool_calls = { call("c1", "execute_sql", { sql = "SELECT status, count(*) AS n FROM orders GROUP BY status" }) } },
+    { role = "tool", tool_call_id = "c1", content = vim.json.encode({ status = "success", row_count = 2, columns = { "status", "n" }, rows = { { "delivered", 2 }, { status = "pending", n = 1 } }, truncated = false }) },
+    { role = "assistant", content = "", tool_calls = { call("c2", "render_chart", { chart_type = "bar", x = "status", y = "n" }) } },
+    { role = "tool", tool_call_id = "c2", content = vim.json.encode({ chartType = "bar", x = "status", y = "n", title = "By status", labels = { "delivered", "pending" }, values = { 2, 1 } }) },
+    { role = "assistant", content = "Two delivered, one pending." },
+    { role = "user", content = "delete them" },
+    { role = "assistant", content = "", tool_calls = { call("c3", "execute_sql", { sql = "DELETE FROM orders" }), call("c4", "list_tables", {}) } },
+    { role = "tool", tool_call_id = "c3", content = vim.json.encode({ status = "rejected", error = "not run: the user declined this statement" }) },
+    { role = "tool", tool_call_id = "c4", content = "orders" },
+    { role = "assistant", content = "Not deleted." },
+    { role = "user", content = "count" },
+    { role = "assistant", content = "", tool_calls = { call("c5", "execute_sql", { sql = "SELECT count(*) FROM orders" }) } },
+    { role = "tool", tool_call_id = "c5", content = '{"displayed":true,"row_count":1,"status":"success"}' },
+    { role = "assistant", content = "" },
+  }
+  T.eq(render.messages(messages, { bar_width = 2 }), {
+    "## You",
+    "orders per status?",
+    "",
+    "## aiq",
+    "```sql",
+    "SELECT status, count(*) AS n FROM orders GROUP BY status",
+    "```",
+    "| status    | n   |",
+    "|-----------|----:|",
+    "| delivered |   2 |",
+    "| pending   |   1 |",
+    "(2 rows)",
+    "",
+    "📊 By status (bar chart)",
+    "  delivered ██ 2",
+    "  pending   █ 1",
+    "",
+    "Two delivered, one pending.",
+    "",
+    "## You",
+    "delete them",
+    "",
+    "## aiq",
+    "```sql",
+    "DELETE FROM orders",
+    "```",
+    "✗ rejected: the statement did not run",
+    "",
+    "🔧 list_tables",
+    "",
+    "Not deleted.",
+    "",
+    "## You",
+    "count",
+    "",
+    "## aiq",
+    "```sql",
+    "SELECT count(*) FROM orders",
+    "```",
+    "(1 row; the session file keeps no rows)",
+  }, "a session's complete messages")
+  T.eq(render.messages({}), {}, "no messages")
 end)

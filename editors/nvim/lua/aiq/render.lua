@@ -212,19 +212,127 @@ function M.question(query, selection)
   return lines
 end
 
--- history renders chat/history's turns as the panel shows a conversation.
-function M.history(turns)
+-- tool_call renders a tool call as the panel shows it live: the SQL in a
+-- block, a chart by its result alone, another tool by name and arguments.
+function M.tool_call(tool, sql, arguments)
+  if type(sql) == "string" then
+    return M.fence(sql, "sql")
+  elseif tool == "render_chart" then
+    return nil
+  end
+  local args = type(arguments) == "table" and next(arguments) ~= nil and " " .. vim.json.encode(arguments) or ""
+  return { string.format("🔧 %s%s", tool or "tool", args) }
+end
+
+local function decode(text)
+  if type(text) ~= "string" then
+    return nil
+  end
+  local ok, value = pcall(vim.json.decode, text)
+  return ok and type(value) == "table" and value or nil
+end
+
+-- rows_as_arrays turns rows written as objects keyed by column (as some
+-- session files hold them) into arrays in column order.
+local function rows_as_arrays(rows, columns)
+  local out = {}
+  for i, row in ipairs(type(rows) == "table" and rows or {}) do
+    if vim.tbl_islist(row) then
+      out[i] = row
+    else
+      out[i] = {}
+      for c, name in ipairs(columns) do
+        out[i][c] = row[name] == nil and vim.NIL or row[name]
+      end
+    end
+  end
+  return out
+end
+
+-- stored_statement renders an execute_sql result as the session keeps it
+-- ({status, row_count, columns, rows, error}, the model's view) the way a
+-- live statement shows.
+local function stored_statement(r, opts)
+  local n = tonumber(r.row_count)
+  if r.status == "success" and r.columns == nil and r.rows == nil and n then
+    -- The AIQ CLI keeps only the count of rows it displayed.
+    return { string.format("(%d row%s; the session file keeps no rows)", n, n == 1 and "" or "s") }
+  end
+  local columns = type(r.columns) == "table" and r.columns or {}
+  return M.statement({
+    status = r.status,
+    error = r.error,
+    rowCount = n,
+    columns = columns,
+    rows = rows_as_arrays(r.rows, columns),
+  }, opts)
+end
+
+-- tool_result renders a stored tool result: the statement's rows, the
+-- chart, or nothing for other tools.
+local function tool_result(tool, content, opts)
+  local r = decode(content)
+  if tool == "execute_sql" and r and r.status then
+    return stored_statement(r, opts), false
+  elseif tool == "render_chart" and r and r.chartType then
+    return M.chart(r, opts), true
+  end
+  return nil
+end
+
+-- messages renders chat/history's complete messages (detail "full") as
+-- the panel shows the turns live: each question, the SQL the model ran and
+-- its table, charts, and the answers. opts.max_rows caps each table.
+function M.messages(messages, opts)
   local lines = {}
-  for _, turn in ipairs(turns or {}) do
-    if #lines > 0 then
+  -- add appends a block, after a blank line unless at the top, after a
+  -- blank line or right under a heading, as the panel does live.
+  local function add(block, gap)
+    local last = lines[#lines]
+    if gap and last and last ~= "" and not last:match("^#") then
       lines[#lines + 1] = ""
     end
-    lines[#lines + 1] = turn.role == "user" and "## You" or "## aiq"
-    local content = turn.content
-    if type(content) ~= "string" then
-      content = M.cell(content)
+    vim.list_extend(lines, block)
+  end
+  local results = {} -- tool call id -> the tool message
+  for _, m in ipairs(messages or {}) do
+    if m.role == "tool" and m.tool_call_id then
+      results[m.tool_call_id] = m
     end
-    vim.list_extend(lines, M.split(content))
+  end
+  local answering = false -- "## aiq" is shown for this question
+  for _, m in ipairs(messages or {}) do
+    local content = type(m.content) == "string" and m.content or ""
+    if m.role == "user" then
+      add(M.question(content), #lines > 0)
+      answering = false
+    elseif m.role == "assistant" then
+      if not answering then
+        add({ "", "## aiq" })
+        answering = true
+      end
+      if vim.trim(content) ~= "" then
+        add(M.split(content), true)
+      end
+      -- Each call, then its result, as they came live.
+      for _, call in ipairs(type(m.tool_calls) == "table" and m.tool_calls or {}) do
+        local fn = type(call["function"]) == "table" and call["function"] or {}
+        local args = decode(fn.arguments)
+        local block = M.tool_call(fn.name, fn.name == "execute_sql" and args and args.sql or nil, args)
+        if block then
+          add(block, true)
+        end
+        local result = results[call.id or ""]
+        local gap
+        block, gap = tool_result(fn.name, result and result.content, opts)
+        if block then
+          add(block, gap)
+        end
+      end
+    end
+  end
+  if lines[1] == "" then
+    table.remove(lines, 1)
   end
   return lines
 end

@@ -1,6 +1,7 @@
 -- The plugin's one session on the server, and the commands on it:
 -- history, clear, save, load, the list of saved sessions, the source.
 local chat = require("aiq.chat")
+local config = require("aiq.config")
 local render = require("aiq.render")
 local server = require("aiq.server")
 
@@ -76,11 +77,11 @@ function M.with_session(fn)
 end
 
 local function show_history(id)
-  server.conn:request("chat/history", { sessionId = id, detail = "turns" }, function(err, result)
+  server.conn:request("chat/history", { sessionId = id, detail = "full" }, function(err, result)
     if err then
       return server.report(err)
     end
-    local lines = render.history(result.turns)
+    local lines = render.messages(result.messages, { max_rows = config.options.max_rows })
     if #lines == 0 then
       lines = { "_No questions yet in this session._" }
     end

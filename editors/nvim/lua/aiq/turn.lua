@@ -34,11 +34,9 @@ function M.progress(p)
     turn.streamed = true
     chat.stream(p.text)
   elseif p.kind == "tool_call" then
-    if p.sql and p.sql ~= vim.NIL then
-      chat.add(render.fence(p.sql, "sql"), { gap = true })
-    elseif p.tool ~= "render_chart" then -- the chart event shows it
-      local args = p.arguments and p.arguments ~= vim.NIL and vim.json.encode(p.arguments) or ""
-      chat.add({ string.format("🔧 %s %s", p.tool or "tool", args) }, { gap = true })
+    local block = render.tool_call(p.tool, p.sql, p.arguments)
+    if block then
+      chat.add(block, { gap = true })
     end
   elseif p.kind == "tool_result" then
     if type(p.statement) == "table" then
