@@ -193,6 +193,11 @@ func TestNvimPlugin(t *testing.T) {
 		(&nvimTest{t: t, nvim: nvim, tmp: t.TempDir(), xdg: t.TempDir()}).run("render")
 	})
 
+	t.Run("Messages", func(t *testing.T) {
+		t.Parallel()
+		(&nvimTest{t: t, nvim: nvim, tmp: t.TempDir(), xdg: t.TempDir()}).run("message")
+	})
+
 	t.Run("Selection", func(t *testing.T) {
 		t.Parallel()
 		(&nvimTest{t: t, nvim: nvim, tmp: t.TempDir(), xdg: t.TempDir()}).run("selection")
@@ -225,7 +230,13 @@ func TestNvimPlugin(t *testing.T) {
 		data, err := os.ReadFile(saved)
 		require.NoError(t, err)
 		require.NoError(t, sessiontest.CheckCLILoadRules(data), "the saved file is a session the CLI loads")
-		assert.Contains(t, string(data), "How many orders are there?")
+		assert.Contains(t, string(data), "How many orders are there?", ":AiqClear after :AiqSave PATH kept the copy")
+		own, err := filepath.Glob(filepath.Join(n.home.sessionsDir(), "session_*.json"))
+		require.NoError(t, err)
+		require.Len(t, own, 1, "the session's own file")
+		ownData, err := os.ReadFile(own[0])
+		require.NoError(t, err)
+		assert.NotContains(t, string(ownData), "How many orders are there?", ":AiqClear emptied the session's own file")
 
 		// The home's sessions folder holds only a copy, which completion
 		// and :AiqSessions must offer; the source the session used is

@@ -29,6 +29,25 @@ vim.notify = function(msg, level)
   log(string.format("[notify %d] %s", level, msg))
 end
 
+-- messages is the text of :messages, where a message too long for one
+-- line is kept whole.
+function T.messages()
+  return vim.fn.execute("messages")
+end
+
+-- long_notes are the notifications that would stop Neovim at a "Press
+-- ENTER" prompt: more than one line, or wider than the message area.
+local function long_notes()
+  local width = math.max(tonumber(vim.v.echospace) or 0, 40)
+  local out = {}
+  for _, n in ipairs(T.notes) do
+    if n.msg:find("\n") or vim.api.nvim_strwidth(n.msg) > width then
+      out[#out + 1] = n.msg
+    end
+  end
+  return out
+end
+
 function T.errors()
   local out = {}
   for _, n in ipairs(T.notes) do
@@ -159,6 +178,9 @@ end
 
 function T.run(fn)
   local ok, err = xpcall(fn, debug.traceback)
+  if ok and #long_notes() > 0 then
+    ok, err = false, "notifications longer than one line: " .. vim.inspect(long_notes())
+  end
   if ok then
     log("ok")
     vim.cmd("qall!")

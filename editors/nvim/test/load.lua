@@ -32,7 +32,7 @@ T.run(function()
   local saved = T.env.AIQ_TEST_TMP .. "/saved.json"
   vim.cmd("AiqLoad " .. saved)
   wait_history()
-  local warning = T.note_matching("the session's source 'db' is not configured here")
+  local warning = T.note_matching("aiq: no source 'db' here: pick one with :AiqSource")
   T.truthy(warning and warning.level == vim.log.levels.WARN, "a warning that the source is not configured")
 
   -- Completion lists the files of <home>/sessions, as the server says.

@@ -16,8 +16,10 @@ local function ask_expecting_error(what)
   T.wait_turn(10000)
   local errors = T.errors()
   T.eq(#errors, before + 1, "error messages for " .. what)
-  local msg = errors[#errors]
-  T.truthy(msg:find(hint, 1, true), what .. ": the message lacks the install hint: " .. msg)
+  -- One line on screen; the whole message in :messages.
+  T.truthy(errors[#errors]:find("^aiq: could not start aiq%-rpc: .*%(:messages%)$"), what .. ": the message shown: " .. errors[#errors])
+  local msg = T.messages()
+  T.truthy(msg:find(hint, 1, true), what .. ": :messages lacks the install hint: " .. msg)
   T.truthy(not msg:find("traceback", 1, true), what .. ": the message is a stack: " .. msg)
   T.expect("aiq-rpc is not running", what)
   return msg

@@ -199,7 +199,7 @@ function Conn:fail_start(tried, reason, printed)
   end
   lines[#lines + 1] = "Install it from the clone: " .. M.install_hint()
   lines[#lines + 1] = "or give its path: require('aiq').setup({ server = '/path/to/aiq-rpc' })"
-  vim.notify(table.concat(lines, "\n"), vim.log.levels.ERROR)
+  require("aiq.message").show(table.concat(lines, "\n"), vim.log.levels.ERROR)
 end
 
 -- start spawns and initializes the server; requests wait in the queue
@@ -293,8 +293,8 @@ function Conn:on_exit(client, code, signal)
     end
     self:fail_start(s.path, exit_reason(code, signal), printed)
   else
-    vim.notify(
-      string.format("aiq: aiq-rpc %s; it restarts on your next command. Its log: %s", exit_reason(code, signal), s.log_file),
+    require("aiq.message").show(
+      string.format("aiq: aiq-rpc %s; the next command restarts it.\nIts log: %s", exit_reason(code, signal), s.log_file),
       vim.log.levels.ERROR
     )
   end

@@ -3,6 +3,7 @@
 -- One turn runs at a time.
 local chat = require("aiq.chat")
 local config = require("aiq.config")
+local message = require("aiq.message")
 local render = require("aiq.render")
 local selection = require("aiq.selection")
 local server = require("aiq.server")
@@ -60,13 +61,13 @@ local function finish_turn(turn, err, result)
   chat.set_running(nil)
   if err then
     if err.stopped then
-      chat.add({ "✗ No answer: aiq-rpc is not running (see its message). The next command starts it again." }, { gap = true })
+      chat.add({ "✗ No answer: aiq-rpc is not running (see :messages). The next command starts it again." }, { gap = true })
     elseif err.code == -32800 then
       chat.add({ "_Cancelled._" }, { gap = true })
     else
       -- The panel is open and says it; a popup as well would stack a
       -- hit-enter prompt on top (the VS Code panel shows it there too).
-      chat.add({ "✗ " .. (err.message or tostring(err)) }, { gap = true })
+      chat.add({ "✗ " .. message.error_text(err) }, { gap = true })
     end
     return
   end

@@ -1,0 +1,84 @@
+-- Messages to the user, one screen line each: a longer message would stop
+-- Neovim at a "Press ENTER" prompt while the user works elsewhere. A
+-- message that does not fit is shortened on screen and kept whole in
+-- :messages.
+local M = {}
+
+-- room is the width a message may take without a prompt; headless Neovim
+-- and narrow windows still get a readable minimum.
+local function room()
+  local space = tonumber(vim.v.echospace) or 0
+  if space <= 0 then
+    space = vim.o.columns - 12
+  end
+  return math.max(space, 40)
+end
+
+-- shorten cuts text to at most width display cells, ending it with "…".
+function M.shorten(text, width)
+  if vim.api.nvim_strwidth(text) <= width then
+    return text
+  end
+  local n = vim.fn.strchars(text)
+  local lo, hi = 0, n
+  while lo < hi do -- the most characters that fit with the "…"
+    local mid = math.floor((lo + hi + 1) / 2)
+    if vim.api.nvim_strwidth(vim.fn.strcharpart(text, 0, mid)) <= width - 1 then
+      lo = mid
+    else
+      hi = mid - 1
+    end
+  end
+  return vim.fn.strcharpart(text, 0, lo) .. "…"
+end
+
+-- keep adds text to :messages without showing it.
+local function keep(text)
+  for _, line in ipairs(vim.split(text, "\n", { plain = true })) do
+    vim.fn.execute("echomsg " .. vim.fn.string(line), "")
+  end
+end
+
+-- show tells the user msg with vim.notify at level, on one line: a longer
+-- one is kept whole in :messages and shown shortened, pointing there.
+function M.show(msg, level)
+  msg = vim.trim(tostring(msg))
+  local first = msg:match("^[^\n]*")
+  local width = room()
+  if first == msg and vim.api.nvim_strwidth(msg) <= width then
+    vim.notify(msg, level)
+    return
+  end
+  keep(msg)
+  local more = " (:messages)"
+  vim.notify(M.shorten(first, width - vim.api.nvim_strwidth(more)) .. more, level)
+end
+
+-- internal are the prefixes the server's errors may carry that tell where
+-- in the server they came from, not what happened.
+local internal = {
+  "^[%a_]+/[%a_]+: ", -- the method: "chat/turn: "
+  "^run turn: ",
+  "^model request %d+: ",
+}
+
+-- error_text is the sentence to show for a server error: its message,
+-- without the internal prefixes.
+function M.error_text(err)
+  local text = type(err) == "table" and err.message or tostring(err)
+  text = tostring(text or "the request failed")
+  local stripped, changed = false, true
+  while changed do
+    changed = false
+    for _, prefix in ipairs(internal) do
+      local rest = text:gsub(prefix, "", 1)
+      if rest ~= text and rest ~= "" then
+        text, changed, stripped = rest, true, true
+      end
+    end
+  end
+  -- What was a clause of the server's message now starts the sentence.
+  return stripped and (text:gsub("^%l", string.upper)) or text
+end
+
+return M
