@@ -218,7 +218,7 @@ func TestNvimPlugin(t *testing.T) {
 
 	t.Run("Clear", func(t *testing.T) {
 		t.Parallel()
-		newNvimTest(t, nvim, llmtest.Step{Text: "There are 4 orders."}).run("clear")
+		newNvimTest(t, nvim, llmtest.Step{Text: "There are 4 orders."}, llmtest.Step{Text: "None."}).run("clear")
 	})
 
 	t.Run("SaveThenLoadInANewNeovim", func(t *testing.T) {

@@ -49,7 +49,13 @@ T.run(function()
   end
   vim.cmd("AiqSessions")
   wait_history()
-  T.truthy(offered and #offered == 1 and offered[1]:find("How many orders are there?", 1, true), "the sessions offered: " .. vim.inspect(offered))
+  T.truthy(offered and #offered == 1, "the sessions offered: " .. vim.inspect(offered))
+  T.truthy(offered[1]:find("^%d%d%d%d%-%d%d%-%d%d %d%d:%d%d  How many orders are there%?  %(1 turn%)$"),
+    "a session is one line, with its time and first question: " .. offered[1])
+  local label = require("aiq.session").label({
+    updated = "2026-11-22T09:15:02Z", turns = 2, firstQuestion = "what does this do?\n\n```sql\nSELECT 1\n```",
+  })
+  T.eq(label, "2026-11-22 09:15  what does this do? ```sql SELECT 1 ```  (2 turns)", "a question with a selection on one line")
 
   -- Pick the source from the list, then ask on: the model sees the
   -- earlier turn.

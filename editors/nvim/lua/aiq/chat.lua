@@ -12,6 +12,7 @@ local panel = {
   buf = nil,
   running = nil, -- the running indicator's text while a turn runs
   streaming = false, -- the last content line is streamed text still growing
+  placeholder = false, -- the one line is a placeholder, gone on the next write
 }
 
 local function valid(buf)
@@ -122,10 +123,13 @@ local function write(fn)
   end
 end
 
+-- empty says whether the panel holds nothing but an empty line or the
+-- placeholder, which the next block replaces.
 local function empty(buf)
   -- Count first: reading every line made each write as slow as the
   -- conversation is long.
-  return api.nvim_buf_line_count(buf) == 1 and api.nvim_buf_get_lines(buf, 0, 1, false)[1] == ""
+  return api.nvim_buf_line_count(buf) == 1
+    and (panel.placeholder or api.nvim_buf_get_lines(buf, 0, 1, false)[1] == "")
 end
 
 -- content_end is the number of lines before the running indicator.
@@ -168,7 +172,7 @@ function M.add(lines, opts)
       api.nvim_buf_set_lines(buf, stop, stop, false, block)
     end
   end)
-  panel.streaming = false
+  panel.streaming, panel.placeholder = false, false
 end
 
 -- stream appends a piece of streamed text: to the last line while text
@@ -205,6 +209,7 @@ function M.set_running(text)
         api.nvim_buf_set_lines(buf, n - 1, n, false, { indicator() })
       elseif empty(buf) then
         api.nvim_buf_set_lines(buf, 0, 1, false, { indicator() })
+        panel.placeholder = false
       else
         api.nvim_buf_set_lines(buf, n, n, false, { indicator() })
       end
@@ -224,7 +229,13 @@ function M.set_lines(lines)
   write(function(buf)
     api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   end)
-  panel.running, panel.streaming = nil, false
+  panel.running, panel.streaming, panel.placeholder = nil, false, false
+end
+
+-- set_placeholder shows text alone, until the next block replaces it.
+function M.set_placeholder(text)
+  M.set_lines({ text })
+  panel.placeholder = true
 end
 
 function M.clear()

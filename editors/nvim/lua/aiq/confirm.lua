@@ -10,7 +10,7 @@ M.buttons = "Allow &once\nAllow &always\n&Reject"
 local decisions = {
   { "allow_once", "Allowed once" },
   { "allow_always", "Allowed for the rest of this session" },
-  { "reject", "Rejected" },
+  { "reject" },
 }
 
 -- REJECT is the default button: Enter rejects, as Esc does (confirm()
@@ -27,7 +27,8 @@ function M.ask(params)
   )
   local choice = vim.fn.confirm(msg, M.buttons, REJECT)
   local decision = decisions[choice] or decisions[REJECT]
-  if require("aiq.turn").running() then
+  -- A rejected statement's result says so under its SQL: once is enough.
+  if decision[1] ~= "reject" and require("aiq.turn").running() then
     chat.add({ "✋ " .. decision[2] })
   end
   return { decision = decision[1] }

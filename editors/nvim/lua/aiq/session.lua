@@ -92,11 +92,12 @@ local function show_history(id)
       return server.report(err)
     end
     local lines = render.messages(result.messages, { max_rows = config.options.max_rows })
-    if #lines == 0 then
-      lines = { "_No questions yet in this session._" }
-    end
     chat.open()
-    chat.set_lines(lines)
+    if #lines == 0 then
+      chat.set_placeholder("_No questions yet in this session._")
+    else
+      chat.set_lines(lines)
+    end
   end)
 end
 
@@ -230,13 +231,19 @@ function M.load(path)
   end)
 end
 
-local function session_label(s)
+-- label is one line per saved session: when it was last saved
+-- and its first question, on one line and cut to fit a picker.
+function M.label(s)
+  local when = (s.updated or ""):sub(1, 16):gsub("T", " ")
   if s.error and s.error ~= vim.NIL then
-    return string.format("%s  (unreadable: %s)", vim.fn.fnamemodify(s.path, ":t"), s.error)
+    return string.format("%s  %s (unreadable)", when, name(s.path))
   end
-  local question = s.firstQuestion ~= "" and s.firstQuestion or "(no question yet)"
+  local question = vim.trim((s.firstQuestion or ""):gsub("%s+", " "))
+  if question == "" then
+    question = "(no question yet)"
+  end
   local n = s.turns or 0
-  return string.format("%s  %s  %d turn%s  [%s]", (s.updated or ""):sub(1, 16), question, n, n == 1 and "" or "s", s.source or "")
+  return string.format("%s  %s  (%d turn%s)", when, message.shorten(question, 60), n, n == 1 and "" or "s")
 end
 
 function M.sessions()
@@ -249,7 +256,7 @@ function M.sessions()
       server.notify("no saved sessions yet")
       return
     end
-    vim.ui.select(list, { prompt = "Load an aiq session:", format_item = session_label }, function(choice)
+    vim.ui.select(list, { prompt = "Load an aiq session:", format_item = M.label }, function(choice)
       if choice then
         M.load(choice.path)
       end
