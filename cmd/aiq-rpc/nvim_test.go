@@ -216,6 +216,16 @@ func TestNvimPlugin(t *testing.T) {
 		newNvimTest(t, nvim, sqlCall("call_1", "SELECT count(*) AS n FROM orders"), llmtest.Step{Text: "There are 4 orders."}).run("history")
 	})
 
+	t.Run("PanelWidth", func(t *testing.T) {
+		t.Parallel()
+		newNvimTest(t, nvim,
+			sqlCall("call_1", "SELECT id, status, 'delivered to the customer at the address on the order, '"+
+				" || 'signed by the person who opened the door' AS note FROM orders ORDER BY id"),
+			llmtest.Step{ToolCalls: []llmtest.Call{{ID: "call_2", Name: "render_chart", Arguments: `{"chart_type":"bar","x":"status","y":"id","title":"Orders by status"}`}}},
+			llmtest.Step{Text: "Four orders, each with a long note."},
+		).run("panel")
+	})
+
 	t.Run("Clear", func(t *testing.T) {
 		t.Parallel()
 		newNvimTest(t, nvim, llmtest.Step{Text: "There are 4 orders."}, llmtest.Step{Text: "None."}).run("clear")

@@ -5,10 +5,6 @@ local T = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .
 local message = require("aiq.message")
 
 T.run(function()
-  T.eq(message.shorten("abcdef", 6), "abcdef", "a text that fits")
-  T.eq(message.shorten("abcdef", 4), "abc…", "a cut text")
-  T.eq(message.shorten("漢字漢字", 5), "漢字…", "wide characters are cut by display width")
-
   vim.o.columns = 80
   message.show("aiq: short", vim.log.levels.INFO)
   T.eq(T.notes[#T.notes].msg, "aiq: short", "a short message is shown as it is")

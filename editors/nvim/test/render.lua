@@ -32,6 +32,29 @@ T.run(function()
   T.eq(lines[#lines], "… 595 more rows", "the truncation line")
   T.eq(render.table({ "n" }, { { 1 }, { 2 } }, { max_rows = 1 })[4], "… 1 more row", "one hidden row")
 
+  T.eq(render.shorten("abcdef", 6), "abcdef", "a text that fits")
+  T.eq(render.shorten("abcdef", 4), "abc…", "a cut text")
+  T.eq(render.shorten("漢字漢字", 5), "漢字…", "wide characters are cut by display width")
+
+  -- A table wider than the panel: the widest columns are narrowed and
+  -- their cells cut with "…"; narrow ones keep their width.
+  lines = render.table({ "id", "note", "status" }, {
+    { 1, string.rep("long note ", 10), "delivered" },
+    { 2, "short", "pending" },
+  }, { max_width = 40 })
+  T.eq(lines, {
+    "| id  | note               | status    |",
+    "|----:|--------------------|-----------|",
+    "|   1 | long note long no… | delivered |",
+    "|   2 | short              | pending   |",
+  }, "a wide table fitted in 40 cells")
+  T.eq(width(lines[1]), 40, "the fitted table's width")
+  lines = render.table({ "a", "b" }, { { string.rep("x", 50), string.rep("漢", 30) } }, { max_width = 30 })
+  for _, line in ipairs(lines) do
+    T.truthy(width(line) <= 30, "a line wider than 30 cells: " .. line)
+  end
+  T.eq(render.table({ "n" }, { { 1 } }, { max_width = 40 }), render.table({ "n" }, { { 1 } }), "a table that fits is as it was")
+
   -- Values that would break a row stay on one line.
   T.eq(render.cell("a\nb\tc"), "a⏎b c", "a cell with a newline and a tab")
   T.eq(render.cell({ 1, 2 }), "[1,2]", "a JSON array cell")

@@ -82,14 +82,27 @@ function M.open()
   vim.cmd(opts.split)
   local win = api.nvim_get_current_win()
   api.nvim_win_set_buf(win, buf)
-  if opts.width and opts.split:find("vsplit") then
-    api.nvim_win_set_width(win, opts.width)
+  if opts.split:find("vsplit") then
+    api.nvim_win_set_width(win, config.panel_width())
   end
+  -- Prose wraps at word ends; tables are cut to the width (M.width), so
+  -- that no row wraps. Nothing takes columns from the text.
   local wo = vim.wo[win]
   wo.wrap, wo.linebreak, wo.number, wo.relativenumber, wo.winfixwidth = true, true, false, false, true
+  wo.signcolumn, wo.foldcolumn, wo.list = "no", "0", false
   local last = api.nvim_buf_line_count(buf)
   api.nvim_win_set_cursor(win, { last, 0 })
   api.nvim_set_current_win(previous)
+end
+
+-- width is the width of the panel's text: its window's, the narrowest
+-- when it is shown twice, else the width it would open with.
+function M.width()
+  local w
+  for _, win in ipairs(windows()) do
+    w = math.min(w or math.huge, api.nvim_win_get_width(win))
+  end
+  return w or config.panel_width()
 end
 
 function M.close()

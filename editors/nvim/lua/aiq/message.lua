@@ -2,6 +2,8 @@
 -- Neovim at a "Press ENTER" prompt while the user works elsewhere. A
 -- message that does not fit is shortened on screen and kept whole in
 -- :messages.
+local render = require("aiq.render")
+
 local M = {}
 
 -- room is the width a message may take without a prompt; headless Neovim
@@ -12,24 +14,6 @@ local function room()
     space = vim.o.columns - 12
   end
   return math.max(space, 40)
-end
-
--- shorten cuts text to at most width display cells, ending it with "…".
-function M.shorten(text, width)
-  if vim.api.nvim_strwidth(text) <= width then
-    return text
-  end
-  local n = vim.fn.strchars(text)
-  local lo, hi = 0, n
-  while lo < hi do -- the most characters that fit with the "…"
-    local mid = math.floor((lo + hi + 1) / 2)
-    if vim.api.nvim_strwidth(vim.fn.strcharpart(text, 0, mid)) <= width - 1 then
-      lo = mid
-    else
-      hi = mid - 1
-    end
-  end
-  return vim.fn.strcharpart(text, 0, lo) .. "…"
 end
 
 -- keep adds text to :messages without showing it.
@@ -51,7 +35,7 @@ function M.show(msg, level)
   end
   keep(msg)
   local more = " (:messages)"
-  vim.notify(M.shorten(first, width - vim.api.nvim_strwidth(more)) .. more, level)
+  vim.notify(render.shorten(first, width - vim.api.nvim_strwidth(more)) .. more, level)
 end
 
 -- internal are the prefixes the server's errors may carry that tell where

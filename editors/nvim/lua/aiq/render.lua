@@ -27,6 +27,56 @@ function M.cell(value)
   return tostring(value)
 end
 
+-- shorten cuts text to at most size display cells, ending it with "…".
+function M.shorten(text, size)
+  if width(text) <= size then
+    return text
+  end
+  local lo, hi = 0, vim.fn.strchars(text)
+  while lo < hi do -- the most characters that fit with the "…"
+    local mid = math.floor((lo + hi + 1) / 2)
+    if width(vim.fn.strcharpart(text, 0, mid)) <= size - 1 then
+      lo = mid
+    else
+      hi = mid - 1
+    end
+  end
+  return vim.fn.strcharpart(text, 0, lo) .. "…"
+end
+
+-- MIN_COLUMN is the narrowest a column is cut to: two cells and the "…".
+local MIN_COLUMN = 3
+
+-- fit narrows the widest columns until a table of these column widths
+-- takes at most max_width cells (each column takes 3 more, the table 1),
+-- or every column is at MIN_COLUMN.
+local function fit(widths, max_width)
+  local budget = max_width - 3 * #widths - 1
+  local function total(cap)
+    local sum = 0
+    for _, w in ipairs(widths) do
+      sum = sum + math.min(w, cap)
+    end
+    return sum
+  end
+  local lo, hi = MIN_COLUMN, math.max(MIN_COLUMN, unpack(widths))
+  if total(hi) <= budget then
+    return false
+  end
+  while lo < hi do -- the widest cap that fits
+    local mid = math.floor((lo + hi + 1) / 2)
+    if total(mid) <= budget then
+      lo = mid
+    else
+      hi = mid - 1
+    end
+  end
+  for i, w in ipairs(widths) do
+    widths[i] = math.min(w, lo)
+  end
+  return true
+end
+
 local function pad(text, size, right)
   local gap = string.rep(" ", size - width(text))
   if right then
@@ -60,7 +110,10 @@ end
 -- table renders columns and rows as a Markdown table whose columns line up
 -- on screen (widths by display width, so wide characters count double).
 -- opts.max_rows caps the rows shown; opts.total is the number of rows the
--- statement returned, when the rows given are not all of them.
+-- statement returned, when the rows given are not all of them;
+-- opts.max_width, when given, is the width the table must fit in: the
+-- widest columns are narrowed and their longer cells cut with "…", so that
+-- a wide result is not wrapped into an unreadable block.
 function M.table(columns, rows, opts)
   opts = opts or {}
   local max_rows = opts.max_rows or 50
@@ -82,10 +135,12 @@ function M.table(columns, rows, opts)
       widths[c] = math.max(widths[c], width(cells[r][c]))
     end
   end
+  local narrowed = opts.max_width and fit(widths, opts.max_width)
   local function line(values, right)
     local parts = {}
     for c = 1, ncols do
-      parts[c] = pad(values[c], widths[c], right and right[c])
+      local text = narrowed and M.shorten(values[c], widths[c]) or values[c]
+      parts[c] = pad(text, widths[c], right and right[c])
     end
     return "| " .. table.concat(parts, " | ") .. " |"
   end
@@ -145,7 +200,7 @@ function M.statement(st, opts)
     return { string.format("✓ %d row%s affected", n, n == 1 and "" or "s") }
   end
   local rows = type(st.rows) == "table" and st.rows or {}
-  local lines = M.table(columns, rows, { max_rows = opts.max_rows, total = tonumber(st.rowCount) })
+  local lines = M.table(columns, rows, { max_rows = opts.max_rows, total = tonumber(st.rowCount), max_width = opts.max_width })
   local n = tonumber(st.rowCount) or #rows
   lines[#lines + 1] = string.format("(%d row%s)", n, n == 1 and "" or "s")
   return lines
@@ -177,6 +232,16 @@ function M.chart(chart, opts)
     local v = tonumber(values[i]) or 0
     max = math.max(max, math.abs(v))
     sum = sum + v
+  end
+  if opts.max_width then
+    -- The bars shrink before a line would wrap: two spaces, the label, a
+    -- space, the bar, a space, the value and a pie's share, " (100%)".
+    local value_width = 0
+    for _, v in ipairs(values) do
+      value_width = math.max(value_width, width(M.cell(v)))
+    end
+    local room = opts.max_width - 4 - label_width - value_width - (kind == "pie" and 7 or 0)
+    bar_width = math.max(5, math.min(bar_width, room))
   end
   for i, label in ipairs(labels) do
     local v = tonumber(values[i]) or 0

@@ -1,7 +1,6 @@
 -- The plugin's one session on the server, and the commands on it:
 -- history, clear, save, load, the list of saved sessions, the source.
 local chat = require("aiq.chat")
-local config = require("aiq.config")
 local message = require("aiq.message")
 local render = require("aiq.render")
 local server = require("aiq.server")
@@ -91,8 +90,8 @@ local function show_history(id)
     if err then
       return server.report(err)
     end
-    local lines = render.messages(result.messages, { max_rows = config.options.max_rows })
     chat.open()
+    local lines = render.messages(result.messages, require("aiq.turn").render_opts())
     if #lines == 0 then
       chat.set_placeholder("_No questions yet in this session._")
     else
@@ -243,7 +242,7 @@ function M.label(s)
     question = "(no question yet)"
   end
   local n = s.turns or 0
-  return string.format("%s  %s  (%d turn%s)", when, message.shorten(question, 60), n, n == 1 and "" or "s")
+  return string.format("%s  %s  (%d turn%s)", when, render.shorten(question, 60), n, n == 1 and "" or "s")
 end
 
 function M.sessions()

@@ -26,6 +26,12 @@ function M.busy()
   return false
 end
 
+-- render_opts are the options of render's tables and charts in the
+-- panel: at most max_rows rows, no wider than the panel.
+function M.render_opts()
+  return { max_rows = config.options.max_rows, max_width = chat.width() }
+end
+
 function M.progress(p)
   local turn = current
   if not turn or not turn.req or p.requestId ~= turn.req.id then
@@ -42,12 +48,12 @@ function M.progress(p)
   elseif p.kind == "tool_result" then
     if type(p.statement) == "table" then
       turn.shown_statements = (turn.shown_statements or 0) + 1
-      chat.add(render.statement(p.statement, { max_rows = config.options.max_rows }))
+      chat.add(render.statement(p.statement, M.render_opts()))
     elseif p.tool ~= "render_chart" and p.summary and p.summary ~= vim.NIL then
       chat.add({ "→ " .. p.summary })
     end
   elseif p.kind == "chart" and type(p.chart) == "table" then
-    chat.add(render.chart(p.chart, { max_rows = config.options.max_rows }), { gap = true })
+    chat.add(render.chart(p.chart, M.render_opts()), { gap = true })
   elseif p.kind == "status" and p.message then
     chat.set_running(p.message)
   end
@@ -76,7 +82,7 @@ local function finish_turn(turn, err, result)
   local statements = type(result.statements) == "table" and result.statements or {}
   for i = (turn.shown_statements or 0) + 1, #statements do
     chat.add(render.fence(statements[i].sql, "sql"), { gap = true })
-    chat.add(render.statement(statements[i], { max_rows = config.options.max_rows }))
+    chat.add(render.statement(statements[i], M.render_opts()))
   end
   if not turn.streamed and type(result.answer) == "string" and result.answer ~= "" then
     chat.stream(result.answer)
