@@ -266,6 +266,13 @@ func TestNvimPlugin(t *testing.T) {
 		n.run("cancel")
 	})
 
+	t.Run("EarlyRows", func(t *testing.T) {
+		t.Parallel()
+		n := newNvimTest(t, nvim)
+		n.model.Add(n.holdStep())
+		n.run("early")
+	})
+
 	t.Run("ConfirmWrites", func(t *testing.T) {
 		t.Parallel()
 		n := newNvimTest(t, nvim,

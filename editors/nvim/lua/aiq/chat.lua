@@ -7,6 +7,8 @@ local M = {}
 
 local api = vim.api
 local NAME = "aiq://chat"
+-- Marks the first line of blocks that are replaced later (M.replace).
+local ns = api.nvim_create_namespace("aiq.chat")
 
 local panel = {
   buf = nil,
@@ -169,23 +171,50 @@ local function indicator()
 end
 
 -- add appends lines as a new block, after a blank line unless the panel
--- is empty. The running indicator stays last.
+-- is empty. The running indicator stays last. It returns the block, which
+-- M.replace can replace later.
 function M.add(lines, opts)
   opts = opts or {}
+  local added
   write(function(buf)
     local block = {}
     if opts.gap and needs_gap(buf) then
       block[1] = ""
     end
     vim.list_extend(block, lines)
-    local stop = content_end(buf)
+    local start = content_end(buf)
     if empty(buf) then
+      start = 0
       api.nvim_buf_set_lines(buf, 0, 1, false, block)
     else
-      api.nvim_buf_set_lines(buf, stop, stop, false, block)
+      api.nvim_buf_set_lines(buf, start, start, false, block)
+    end
+    if #lines > 0 then
+      start = start + #block - #lines
+      added = { buf = buf, count = #lines, mark = api.nvim_buf_set_extmark(buf, ns, start, 0, {}) }
     end
   end)
   panel.streaming, panel.placeholder = false, false
+  return added
+end
+
+-- replace puts lines in the place of a block that M.add returned, wherever
+-- later blocks moved it. It returns false when the block is gone (the
+-- panel was cleared or remade), and the caller adds the lines instead.
+function M.replace(block, lines)
+  if not block or block.buf ~= panel.buf or not valid(block.buf) then
+    return false
+  end
+  local row = api.nvim_buf_get_extmark_by_id(block.buf, ns, block.mark, {})[1]
+  if not row or row + block.count > content_end(block.buf) then
+    return false
+  end
+  write(function(buf)
+    api.nvim_buf_set_lines(buf, row, row + block.count, false, lines)
+    api.nvim_buf_set_extmark(buf, ns, row, 0, { id = block.mark })
+  end)
+  block.count = #lines
+  return true
 end
 
 -- stream appends a piece of streamed text: to the last line while text
@@ -240,6 +269,7 @@ end
 -- set_lines replaces the conversation with lines.
 function M.set_lines(lines)
   write(function(buf)
+    api.nvim_buf_clear_namespace(buf, ns, 0, -1)
     api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   end)
   panel.running, panel.streaming, panel.placeholder = nil, false, false

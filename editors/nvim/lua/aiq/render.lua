@@ -183,7 +183,9 @@ function M.fence(text, lang)
 end
 
 -- statement renders one SQL statement's outcome: its rows as a table, the
--- rows affected, or why it did not run.
+-- rows affected, or why it did not run. A statement still running (status
+-- "running", the early rows of a SELECT) shows its first rows with a
+-- running mark; opts.stopped says that it will not finish any more.
 function M.statement(st, opts)
   opts = opts or {}
   local status = st.status or "success"
@@ -200,9 +202,17 @@ function M.statement(st, opts)
     return { string.format("✓ %d row%s affected", n, n == 1 and "" or "s") }
   end
   local rows = type(st.rows) == "table" and st.rows or {}
+  -- While it runs, rowCount counts the rows read so far.
   local lines = M.table(columns, rows, { max_rows = opts.max_rows, total = tonumber(st.rowCount), max_width = opts.max_width })
   local n = tonumber(st.rowCount) or #rows
-  lines[#lines + 1] = string.format("(%d row%s)", n, n == 1 and "" or "s")
+  local count = string.format("%d row%s", n, n == 1 and "" or "s")
+  if status == "running" and opts.stopped then
+    lines[#lines + 1] = string.format("(%s read before it stopped)", count)
+  elseif status == "running" then
+    lines[#lines + 1] = string.format("⏳ %s so far, still running…", count)
+  else
+    lines[#lines + 1] = string.format("(%s)", count)
+  end
   return lines
 end
 

@@ -17,6 +17,11 @@ function M.running()
   return current ~= nil
 end
 
+-- request_id is the id of the running turn's chat/turn, once sent.
+function M.request_id()
+  return current and current.req and current.req.id
+end
+
 -- busy says, and tells the user, whether a turn runs.
 function M.busy()
   if current then
@@ -32,6 +37,31 @@ function M.render_opts()
   return { max_rows = config.options.max_rows, max_width = chat.width() }
 end
 
+-- show_statement shows a statement's lines in the place of its early
+-- rows (same callId) when they are shown, else as a new block. running is
+-- the statement while its early rows are shown, nil once it ended.
+local function show_statement(turn, call_id, running, lines)
+  if type(call_id) ~= "string" then
+    call_id = nil
+  end
+  turn.early = turn.early or {}
+  local early = call_id and turn.early[call_id]
+  local block = early and chat.replace(early.block, lines) and early.block or chat.add(lines)
+  if call_id then
+    turn.early[call_id] = running and { block = block, statement = running } or nil
+  end
+end
+
+-- stop_early marks the early rows whose result will not come as stopped.
+local function stop_early(turn)
+  for _, early in pairs(turn.early or {}) do
+    local opts = M.render_opts()
+    opts.stopped = true
+    chat.replace(early.block, render.statement(early.statement, opts))
+  end
+  turn.early = nil
+end
+
 function M.progress(p)
   local turn = current
   if not turn or not turn.req or p.requestId ~= turn.req.id then
@@ -45,10 +75,13 @@ function M.progress(p)
     if block then
       chat.add(block, { gap = true })
     end
+  elseif p.kind == "rows" and type(p.statement) == "table" then
+    -- A SELECT's first rows while it runs; its result replaces them.
+    show_statement(turn, p.callId, p.statement, render.statement(p.statement, M.render_opts()))
   elseif p.kind == "tool_result" then
     if type(p.statement) == "table" then
       turn.shown_statements = (turn.shown_statements or 0) + 1
-      chat.add(render.statement(p.statement, M.render_opts()))
+      show_statement(turn, p.callId, nil, render.statement(p.statement, M.render_opts()))
     elseif p.tool ~= "render_chart" and p.summary and p.summary ~= vim.NIL then
       chat.add({ "→ " .. p.summary })
     end
@@ -64,6 +97,7 @@ local function finish_turn(turn, err, result)
   if current == turn then
     current = nil
   end
+  stop_early(turn)
   chat.set_running(nil)
   if err then
     if err.stopped then
