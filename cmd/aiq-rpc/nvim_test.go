@@ -18,6 +18,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -472,10 +473,14 @@ func TestNvimInTmux(t *testing.T) {
 	} {
 		assert.Contains(t, final, want, "the screen")
 	}
-	// The panel is the right-hand window; the cursor stayed on the left,
-	// in the SQL file.
+	// The panel is the right-hand half; the cursor stayed on the left, in
+	// the SQL file.
+	first, _, ok := strings.Cut(final, "│")
+	assert.True(t, ok, "no window separator on the first line:\n%s", final)
+	assert.Equal(t, 120-120/2-1, utf8.RuneCountInString(first),
+		"the separator's column: the panel takes half the width, the SQL window the rest but the separator:\n%s", final)
 	x := strings.TrimSpace(tn.tmux("display-message", "-p", "-t", "aiq", "#{cursor_x}"))
-	assert.Less(t, mustAtoi(t, x), 120-72, "the cursor's column: the focus left the SQL window")
+	assert.Less(t, mustAtoi(t, x), 120/2-1, "the cursor's column: the focus left the SQL window")
 	if dir := os.Getenv("AIQ_SCREENSHOT_DIR"); dir != "" {
 		require.NoError(t, os.MkdirAll(dir, 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "nvim-chat.txt"), []byte(final), 0o644))
