@@ -227,6 +227,13 @@ func TestNvimPlugin(t *testing.T) {
 		).run("panel")
 	})
 
+	t.Run("NoModel", func(t *testing.T) {
+		t.Parallel()
+		n := newNvimTest(t, nvim)
+		require.NoError(t, os.Remove(filepath.Join(n.home.Dir, "config", "config.yaml")))
+		n.run("nomodel")
+	})
+
 	t.Run("Clear", func(t *testing.T) {
 		t.Parallel()
 		newNvimTest(t, nvim, llmtest.Step{Text: "There are 4 orders."}, llmtest.Step{Text: "None."}).run("clear")

@@ -53,6 +53,17 @@ T.run(function()
   for _, line in ipairs(lines) do
     T.truthy(width(line) <= 30, "a line wider than 30 cells: " .. line)
   end
+  -- Too many columns to read at 8 cells each: the first ones are kept,
+  -- and a line names the others.
+  lines = render.table({ "id", "name", "email", "city", "country" }, {
+    { 1, "Zoé Moreau", "zoe.moreau@example.com", "Toronto", "Canada" },
+  }, { max_width = 40 })
+  T.eq(lines, {
+    "| id  | name     | email    | city    |",
+    "|----:|----------|----------|---------|",
+    "|   1 | Zoé Mor… | zoe.mor… | Toronto |",
+    "→ 1 more column: country",
+  }, "a table with columns left out")
   T.eq(render.table({ "n" }, { { 1 } }, { max_width = 40 }), render.table({ "n" }, { { 1 } }), "a table that fits is as it was")
 
   -- Values that would break a row stay on one line.

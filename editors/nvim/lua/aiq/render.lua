@@ -44,24 +44,35 @@ function M.shorten(text, size)
   return vim.fn.strcharpart(text, 0, lo) .. "…"
 end
 
--- MIN_COLUMN is the narrowest a column is cut to: two cells and the "…".
-local MIN_COLUMN = 3
+-- MIN_COLUMN is the narrowest a column is cut to, so that a cut value
+-- still reads (a date, a name's start); a column narrower than that keeps
+-- its width.
+local MIN_COLUMN = 8
 
--- fit narrows the widest columns until a table of these column widths
--- takes at most max_width cells (each column takes 3 more, the table 1),
--- or every column is at MIN_COLUMN.
+-- fit makes a table of these column widths take at most max_width cells
+-- (each column takes 3 more, the table 1): it keeps the first columns
+-- that fit at their narrowest, then narrows the widest of those evenly
+-- until they fit. It returns how many columns are kept and whether any
+-- was narrowed; widths holds the kept columns' new widths.
 local function fit(widths, max_width)
-  local budget = max_width - 3 * #widths - 1
+  local narrowest, kept, used = {}, 0, 1
+  for c, w in ipairs(widths) do
+    narrowest[c] = math.min(w, MIN_COLUMN)
+    if kept == c - 1 and (kept == 0 or used + narrowest[c] + 3 <= max_width) then
+      kept, used = c, used + narrowest[c] + 3
+    end
+  end
+  local budget = max_width - 3 * kept - 1
   local function total(cap)
     local sum = 0
-    for _, w in ipairs(widths) do
-      sum = sum + math.min(w, cap)
+    for c = 1, kept do
+      sum = sum + math.max(narrowest[c], math.min(widths[c], cap))
     end
     return sum
   end
   local lo, hi = MIN_COLUMN, math.max(MIN_COLUMN, unpack(widths))
-  if total(hi) <= budget then
-    return false
+  if kept == #widths and total(hi) <= budget then
+    return kept, false
   end
   while lo < hi do -- the widest cap that fits
     local mid = math.floor((lo + hi + 1) / 2)
@@ -71,10 +82,10 @@ local function fit(widths, max_width)
       hi = mid - 1
     end
   end
-  for i, w in ipairs(widths) do
-    widths[i] = math.min(w, lo)
+  for c = 1, kept do
+    widths[c] = math.max(narrowest[c], math.min(widths[c], lo))
   end
-  return true
+  return kept, true
 end
 
 local function pad(text, size, right)
@@ -135,7 +146,10 @@ function M.table(columns, rows, opts)
       widths[c] = math.max(widths[c], width(cells[r][c]))
     end
   end
-  local narrowed = opts.max_width and fit(widths, opts.max_width)
+  local all, narrowed = ncols, false
+  if opts.max_width then
+    ncols, narrowed = fit(widths, opts.max_width)
+  end
   local function line(values, right)
     local parts = {}
     for c = 1, ncols do
@@ -159,6 +173,14 @@ function M.table(columns, rows, opts)
   local hidden = total - #shown
   if hidden > 0 then
     lines[#lines + 1] = string.format("… %d more row%s", hidden, hidden == 1 and "" or "s")
+  end
+  if ncols < all then
+    local rest = {}
+    for c = ncols + 1, all do
+      rest[#rest + 1] = M.cell(columns[c])
+    end
+    local note = string.format("→ %d more column%s: %s", all - ncols, all - ncols == 1 and "" or "s", table.concat(rest, ", "))
+    lines[#lines + 1] = M.shorten(note, opts.max_width)
   end
   return lines
 end
