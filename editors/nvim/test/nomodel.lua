@@ -1,6 +1,7 @@
 -- With no model, a question that is one SQL statement runs directly: the
 -- panel shows the statement and its table, without the server's summary
--- of the rows ("Query executed successfully ... Sample data") under it.
+-- of the rows ("Query executed successfully ... Sample data") under it,
+-- live and in the history.
 local T = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/helper.lua")
 
 T.run(function()
@@ -22,5 +23,15 @@ T.run(function()
     "| shipped   |   1 |",
     "(3 rows)",
   }, "the statement's table alone")
+
+  -- The history reads the same: the summary the server keeps as the
+  -- answer is left out there too.
+  local live = T.panel()
+  require("aiq.chat").clear()
+  vim.cmd("AiqHistory")
+  T.wait("the history", function()
+    return #T.panel() > 1
+  end, 5000)
+  T.eq(T.panel(), live, "the history")
   T.eq(#T.errors(), 0, "error messages")
 end)

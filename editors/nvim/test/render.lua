@@ -124,6 +124,11 @@ T.run(function()
     { role = "assistant", content = "", tool_calls = { call("c5", "execute_sql", { sql = "SELECT count(*) FROM orders" }) } },
     { role = "tool", tool_call_id = "c5", content = '{"displayed":true,"row_count":1,"status":"success"}' },
     { role = "assistant", content = "" },
+    -- A turn without a model: the server's summary is left out.
+    { role = "user", content = "DELETE FROM orders" },
+    { role = "assistant", content = "", tool_calls = { call("c6", "execute_sql", { sql = "DELETE FROM orders" }) } },
+    { role = "tool", tool_call_id = "c6", content = vim.json.encode({ status = "rejected", error = "not run: the user declined" }) },
+    { role = "assistant", content = "The statement was not run: not run: the user declined. Do not retry it." },
   }
   T.eq(render.messages(messages, { bar_width = 2 }), {
     "## You",
@@ -166,6 +171,15 @@ T.run(function()
     "SELECT count(*) FROM orders",
     "```",
     "(1 row; the session file keeps no rows)",
+    "",
+    "## You",
+    "DELETE FROM orders",
+    "",
+    "## aiq",
+    "```sql",
+    "DELETE FROM orders",
+    "```",
+    "✗ rejected: the statement did not run",
   }, "a session's complete messages")
   T.eq(render.messages({}), {}, "no messages")
 end)

@@ -377,6 +377,26 @@ local function tool_result(tool, content, opts)
   return nil
 end
 
+-- summaries start the text the server writes as the answer of a turn
+-- without a model: its summary of the statement, whose result the panel
+-- shows already (conversation/summary.go).
+local summaries = {
+  "Query executed successfully.",
+  "Statement executed successfully.",
+  "The query failed: ",
+  "The statement was not run: ",
+  "The statement was cancelled.",
+}
+
+local function is_summary(text)
+  for _, prefix in ipairs(summaries) do
+    if text:sub(1, #prefix) == prefix then
+      return true
+    end
+  end
+  return false
+end
+
 -- messages renders chat/history's complete messages (detail "full") as
 -- the panel shows the turns live: each question, the SQL the model ran and
 -- its table, charts, and the answers. opts.max_rows caps each table.
@@ -398,8 +418,11 @@ function M.messages(messages, opts)
     end
   end
   local answering = false -- "## aiq" is shown for this question
+  local after_tool = false -- the previous message is a tool result
   for _, m in ipairs(messages or {}) do
     local content = type(m.content) == "string" and m.content or ""
+    local summary = after_tool and is_summary(content)
+    after_tool = m.role == "tool"
     if m.role == "user" then
       add(M.question(content), #lines > 0)
       answering = false
@@ -408,7 +431,7 @@ function M.messages(messages, opts)
         add({ "", "## aiq" })
         answering = true
       end
-      if vim.trim(content) ~= "" then
+      if vim.trim(content) ~= "" and not summary then
         add(M.split(content), true)
       end
       -- Each call, then its result, as they came live.
