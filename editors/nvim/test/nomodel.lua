@@ -24,8 +24,11 @@ T.run(function()
     "(3 rows)",
   }, "the statement's table alone")
 
-  -- The history reads the same: the summary the server keeps as the
-  -- answer is left out there too.
+  -- The history reads the same, for two turns (which reuse their call
+  -- id): the summary the server keeps as the answer is left out there too.
+  vim.cmd("AiqAsk SELECT count(*) AS n FROM orders")
+  T.wait_turn()
+  T.expect("|   4 |", "the second turn's table")
   local live = T.panel()
   require("aiq.chat").clear()
   vim.cmd("AiqHistory")

@@ -124,10 +124,11 @@ T.run(function()
     { role = "assistant", content = "", tool_calls = { call("c5", "execute_sql", { sql = "SELECT count(*) FROM orders" }) } },
     { role = "tool", tool_call_id = "c5", content = '{"displayed":true,"row_count":1,"status":"success"}' },
     { role = "assistant", content = "" },
-    -- A turn without a model: the server's summary is left out.
+    -- A turn without a model: the server's summary is left out; its call
+    -- id is the one of an earlier turn (ids are unique within a turn).
     { role = "user", content = "DELETE FROM orders" },
-    { role = "assistant", content = "", tool_calls = { call("c6", "execute_sql", { sql = "DELETE FROM orders" }) } },
-    { role = "tool", tool_call_id = "c6", content = vim.json.encode({ status = "rejected", error = "not run: the user declined" }) },
+    { role = "assistant", content = "", tool_calls = { call("c5", "execute_sql", { sql = "DELETE FROM orders" }) } },
+    { role = "tool", tool_call_id = "c5", content = vim.json.encode({ status = "rejected", error = "not run: the user declined" }) },
     { role = "assistant", content = "The statement was not run: not run: the user declined. Do not retry it." },
   }
   T.eq(render.messages(messages, { bar_width = 2 }), {

@@ -411,15 +411,23 @@ function M.messages(messages, opts)
     end
     vim.list_extend(lines, block)
   end
-  local results = {} -- tool call id -> the tool message
-  for _, m in ipairs(messages or {}) do
-    if m.role == "tool" and m.tool_call_id then
-      results[m.tool_call_id] = m
+  -- results are the tool messages that follow message i, by call id: ids
+  -- are unique within a turn only (a turn without a model reuses its id).
+  local function results(i)
+    local found = {}
+    for j = i + 1, #messages do
+      local m = messages[j]
+      if m.role ~= "tool" then
+        break
+      end
+      found[m.tool_call_id or ""] = m
     end
+    return found
   end
+  messages = messages or {}
   local answering = false -- "## aiq" is shown for this question
   local after_tool = false -- the previous message is a tool result
-  for _, m in ipairs(messages or {}) do
+  for i, m in ipairs(messages) do
     local content = type(m.content) == "string" and m.content or ""
     local summary = after_tool and is_summary(content)
     after_tool = m.role == "tool"
@@ -435,6 +443,7 @@ function M.messages(messages, opts)
         add(M.split(content), true)
       end
       -- Each call, then its result, as they came live.
+      local answers = results(i)
       for _, call in ipairs(type(m.tool_calls) == "table" and m.tool_calls or {}) do
         local fn = type(call["function"]) == "table" and call["function"] or {}
         local args = decode(fn.arguments)
@@ -442,7 +451,7 @@ function M.messages(messages, opts)
         if block then
           add(block, true)
         end
-        local result = results[call.id or ""]
+        local result = answers[call.id or ""]
         local gap
         block, gap = tool_result(fn.name, result and result.content, opts)
         if block then
