@@ -498,7 +498,8 @@ func TestNvimInTmux(t *testing.T) {
 // TestNvimDialogKeysInTmux answers the plugin's real dialogs with keys in
 // real Neovim, since headless Neovim's confirm() returns its default
 // without reading keys: each button's hotkey picks it, and Enter and Esc
-// give the safe answer (Reject for a write, No for Clear).
+// give the safe answer (Reject for a write, No for Clear). Then a long
+// error message takes one line and no "Press ENTER" prompt.
 func TestNvimDialogKeysInTmux(t *testing.T) {
 	nvim := findNvim(t)
 	tmuxPath := findTmux(t)
@@ -537,6 +538,10 @@ func TestNvimDialogKeysInTmux(t *testing.T) {
 		require.Len(t, got, i+1, "the answer to key %s in dialog %d; the screen:\n%s", c.key, i+1, tn.screen())
 		assert.Equal(t, strings.ReplaceAll(c.want, " ", "_"), got[i], "key %s in dialog %d", c.key, i+1)
 	}
+	// Then a long error: one line, no "Press ENTER" prompt.
+	screen := tn.waitScreen("the long error", func(s string) bool { return strings.Contains(s, "(:messages)") })
+	assert.Contains(t, screen, "aiq: could not start aiq-rpc: a long reason", "the error's start")
+	assert.NotContains(t, screen, "Press ENTER", "a prompt after a long message")
 	tn.quit()
 }
 

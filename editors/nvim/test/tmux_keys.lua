@@ -1,7 +1,7 @@
 -- Real Neovim in tmux (nvim_test.go's TestNvimDialogKeysInTmux): opens the
 -- plugin's write dialog five times and its Clear question four times, and
 -- appends each answer to $AIQ_TEST_TMP/answers, for the keys the test
--- types. No server is needed.
+-- types; then shows a long error message. No server is needed.
 local answers = os.getenv("AIQ_TEST_TMP") .. "/answers"
 
 local function record(line)
@@ -20,4 +20,12 @@ vim.defer_fn(function()
   for _ = 1, 4 do
     record("clear " .. tostring(session.ask_clear()))
   end
+  -- Later, once Neovim has redrawn, a long error, as a failed start
+  -- gives: one line on screen, no prompt.
+  vim.defer_fn(function()
+    require("aiq.message").show(
+      "aiq: could not start aiq-rpc: " .. string.rep("a long reason, ", 12) .. "\nIt printed:\nsomething",
+      vim.log.levels.ERROR
+    )
+  end, 300)
 end, 200)

@@ -23,6 +23,21 @@ local function keep(text)
   end
 end
 
+local highlights = { [vim.log.levels.ERROR] = "ErrorMsg", [vim.log.levels.WARN] = "WarningMsg" }
+
+-- notify_short shows a shortened message whose whole text was just kept
+-- in :messages. Neovim's own vim.notify shows an error with
+-- nvim_err_writeln, which scrolls the kept message into view and stops at
+-- a prompt; nvim_echo replaces it. A vim.notify a plugin put in its place
+-- gets the message as usual.
+local function notify_short(text, level)
+  local source = debug.getinfo(vim.notify, "S").source or ""
+  if not source:find("vim/_editor.lua", 1, true) then
+    return vim.notify(text, level)
+  end
+  vim.api.nvim_echo({ { text, highlights[level] } }, false, {})
+end
+
 -- show tells the user msg with vim.notify at level, on one line: a longer
 -- one is kept whole in :messages and shown shortened, pointing there.
 function M.show(msg, level)
@@ -35,7 +50,7 @@ function M.show(msg, level)
   end
   keep(msg)
   local more = " (:messages)"
-  vim.notify(render.shorten(first, width - vim.api.nvim_strwidth(more)) .. more, level)
+  notify_short(render.shorten(first, width - vim.api.nvim_strwidth(more)) .. more, level)
 end
 
 -- internal are the prefixes the server's errors may carry that tell where
