@@ -60,11 +60,7 @@ T.run(function()
   T.eq(#T.errors(), 0, "error messages")
 
   local function med(key)
-    local xs = {}
-    for i, s in ipairs(samples) do
-      xs[i] = s[key]
-    end
-    return B.median(xs)
+    return B.median_of(samples, key)
   end
   local stalls = vim.tbl_map(function(s)
     return s.stall

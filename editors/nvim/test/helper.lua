@@ -143,6 +143,46 @@ function T.wait_turn(timeout)
   end
 end
 
+-- STATUS_TABLE is the panel's table of the orders per status that the
+-- Go tests put in SQLite.
+T.STATUS_TABLE = {
+  "| status    | n   |",
+  "|-----------|----:|",
+  "| delivered |   2 |",
+  "| pending   |   1 |",
+  "| shipped   |   1 |",
+  "(3 rows)",
+}
+
+-- COUNT_TURN is the panel of the turn the Go tests script as a count of
+-- the orders (sqlCall, then "There are 4 orders.").
+T.COUNT_TURN = {
+  "## You",
+  "How many orders are there?",
+  "",
+  "## aiq",
+  "```sql",
+  "SELECT count(*) AS n FROM orders",
+  "```",
+  "| n   |",
+  "|----:|",
+  "|   4 |",
+  "(1 row)",
+  "",
+  "There are 4 orders.",
+}
+
+-- expect_history empties the panel, runs :AiqHistory and checks that the
+-- panel then reads as live did.
+function T.expect_history(live)
+  require("aiq.chat").clear()
+  vim.cmd("AiqHistory")
+  T.wait("the history in the panel", function()
+    return #T.panel() > 1
+  end, 5000)
+  T.eq(T.panel(), live, "the history")
+end
+
 -- setup configures the plugin for the test's server and home.
 function T.setup(extra)
   local opts = {

@@ -14,28 +14,7 @@ T.run(function()
   vim.cmd("AiqAsk")
   T.eq(#prompts, 1, "prompts for the question")
   T.wait_turn()
-  local live = T.panel()
-  T.eq(live, {
-    "## You",
-    "How many orders are there?",
-    "",
-    "## aiq",
-    "```sql",
-    "SELECT count(*) AS n FROM orders",
-    "```",
-    "| n   |",
-    "|----:|",
-    "|   4 |",
-    "(1 row)",
-    "",
-    "There are 4 orders.",
-  }, "the turn, live")
-
-  require("aiq.chat").clear()
-  vim.cmd("AiqHistory")
-  T.wait("the history in the panel", function()
-    return #T.panel() > 1
-  end, 5000)
-  T.eq(T.panel(), live, "the history")
+  T.eq(T.panel(), T.COUNT_TURN, "the turn, live")
+  T.expect_history(T.COUNT_TURN)
   T.eq(#T.errors(), 0, "error messages")
 end)

@@ -5,21 +5,7 @@
 local T = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/helper.lua")
 
 -- The SQL that ran and its table show as they did live.
-local want = {
-  "## You",
-  "How many orders are there?",
-  "",
-  "## aiq",
-  "```sql",
-  "SELECT count(*) AS n FROM orders",
-  "```",
-  "| n   |",
-  "|----:|",
-  "|   4 |",
-  "(1 row)",
-  "",
-  "There are 4 orders.",
-}
+local want = T.COUNT_TURN
 
 local function wait_history()
   T.wait("the loaded history in the panel", function()

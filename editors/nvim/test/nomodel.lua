@@ -6,35 +6,17 @@ local T = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .
 
 T.run(function()
   T.setup()
-  vim.cmd("AiqAsk SELECT status, count(*) AS n FROM orders GROUP BY status ORDER BY status")
+  local sql = "SELECT status, count(*) AS n FROM orders GROUP BY status ORDER BY status"
+  vim.cmd("AiqAsk " .. sql)
   T.wait_turn()
-  T.eq(T.panel(), {
-    "## You",
-    "SELECT status, count(*) AS n FROM orders GROUP BY status ORDER BY status",
-    "",
-    "## aiq",
-    "```sql",
-    "SELECT status, count(*) AS n FROM orders GROUP BY status ORDER BY status",
-    "```",
-    "| status    | n   |",
-    "|-----------|----:|",
-    "| delivered |   2 |",
-    "| pending   |   1 |",
-    "| shipped   |   1 |",
-    "(3 rows)",
-  }, "the statement's table alone")
+  local want = { "## You", sql, "", "## aiq", "```sql", sql, "```" }
+  T.eq(T.panel(), vim.list_extend(want, T.STATUS_TABLE), "the statement's table alone")
 
   -- The history reads the same, for two turns (which reuse their call
   -- id): the summary the server keeps as the answer is left out there too.
   vim.cmd("AiqAsk SELECT count(*) AS n FROM orders")
   T.wait_turn()
   T.expect("|   4 |", "the second turn's table")
-  local live = T.panel()
-  require("aiq.chat").clear()
-  vim.cmd("AiqHistory")
-  T.wait("the history", function()
-    return #T.panel() > 1
-  end, 5000)
-  T.eq(T.panel(), live, "the history")
+  T.expect_history(T.panel())
   T.eq(#T.errors(), 0, "error messages")
 end)

@@ -126,8 +126,8 @@ T.run(function()
     { role = "assistant", content = "" },
     -- A turn without a model: the server's summary is left out; its call
     -- id is the one of an earlier turn (ids are unique within a turn).
-    { role = "user", content = "DELETE FROM orders" },
-    { role = "assistant", content = "", tool_calls = { call("c5", "execute_sql", { sql = "DELETE FROM orders" }) } },
+    { role = "user", content = "DELETE FROM orders WHERE id = 1" },
+    { role = "assistant", content = "", tool_calls = { call("c5", "execute_sql", { sql = "DELETE FROM orders WHERE id = 1" }) } },
     { role = "tool", tool_call_id = "c5", content = vim.json.encode({ status = "rejected", error = "not run: the user declined" }) },
     { role = "assistant", content = "The statement was not run: not run: the user declined. Do not retry it." },
   }
@@ -174,11 +174,11 @@ T.run(function()
     "(1 row; the session file keeps no rows)",
     "",
     "## You",
-    "DELETE FROM orders",
+    "DELETE FROM orders WHERE id = 1",
     "",
     "## aiq",
     "```sql",
-    "DELETE FROM orders",
+    "DELETE FROM orders WHERE id = 1",
     "```",
     "✗ rejected: the statement did not run",
   }, "a session's complete messages")
