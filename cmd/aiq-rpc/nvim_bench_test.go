@@ -150,9 +150,11 @@ func BenchmarkNvimAsk500Rows(b *testing.B) {
 	}
 }
 
-// BenchmarkNvimRender500Rows is render.statement of 500 rows x 6 columns
-// and chat.add of it into the open panel, without a server; the last case
-// writes under a long conversation (20,000 panel lines).
+// BenchmarkNvimRender500Rows is render.statement of 500 rows x 6 columns,
+// cut to the panel's width as a turn renders it (100 of 200 columns: the
+// note column is cut on every row), and chat.add of it into the open
+// panel, without a server; the last case writes under a long conversation
+// (20,000 panel lines).
 func BenchmarkNvimRender500Rows(b *testing.B) {
 	for _, c := range []struct{ maxRows, panelLines int }{{50, 0}, {500, 0}, {50, 20000}} {
 		name := "max_rows=" + strconv.Itoa(c.maxRows)

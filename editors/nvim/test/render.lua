@@ -35,6 +35,8 @@ T.run(function()
   T.eq(render.shorten("abcdef", 6), "abcdef", "a text that fits")
   T.eq(render.shorten("abcdef", 4), "abc…", "a cut text")
   T.eq(render.shorten("漢字漢字", 5), "漢字…", "wide characters are cut by display width")
+  T.eq(render.shorten("a🚀b🚀c", 4), "a🚀…", "an emoji takes two cells")
+  T.eq(render.shorten("Zoë Ångström", 6), "Zoë Å…", "accented letters take one cell")
 
   -- A table wider than the panel: the widest columns are narrowed and
   -- their cells cut with "…"; narrow ones keep their width.

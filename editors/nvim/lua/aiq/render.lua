@@ -28,20 +28,25 @@ function M.cell(value)
 end
 
 -- shorten cuts text to at most size display cells, ending it with "…".
-function M.shorten(text, size)
-  if width(text) <= size then
+-- It walks the characters once, measuring only the multibyte ones: a
+-- 500-row table may cut thousands of cells. known is text's width when the
+-- caller has it.
+function M.shorten(text, size, known)
+  if (known or width(text)) <= size then
     return text
   end
-  local lo, hi = 0, vim.fn.strchars(text)
-  while lo < hi do -- the most characters that fit with the "…"
-    local mid = math.floor((lo + hi + 1) / 2)
-    if width(vim.fn.strcharpart(text, 0, mid)) <= size - 1 then
-      lo = mid
-    else
-      hi = mid - 1
-    end
+  if not text:find("[\128-\255]") then -- ASCII: a byte is a cell
+    return text:sub(1, math.max(size - 1, 0)) .. "…"
   end
-  return vim.fn.strcharpart(text, 0, lo) .. "…"
+  local used, stop = 0, 0
+  for start, char in text:gmatch("()([%z\1-\127\194-\244][\128-\191]*)") do
+    local w = #char == 1 and 1 or width(char)
+    if used + w > size - 1 then
+      break
+    end
+    used, stop = used + w, start + #char - 1
+  end
+  return text:sub(1, stop) .. "…"
 end
 
 -- MIN_COLUMN is the narrowest a column is cut to, so that a cut value
@@ -135,25 +140,30 @@ function M.table(columns, rows, opts)
   end
   local ncols = #columns
   local numeric = numeric_columns(ncols, shown)
-  local cells, widths = {}, {}
+  local cells, cell_widths, widths = {}, {}, {}
   for c = 1, ncols do
     widths[c] = math.max(3, width(M.cell(columns[c])))
   end
   for r, row in ipairs(shown) do
-    cells[r] = {}
+    cells[r], cell_widths[r] = {}, {}
     for c = 1, ncols do
-      cells[r][c] = M.cell(row[c])
-      widths[c] = math.max(widths[c], width(cells[r][c]))
+      local text = M.cell(row[c])
+      local w = width(text)
+      cells[r][c], cell_widths[r][c] = text, w
+      widths[c] = math.max(widths[c], w)
     end
   end
   local all, narrowed = ncols, false
   if opts.max_width then
     ncols, narrowed = fit(widths, opts.max_width)
   end
-  local function line(values, right)
+  local function line(values, right, known)
     local parts = {}
     for c = 1, ncols do
-      local text = narrowed and M.shorten(values[c], widths[c]) or values[c]
+      local text = values[c]
+      if narrowed then
+        text = M.shorten(text, widths[c], known and known[c])
+      end
       parts[c] = pad(text, widths[c], right and right[c])
     end
     return "| " .. table.concat(parts, " | ") .. " |"
@@ -167,8 +177,8 @@ function M.table(columns, rows, opts)
     end
   end
   local lines = { line(header), "|" .. table.concat(rule, "|") .. "|" }
-  for _, row in ipairs(cells) do
-    lines[#lines + 1] = line(row, numeric)
+  for r, row in ipairs(cells) do
+    lines[#lines + 1] = line(row, numeric, cell_widths[r])
   end
   local hidden = total - #shown
   if hidden > 0 then
