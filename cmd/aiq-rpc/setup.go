@@ -23,11 +23,23 @@ type app struct {
 	close  func()
 }
 
+// setupOptions say how a command uses the server.
+type setupOptions struct {
+	// clientShowsWarnings says that the client prints the warnings the
+	// server sends, so that logging them on stderr too would show them
+	// twice: the log on stderr then holds errors only.
+	clientShowsWarnings bool
+}
+
 // setup reads the home folder and restores the -s session. Problems that
 // still let the server run (a bad config, a broken session file) are
 // logged and reported to the client after initialize.
-func setup(ctx context.Context, e env, f flags) (*app, error) {
-	logger, closeLog, err := openLog(e.stderr, f.logFile)
+func setup(ctx context.Context, e env, f flags, o setupOptions) (*app, error) {
+	level := slog.LevelInfo
+	if o.clientShowsWarnings {
+		level = slog.LevelError
+	}
+	logger, closeLog, err := openLog(e.stderr, f.logFile, level)
 	if err != nil {
 		return nil, err
 	}
@@ -101,9 +113,10 @@ func modelFactory(cfg sessionio.LLM, cfgErr error, timeout time.Duration) func()
 	}
 }
 
-func openLog(stderr io.Writer, path string) (*slog.Logger, func(), error) {
+// openLog logs to path, or to stderr from level up.
+func openLog(stderr io.Writer, path string, level slog.Level) (*slog.Logger, func(), error) {
 	if path == "" {
-		return slog.New(slog.NewTextHandler(stderr, nil)), func() {}, nil
+		return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})), func() {}, nil
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
