@@ -41,7 +41,7 @@ type StatementResult struct {
 	// RFC 3339.
 	Rows [][]any `json:"rows"`
 	// Truncated says that Rows holds fewer rows than RowCount.
-	Truncated bool   `json:"truncated"`
+	Truncated bool `json:"truncated"`
 	// Error says why the statement did not succeed, to the user.
 	Error string `json:"error,omitempty"`
 
