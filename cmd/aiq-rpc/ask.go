@@ -183,9 +183,6 @@ func (c *askClient) open(ctx context.Context, conn jsonrpc2.Conn, path string) (
 	if _, err := conn.Call(ctx, "session/setSource", params, nil); err != nil {
 		return "", err
 	}
-	if source == "" {
-		c.warn(fmt.Sprintf("The session's data source %q is not configured here, so it continues without a database.", res.Source))
-	}
 	return res.SessionID, nil
 }
 
@@ -195,7 +192,7 @@ func (c *askClient) pickSource(res loaded) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.eraseLocked()
-	fmt.Fprintf(c.stderr, "The session's data source %q is not configured here. Continue with:\n", res.Source)
+	fmt.Fprintf(c.stderr, "Continue the session with:\n")
 	for i, s := range res.Sources {
 		fmt.Fprintf(c.stderr, "  %d) %s (%s)\n", i+1, s.Name, s.Type)
 	}

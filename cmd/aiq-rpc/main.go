@@ -120,12 +120,12 @@ func usage() string {
 	b.WriteString("aiq-rpc: ask your SQL database questions from your editor or the terminal.\n\nUsage:\n")
 	lines := [][2]string{{"aiq-rpc [flags]", "serve JSON-RPC on stdin and stdout (editors run this)"}}
 	for _, c := range commands() {
-		lines = append(lines, [2]string{"aiq-rpc [flags] " + c.name + " " + c.args, c.summary})
+		lines = append(lines, [2]string{"aiq-rpc " + c.name + " " + c.args, c.summary})
 	}
 	for _, l := range lines {
-		fmt.Fprintf(&b, "  %-40s %s\n", l[0], l[1])
+		fmt.Fprintf(&b, "  %-32s %s\n", l[0], l[1])
 	}
-	b.WriteString("\nFlags:\n")
+	b.WriteString("\nFlags (before or after the command):\n")
 	return b.String()
 }
 
