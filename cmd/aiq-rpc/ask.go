@@ -246,9 +246,18 @@ func (c *askClient) fail(err error) int {
 	wire := &jsonrpc2.Error{Message: err.Error()}
 	errors.As(err, &wire)
 	if c.json {
+		type jsonError struct {
+			Code    jsonrpc2.Code   `json:"code,omitempty"`
+			Message string          `json:"message"`
+			Data    json.RawMessage `json:"data,omitempty"`
+		}
+		e := jsonError{Code: wire.Code, Message: wire.Message}
+		if wire.Data != nil {
+			e.Data = json.RawMessage(wire.Data)
+		}
 		enc := json.NewEncoder(c.out)
 		enc.SetEscapeHTML(false)
-		enc.Encode(map[string]any{"error": wire})
+		enc.Encode(map[string]jsonError{"error": e})
 		return 1
 	}
 	fmt.Fprintf(c.stderr, "aiq-rpc ask: %s\n", wire.Message)
