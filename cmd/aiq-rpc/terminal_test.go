@@ -334,4 +334,3 @@ func TestServeOnTerminal(t *testing.T) {
 	assert.Empty(t, out)
 	assert.NotContains(t, errOut, "speaks JSON-RPC", "an editor's pipe gets no notice")
 }
-
