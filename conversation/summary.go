@@ -42,6 +42,10 @@ func summarize(o ToolOutcome) string {
 	case r.Status == "error":
 		return "The query failed: " + r.Error
 	case r.Status == "rejected":
+		// The statement carries the user's sentence; Content the model's.
+		if sql, ok := o.Result.(SQLResult); ok && sql.Statement.Error != "" {
+			return sql.Statement.Error
+		}
 		return "The statement was not run: " + strings.TrimPrefix(r.Error, "not run: ")
 	case r.Status == "cancelled":
 		return "The statement was cancelled."

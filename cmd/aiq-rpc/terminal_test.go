@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
+	"github.com/aiq/aiq-rpc/conversation"
 	"github.com/aiq/aiq-rpc/conversation/llm/llmtest"
 	"github.com/aiq/aiq-rpc/sessionio/sessiontest"
 )
@@ -194,6 +195,13 @@ func TestAskRefusedWriteWithoutTerminal(t *testing.T) {
 	code, out, errOut = runCommand(t, "", nil, "ask", "--home", noModel.Dir, "DELETE FROM orders WHERE id = 1")
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "> DELETE FROM orders WHERE id = 1\n"+sentence+"\nCurrent session saved to ")
+	m := savedLine.FindStringSubmatch(out)
+	require.NotNil(t, m, out)
+	s, _, err := conversation.Load(m[1])
+	require.NoError(t, err)
+	require.NotEmpty(t, s.Legacy)
+	assert.Equal(t, "This statement writes to the database, and it could not be confirmed here, so it did not run.",
+		s.Legacy[len(s.Legacy)-1].Content, "the saved answer, which the CLI shows, is the user's sentence")
 	code, out, errOut = runCommand(t, "", nil, "ask", "--home", noModel.Dir, "SELECT status FROM orders GROUP BY status ORDER BY status")
 	require.Equal(t, 0, code, errOut)
 	assert.Regexp(t, `\(4 rows\)\n\nCurrent session saved to `, out, "the table, then where it was saved")
