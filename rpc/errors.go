@@ -37,30 +37,43 @@ func wireError(method string, err error) error {
 	if errors.As(err, &wire) && wire.Message == err.Error() {
 		return wire
 	}
-	code := jsonrpc2.InternalError
-	switch {
-	case errors.As(err, &wire):
-		code = wire.Code
-	case errors.Is(err, conversation.ErrUnknownSession):
-		code = CodeUnknownSession
-	case errors.Is(err, sessionio.ErrTooLarge):
-		code = CodeSessionTooLarge
-	case errors.Is(err, sessionio.ErrInvalid):
-		code = CodeInvalidSession
-	case errors.Is(err, conversation.ErrSourceUnavailable):
-		code = CodeSourceUnavailable
-	case errors.Is(err, conversation.ErrNoModel):
-		code = CodeModelNotConfigured
-	case errors.Is(err, conversation.ErrBusy):
-		code = CodeSessionBusy
-	case errors.Is(err, conversation.ErrInvalidRequest):
-		code = jsonrpc2.InvalidParams
-	case isModelError(err):
-		code = CodeModelError
-	}
+	code := codeOf(err)
 	e := jsonrpc2.NewError(code, userMessage(code, err))
 	e.Data, _ = json.Marshal(newErrorData(method, err))
 	return e
+}
+
+// codeOf is the code of an error from the workspace.
+func codeOf(err error) jsonrpc2.Code {
+	var wire *jsonrpc2.Error
+	switch {
+	case errors.As(err, &wire):
+		return wire.Code
+	case errors.Is(err, conversation.ErrUnknownSession):
+		return CodeUnknownSession
+	case errors.Is(err, sessionio.ErrTooLarge):
+		return CodeSessionTooLarge
+	case errors.Is(err, sessionio.ErrInvalid):
+		return CodeInvalidSession
+	case errors.Is(err, conversation.ErrSourceUnavailable):
+		return CodeSourceUnavailable
+	case errors.Is(err, conversation.ErrNoModel):
+		return CodeModelNotConfigured
+	case errors.Is(err, conversation.ErrBusy):
+		return CodeSessionBusy
+	case errors.Is(err, conversation.ErrInvalidRequest):
+		return jsonrpc2.InvalidParams
+	case isModelError(err):
+		return CodeModelError
+	}
+	return jsonrpc2.InternalError
+}
+
+// UserMessage is the sentence a user reads for an error of the workspace,
+// as in the message of the error a request would get: for the warnings
+// that a front end gives before any request.
+func UserMessage(err error) string {
+	return userMessage(codeOf(err), err)
 }
 
 // errorData is the data of an error: its detail, and for a model error
@@ -103,7 +116,7 @@ func userMessage(code jsonrpc2.Code, err error) string {
 	case code == CodeSourceUnavailable:
 		return sourceMessage(after(err.Error(), conversation.ErrSourceUnavailable))
 	case code == jsonrpc2.InternalError:
-		return sentence("aiq-rpc failed on a bug, and the session is as it was: " + err.Error())
+		return sentence("A bug in aiq-rpc stopped this request, and the session is as it was: " + err.Error())
 	}
 	return sentence(strings.TrimPrefix(err.Error(), "run turn: "))
 }

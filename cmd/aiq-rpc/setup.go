@@ -70,7 +70,8 @@ func setup(ctx context.Context, e env, f flags, o setupOptions) (*app, error) {
 	if f.session != "" {
 		info, err := ws.Load(ctx, f.session)
 		if err != nil {
-			warnings = append(warnings, fmt.Sprintf("The session %s could not be restored, so a new session starts: %v", f.session, err))
+			logger.Info("restore the -s session", "err", err)
+			warnings = append(warnings, "The -s session could not be restored, so a new session starts. "+rpc.UserMessage(err))
 		} else {
 			ws.SetDefault(info.SessionID)
 			warnings = append(warnings, info.Warnings...)
