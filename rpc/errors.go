@@ -115,8 +115,6 @@ func userMessage(code jsonrpc2.Code, err error) string {
 		return sentence("The model could not answer: " + strings.TrimPrefix(model.Err.Error(), "ask the model: "))
 	case code == CodeSourceUnavailable:
 		return sourceMessage(after(err.Error(), conversation.ErrSourceUnavailable))
-	case code == jsonrpc2.InternalError:
-		return sentence("A bug in aiq-rpc stopped this request, and the session is as it was: " + err.Error())
 	}
 	return sentence(strings.TrimPrefix(err.Error(), "run turn: "))
 }

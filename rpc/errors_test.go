@@ -36,8 +36,7 @@ func TestUserMessage(t *testing.T) {
 			"The endpoint answered 429."},
 		{fmt.Errorf("run turn: %w", &conversation.ModelError{Request: 1, Err: errors.New("ask the model: the reply had no choices")}),
 			"The model could not answer: the reply had no choices."},
-		{errors.New("index out of range"),
-			"A bug in aiq-rpc stopped this request, and the session is as it was: index out of range."},
+		{fmt.Errorf("run turn: %w", errors.New("the question is empty")), "The question is empty."},
 	}
 	for _, c := range cases {
 		assert.Equal(t, c.want, rpc.UserMessage(c.err), "%v", c.err)

@@ -106,6 +106,7 @@ type askClient struct {
 
 	mu      sync.Mutex
 	printed bool     // text printed on stdout since the last newline
+	unsaved bool     // the turn ran but could not be saved
 	waiting *waiting // nil when stderr is not a terminal
 }
 
@@ -120,7 +121,11 @@ func (c *askClient) ask(ctx context.Context, conn jsonrpc2.Conn, session, questi
 	}
 	code := c.turn(ctx, conn, session, question)
 	var shut json.RawMessage
-	if _, err := conn.Call(ctx, "shutdown", nil, &shut); err != nil && code == 0 {
+	switch _, err := conn.Call(ctx, "shutdown", nil, &shut); {
+	case err == nil || code != 0:
+	case c.unsaved:
+		code = 1 // shutdown failed to save it again; the user was told once
+	default:
 		code = c.fail(err)
 	}
 	conn.Notify(ctx, "exit", nil)
@@ -218,7 +223,13 @@ func (c *askClient) report(ans conversation.Answer) {
 		return
 	}
 	c.endLineLocked()
+	c.unsaved = ans.SavedTo == "" && ans.StopReason != conversation.StopCancelled
 	for _, w := range ans.Warnings {
+		// The server said so with window/showMessage too, for the editors
+		// that show no warnings of the answer.
+		if c.unsaved && strings.HasPrefix(w, "The turn was not saved: ") {
+			continue
+		}
 		fmt.Fprintf(c.stderr, "warning: %s\n", w)
 	}
 	if ans.StopReason == conversation.StopCancelled {

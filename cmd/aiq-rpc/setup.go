@@ -25,9 +25,9 @@ type app struct {
 
 // setupOptions say how a command uses the server.
 type setupOptions struct {
-	// clientShowsWarnings says that the client prints the warnings the
-	// server sends, so that logging them on stderr too would show them
-	// twice: the log on stderr then holds errors only.
+	// clientShowsWarnings says that the client prints what the server
+	// tells it, warnings and errors, so that a log on stderr would say each
+	// twice: the log then goes only to --log-file.
 	clientShowsWarnings bool
 }
 
@@ -35,11 +35,7 @@ type setupOptions struct {
 // still let the server run (a bad config, a broken session file) are
 // logged and reported to the client after initialize.
 func setup(ctx context.Context, e env, f flags, o setupOptions) (*app, error) {
-	level := slog.LevelInfo
-	if o.clientShowsWarnings {
-		level = slog.LevelError
-	}
-	logger, closeLog, err := openLog(e.stderr, f.logFile, level)
+	logger, closeLog, err := openLog(e.stderr, f.logFile, o.clientShowsWarnings)
 	if err != nil {
 		return nil, err
 	}
@@ -114,10 +110,13 @@ func modelFactory(cfg sessionio.LLM, cfgErr error, timeout time.Duration) func()
 	}
 }
 
-// openLog logs to path, or to stderr from level up.
-func openLog(stderr io.Writer, path string, level slog.Level) (*slog.Logger, func(), error) {
-	if path == "" {
-		return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})), func() {}, nil
+// openLog logs to path, else to stderr unless quiet.
+func openLog(stderr io.Writer, path string, quiet bool) (*slog.Logger, func(), error) {
+	switch {
+	case path == "" && quiet:
+		return slog.New(slog.DiscardHandler), func() {}, nil
+	case path == "":
+		return slog.New(slog.NewTextHandler(stderr, nil)), func() {}, nil
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {

@@ -342,3 +342,17 @@ func TestServeOnTerminal(t *testing.T) {
 	assert.Empty(t, out)
 	assert.NotContains(t, errOut, "speaks JSON-RPC", "an editor's pipe gets no notice")
 }
+
+// TestAskSaveFails: a turn that cannot be saved is said once, and the
+// status is 1.
+func TestAskSaveFails(t *testing.T) {
+	h := home{Dir: t.TempDir()}
+	h.writeFile(t, "sessions", "a file where the folder should be")
+	code, out, errOut := runCommand(t, "", nil, "ask", "--home", h.Dir, "SELECT 1 AS one")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, out, "(1 row)", "the answer still shows")
+	assert.NotContains(t, out, "Current session saved")
+	assert.Equal(t, 1, strings.Count(errOut, "saved"), "said once: %q", errOut)
+	assert.Equal(t, 1, strings.Count(errOut, "warning: "), "%q", errOut)
+	assert.NotContains(t, errOut, "level=", "no log lines on stderr")
+}
