@@ -355,7 +355,8 @@ func (c *askClient) confirm(p conversation.ConfirmRequest) conversation.Decision
 	c.endLineLocked()
 	c.waiting.set(false, "")
 	defer c.waiting.set(true, "running the statement")
-	fmt.Fprintf(c.stderr, "\nThis statement changes the database (%s):\n  %s\nRun it? [y/N/a(lways)] ", p.Reason, p.SQL)
+	fmt.Fprintf(c.stderr, "\nThis statement changes the database: %s\n  %s\nRun it? [y/N/a(lways)] ",
+		strings.TrimSpace(p.Reason), strings.ReplaceAll(strings.TrimSpace(p.SQL), "\n", "\n  "))
 	line, _ := c.confirmIn.ReadString('\n')
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "y", "yes":

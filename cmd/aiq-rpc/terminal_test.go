@@ -164,7 +164,7 @@ func TestAskConfirmOnTerminal(t *testing.T) {
 
 	p := startInTerminal(t, which{stdin: true, stderr: true}, "", "ask", "--home", h.Dir, "delete order 1")
 	p.waitScreen("Run it? [y/N/a(lways)] ")
-	assert.Contains(t, p.text(), "DELETE FROM orders WHERE id = 1")
+	assert.Contains(t, p.text(), "\nThis statement changes the database: DELETE removes rows from a table.\n  DELETE FROM orders WHERE id = 1\n")
 	p.typeLine("y")
 	require.Equal(t, 0, p.wait())
 	assert.Contains(t, p.stdout.String(), "(1 row affected)\n")
