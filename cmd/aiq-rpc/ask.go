@@ -276,11 +276,30 @@ func (c *askClient) fail(err error) int {
 
 // warn prints one warning on stderr.
 func (c *askClient) warn(msg string) {
+	c.note(messageWarning, msg)
+}
+
+// The message types of window/showMessage, as in LSP.
+const (
+	messageError   = 1
+	messageWarning = 2
+)
+
+// note prints a message of the server on stderr, labelled by its type as
+// psql does ("error:", "warning:"); information goes unlabelled.
+func (c *askClient) note(kind int, msg string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.eraseLocked()
 	c.endLineLocked()
-	fmt.Fprintf(c.stderr, "warning: %s\n", msg)
+	switch kind {
+	case messageError:
+		fmt.Fprintf(c.stderr, "error: %s\n", msg)
+	case messageWarning:
+		fmt.Fprintf(c.stderr, "warning: %s\n", msg)
+	default:
+		fmt.Fprintln(c.stderr, msg)
+	}
 }
 
 func (c *askClient) endLineLocked() {
@@ -301,10 +320,11 @@ func (c *askClient) handle(ctx context.Context, req *jsonrpc2.Request) (any, err
 		return nil, nil
 	case "window/showMessage":
 		var p struct {
+			Type    int    `json:"type"`
 			Message string `json:"message"`
 		}
 		if json.Unmarshal(req.Params(), &p) == nil {
-			c.warn(p.Message)
+			c.note(p.Type, p.Message)
 		}
 		return nil, nil
 	case "chat/confirm":

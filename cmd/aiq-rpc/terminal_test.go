@@ -353,6 +353,6 @@ func TestAskSaveFails(t *testing.T) {
 	assert.Contains(t, out, "(1 row)", "the answer still shows")
 	assert.NotContains(t, out, "Current session saved")
 	assert.Equal(t, 1, strings.Count(errOut, "saved"), "said once: %q", errOut)
-	assert.Equal(t, 1, strings.Count(errOut, "warning: "), "%q", errOut)
+	assert.Equal(t, 1, strings.Count(errOut, "error: "), "labelled as an error: %q", errOut)
 	assert.NotContains(t, errOut, "level=", "no log lines on stderr")
 }
