@@ -82,7 +82,9 @@ T.run(function()
     "(1 row)",
   }, "a statement's rows")
   T.eq(render.statement({ status = "success", columns = vim.NIL, rowCount = 3 }), { "✓ 3 rows affected" }, "a write")
-  T.eq(render.statement({ status = "rejected" }), { "✗ rejected: the statement did not run" }, "a rejected write")
+  T.eq(render.statement({ status = "rejected" }), { "✗ Rejected: the statement did not run." }, "a rejected write")
+  T.eq(render.statement({ status = "rejected", error = "You declined this statement, so it did not run." }),
+    { "✗ You declined this statement, so it did not run." }, "a rejected write, in the server's words")
   T.eq(render.statement({ status = "error", error = "no such table: x" }), { "✗ no such table: x" }, "a failed statement")
 
   -- A fence is longer than any backtick run inside.
@@ -160,7 +162,7 @@ T.run(function()
     "```sql",
     "DELETE FROM orders",
     "```",
-    "✗ rejected: the statement did not run",
+    "✗ Rejected: the statement did not run.",
     "",
     "🔧 list_tables",
     "",
@@ -182,7 +184,7 @@ T.run(function()
     "```sql",
     "DELETE FROM orders WHERE id = 1",
     "```",
-    "✗ rejected: the statement did not run",
+    "✗ Rejected: the statement did not run.",
   }, "a session's complete messages")
   T.eq(render.messages({}), {}, "no messages")
 end)

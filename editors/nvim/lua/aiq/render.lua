@@ -224,7 +224,8 @@ function M.statement(st, opts)
   if status == "error" then
     return { "✗ " .. (st.error or "the statement failed") }
   elseif status == "rejected" then
-    return { "✗ rejected: the statement did not run" }
+    -- The server's sentence for the user, when it gave one.
+    return { "✗ " .. (type(st.error) == "string" and st.error or "Rejected: the statement did not run.") }
   elseif status == "cancelled" then
     return { "✗ cancelled" }
   end
@@ -368,7 +369,8 @@ local function stored_statement(r, opts)
   local columns = type(r.columns) == "table" and r.columns or {}
   return M.statement({
     status = r.status,
-    error = r.error,
+    -- A refusal's error in the session is written for the model.
+    error = r.status ~= "rejected" and r.error or nil,
     rowCount = n,
     columns = columns,
     rows = rows_as_arrays(r.rows, columns),

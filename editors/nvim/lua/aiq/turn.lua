@@ -37,15 +37,6 @@ function M.render_opts()
   return { max_rows = config.options.max_rows, max_width = chat.width() }
 end
 
--- summary_only says whether a turn's text is only the server's summary
--- of its statements: without a model a statement runs directly and its
--- "answer" is "Query executed successfully. ... Sample data: ...", which
--- the table above it says better.
-local function summary_only(statements)
-  local info = server.conn.info
-  return statements > 0 and info ~= nil and info.modelConfigured == false
-end
-
 -- show_statement shows a statement's lines in the place of its early
 -- rows (same callId) when they are shown, else as a new block. running is
 -- the statement while its early rows are shown, nil once it ended.
@@ -77,9 +68,6 @@ function M.progress(p)
     return
   end
   if p.kind == "text" then
-    if summary_only(turn.shown_statements or 0) then
-      return
-    end
     turn.streamed = true
     chat.stream(p.text)
   elseif p.kind == "tool_call" then
@@ -130,7 +118,7 @@ local function finish_turn(turn, err, result)
     chat.add(render.fence(statements[i].sql, "sql"), { gap = true })
     chat.add(render.statement(statements[i], M.render_opts()))
   end
-  if not turn.streamed and not summary_only(#statements) and type(result.answer) == "string" and result.answer ~= "" then
+  if not turn.streamed and type(result.answer) == "string" and result.answer ~= "" then
     chat.stream(result.answer)
   end
   if result.stopReason == "cancelled" then
