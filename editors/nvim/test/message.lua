@@ -1,6 +1,6 @@
 -- Unit test of lua/aiq/message.lua: messages stay on one line, so that
--- Neovim never stops at a "Press ENTER" prompt, and errors read as one
--- sentence without the server's internal prefixes. No server.
+-- Neovim never stops at a "Press ENTER" prompt, and an error reads as the
+-- server's sentence, without its detail. No server.
 local T = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/helper.lua")
 local message = require("aiq.message")
 
@@ -15,10 +15,6 @@ T.run(function()
   T.truthy(shown:find("^aiq: could not start aiq%-rpc: x+… %(:messages%)$"), "a long message shortened: " .. shown)
   T.truthy(T.messages():find(long, 1, true), "the long message whole in :messages: " .. T.messages())
 
-  T.eq(message.error_text({
-    message = "chat/turn: run turn: model request 1: the model endpoint refused the key (HTTP 401)",
-  }), "The model endpoint refused the key (HTTP 401)", "a turn's error")
-  T.eq(message.error_text({ message = "session/load: invalid session file: x.json is a folder" }),
-    "Invalid session file: x.json is a folder", "a method's error")
-  T.eq(message.error_text({ message = "aiq-rpc stopped" }), "aiq-rpc stopped", "an error with no prefix is left as it is")
+  T.eq(message.error_text({ message = "There is no session file at /x.json; check the path.", data = { detail = "session/load: ..." } }),
+    "There is no session file at /x.json; check the path.", "an error's sentence, without its detail")
 end)

@@ -53,31 +53,11 @@ function M.show(msg, level)
   notify_short(render.shorten(first, width - vim.api.nvim_strwidth(more)) .. more, level)
 end
 
--- internal are the prefixes the server's errors may carry that tell where
--- in the server they came from, not what happened.
-local internal = {
-  "^[%a_]+/[%a_]+: ", -- the method: "chat/turn: "
-  "^run turn: ",
-  "^model request %d+: ",
-}
-
 -- error_text is the sentence to show for a server error: its message,
--- without the internal prefixes.
+-- which the server writes for the user (its data holds the detail).
 function M.error_text(err)
-  local text = type(err) == "table" and err.message or tostring(err)
-  text = tostring(text or "the request failed")
-  local stripped, changed = false, true
-  while changed do
-    changed = false
-    for _, prefix in ipairs(internal) do
-      local rest = text:gsub(prefix, "", 1)
-      if rest ~= text and rest ~= "" then
-        text, changed, stripped = rest, true, true
-      end
-    end
-  end
-  -- What was a clause of the server's message now starts the sentence.
-  return stripped and (text:gsub("^%l", string.upper)) or text
+  local text = type(err) == "table" and err.message or err
+  return tostring(text or "the request failed")
 end
 
 return M
