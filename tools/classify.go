@@ -74,7 +74,8 @@ func Classify(sql string, d Dialect) (Verdict, error) {
 		return Verdict{}, errors.New("the statement is not valid UTF-8; send it as UTF-8 text")
 	}
 	var verdict Verdict
-	for n, r := range sqlReadings(sql, d) {
+	readings := sqlReadings(sql, d)
+	for n, r := range readings {
 		toks, regions, err := lexSQL(sql, d, r)
 		if err != nil {
 			if n == 0 || isClassifyError(err, errAmbiguous) {
@@ -82,8 +83,8 @@ func Classify(sql string, d Dialect) (Verdict, error) {
 			}
 			continue // not SQL when read this way: the server would refuse it
 		}
-		if regions > maxExecComments {
-			stmt, err := oneStatement(sql, toks, "")
+		if regions > maxExecComments || len(readings)<<regions*len(toks) > maxReadingTokens {
+			stmt, err := oneStatement(sql, toks, d, "")
 			if err != nil {
 				return Verdict{}, err
 			}
@@ -91,7 +92,7 @@ func Classify(sql string, d Dialect) (Verdict, error) {
 			if v.Class == Write {
 				return v, nil
 			}
-			return verdictWrite(v.Kind, fmt.Sprintf("It has more than %d MySQL executable comments or optimizer hints, too many to check every way a server may read them.", maxExecComments)), nil
+			return verdictWrite(v.Kind, fmt.Sprintf("It has %d MySQL executable comments or optimizer hints, too many for a statement of this length to check every way a server may read them.", regions)), nil
 		}
 		// Each executable comment is code on some servers and a comment
 		// on others, independently: try every combination.
@@ -101,7 +102,7 @@ func Classify(sql string, d Dialect) (Verdict, error) {
 			if !first {
 				how = readingNote(r, mask)
 			}
-			stmt, err := oneStatement(sql, execCommentsSkipped(toks, mask), how)
+			stmt, err := oneStatement(sql, execCommentsSkipped(toks, mask), d, how)
 			if err != nil {
 				if first || isClassifyError(err, errMultiple) {
 					return Verdict{}, err
@@ -128,6 +129,11 @@ func Classify(sql string, d Dialect) (Verdict, error) {
 // maxExecComments bounds the MySQL executable comments Classify reads both
 // ways: n of them make 2^n readings.
 const maxExecComments = 8
+
+// maxReadingTokens bounds the tokens Classify reads over all readings, so
+// that its time stays linear in the statement's length: readings multiply
+// with each executable comment, and a long statement can afford fewer.
+const maxReadingTokens = 1 << 20
 
 // classifyErrorKind tells apart errors that a reading under unusual server
 // settings may ignore from those it must report.
@@ -566,11 +572,19 @@ func execCommentsSkipped(toks []sqlToken, mask int) []sqlToken {
 }
 
 // oneStatement returns the tokens of the one statement in toks, without a
-// trailing semicolon, or an error when there is none or more than one. how
+// trailing semicolon, or an error when there is none or more than one. The
+// semicolons inside a trigger's or a routine's body do not count. how
 // names the reading for messages.
-func oneStatement(s string, toks []sqlToken, how string) ([]sqlToken, error) {
+func oneStatement(s string, toks []sqlToken, d Dialect, how string) ([]sqlToken, error) {
+	var inBody map[int]bool
+	if hasBody(toks, d) {
+		var err error
+		if inBody, err = bodySemicolons(s, toks, d); err != nil {
+			return nil, err
+		}
+	}
 	for k, t := range toks {
-		if !t.isPunct(";") {
+		if !t.isPunct(";") || inBody[k] {
 			continue
 		}
 		if k == 0 && len(toks) == 1 {
@@ -665,6 +679,10 @@ func queryVerdict(toks []sqlToken, i int) Verdict {
 		}
 		switch t.text {
 		case "INTO":
+			if j+1 < len(toks) && (toks[j+1].isWord("OUTFILE") || toks[j+1].isWord("DUMPFILE")) {
+				kind := lead + " ... INTO " + toks[j+1].text
+				return verdictWrite(kind, kind+" writes the result to a file on the database server.")
+			}
 			kind := lead + " ... INTO"
 			return verdictWrite(kind, kind+" writes the result into a table, a file or variables.")
 		case "UPDATE", "SHARE":
@@ -716,16 +734,50 @@ func lockClause(toks []sqlToken, j int) string {
 
 // explainVerdict classifies EXPLAIN, DESCRIBE and DESC. They only plan a
 // statement, except with ANALYZE, which runs it (MariaDB's ANALYZE
-// statement is a write of its own). ANALYZE anywhere counts.
+// statement is a write of its own). ANALYZE anywhere counts. An EXPLAIN of
+// an EXPLAIN is followed in a loop, with where ANALYZE last appears found
+// once, so that a chain of them costs one pass over the tokens.
 func explainVerdict(toks []sqlToken, i int, d Dialect) Verdict {
-	lead := toks[i].text
-	analyze := false
-	for _, t := range toks[i+1:] {
-		if t.isWord("ANALYZE") || t.isWord("ANALYSE") {
-			analyze = true
+	lastAnalyze := -1
+	for k := len(toks) - 1; k > i; k-- {
+		if toks[k].isWord("ANALYZE") || toks[k].isWord("ANALYSE") {
+			lastAnalyze = k
+			break
 		}
 	}
-	// Skip the options: PostgreSQL's (...), the words of the others.
+	lead := toks[i].text
+	kind := lead
+	if lastAnalyze > i {
+		kind += " ANALYZE"
+	}
+	for {
+		inner := toks[explainOptionsEnd(toks, i):]
+		if len(inner) > 0 && inner[0].isWord("INTO") {
+			into := lead + " ... INTO"
+			return verdictWrite(into, into+" stores the plan in a variable.")
+		}
+		if lastAnalyze <= i || len(inner) == 0 {
+			return verdictRead(kind)
+		}
+		k := 0
+		for k < len(inner) && inner[k].isPunct("(") {
+			k++
+		}
+		if k < len(inner) && (inner[k].isWord("EXPLAIN") || inner[k].isWord("DESCRIBE") || inner[k].isWord("DESC")) {
+			i = len(toks) - len(inner) + k
+			continue
+		}
+		if v := classifyStatement(inner, d); v.Class == Write {
+			return verdictWrite(kind, kind+" runs the statement it explains: "+v.Reason)
+		}
+		return verdictRead(kind)
+	}
+}
+
+// explainOptionsEnd returns the index of the first token after the
+// options of the EXPLAIN at toks[i]: PostgreSQL's (...), the words of the
+// others.
+func explainOptionsEnd(toks []sqlToken, i int) int {
 	j := i + 1
 	if j < len(toks) && toks[j].isPunct("(") {
 		for depth := 0; j < len(toks); {
@@ -755,22 +807,7 @@ func explainVerdict(toks []sqlToken, i int, d Dialect) Verdict {
 		}
 		break
 	}
-	inner := toks[j:]
-	if len(inner) > 0 && inner[0].isWord("INTO") {
-		kind := lead + " ... INTO"
-		return verdictWrite(kind, kind+" stores the plan in a variable.")
-	}
-	if !analyze {
-		return verdictRead(lead)
-	}
-	kind := lead + " ANALYZE"
-	if len(inner) == 0 {
-		return verdictRead(kind)
-	}
-	if v := classifyStatement(inner, d); v.Class == Write {
-		return verdictWrite(kind, kind+" runs the statement it explains: "+v.Reason)
-	}
-	return verdictRead(kind)
+	return j
 }
 
 // pragmaVerdict classifies an SQLite PRAGMA: read-only only for a pragma
@@ -842,8 +879,9 @@ func pragmaReadsArg(name string) bool {
 
 // sideEffectVerdict turns read-only verdict v into a write when the
 // statement names a function known to change something (a sequence, a
-// lock, another session, a file) or, in MySQL, assigns a variable or takes
-// a sequence's next value. A name counts wherever it is outside strings,
+// lock, another session, a file) or to reach outside the database (a
+// server file, the network) or, in MySQL, assigns a variable or takes a
+// sequence's next value. A name counts wherever it is outside strings,
 // quoted or not, called or not: conservative, since a column named nextval
 // is rare.
 func sideEffectVerdict(toks []sqlToken, d Dialect, v Verdict) Verdict {
@@ -860,6 +898,9 @@ func sideEffectVerdict(toks []sqlToken, d Dialect, v Verdict) Verdict {
 			return verdictWrite(kind, `A U&"..." identifier can spell any function name, including one that changes data; write the name out.`)
 		}
 		if reason := writingFunction(t.text, d); reason != "" {
+			return verdictWrite(v.Kind+" ... "+t.text, reason)
+		}
+		if reason := outsideFunction(t.text, d); reason != "" {
 			return verdictWrite(v.Kind+" ... "+t.text, reason)
 		}
 		if d == DialectMySQL && t.isWord("NEXT") && j+2 < len(toks) && toks[j+1].isWord("VALUE") && toks[j+2].isWord("FOR") {
@@ -888,9 +929,9 @@ func writingFunction(name string, d Dialect) string {
 			return "pg_terminate_backend ends another session."
 		case "PG_CANCEL_BACKEND":
 			return "pg_cancel_backend cancels another session's statement."
-		case "LO_IMPORT", "LO_EXPORT", "LO_UNLINK", "LO_CREATE", "LO_CREAT", "LO_FROM_BYTEA",
-			"LO_PUT", "LO_TRUNCATE", "LO_TRUNCATE64", "LOWRITE":
-			return fn + " writes large objects or files on the server."
+		case "LO_UNLINK", "LO_CREATE", "LO_CREAT", "LO_FROM_BYTEA", "LO_PUT", "LO_TRUNCATE",
+			"LO_TRUNCATE64", "LOWRITE":
+			return fn + " writes large objects."
 		case "PG_ADVISORY_LOCK", "PG_ADVISORY_LOCK_SHARED", "PG_ADVISORY_XACT_LOCK",
 			"PG_ADVISORY_XACT_LOCK_SHARED", "PG_TRY_ADVISORY_LOCK", "PG_TRY_ADVISORY_LOCK_SHARED",
 			"PG_TRY_ADVISORY_XACT_LOCK", "PG_TRY_ADVISORY_XACT_LOCK_SHARED", "PG_ADVISORY_UNLOCK",
@@ -959,39 +1000,54 @@ func writeVerdict(toks []sqlToken, i int) Verdict {
 		if next == "TRANSACTION" {
 			kind += " " + next
 		}
+	case "BEGIN":
+		if beginNotAtomic(toks[i:]) {
+			return verdictWrite("BEGIN NOT ATOMIC", "BEGIN NOT ATOMIC runs a compound statement, which may change data.")
+		}
 	case "LOAD":
 		if next == "DATA" || next == "XML" {
 			kind += " " + next
 		}
 	}
+	if v, ok := outsideVerdict(toks[i:], kind); ok {
+		return v
+	}
 	return verdictWrite(kind, writeReason(lead, kind))
 }
 
-// objectKind returns what a CREATE, ALTER or DROP is about ("TABLE",
-// "MATERIALIZED VIEW") from the words after it, or "".
-func objectKind(rest []sqlToken) string {
-	for k, t := range rest {
-		if k >= 6 || t.kind != tokWord {
-			return ""
-		}
-		switch t.text {
-		case "OR", "REPLACE", "TEMP", "TEMPORARY", "UNIQUE", "UNLOGGED", "GLOBAL", "LOCAL",
-			"IF", "NOT", "EXISTS", "RECURSIVE", "ONLINE", "OFFLINE", "IGNORE":
-			continue
-		case "MATERIALIZED", "VIRTUAL", "FOREIGN":
-			if k+1 < len(rest) && rest[k+1].kind == tokWord {
-				return t.text + " " + rest[k+1].text
+// outsideVerdict returns the verdict of a statement that, beyond writing,
+// reads or writes files or runs programs outside the database: COPY with
+// a file or PROGRAM, LOAD DATA, VACUUM INTO. ok is false for any other.
+func outsideVerdict(toks []sqlToken, kind string) (Verdict, bool) {
+	has := func(word string) bool {
+		for _, t := range toks {
+			if t.isWord(word) {
+				return true
 			}
-			return t.text
-		case "TABLE", "VIEW", "INDEX", "SCHEMA", "DATABASE", "SEQUENCE", "FUNCTION", "PROCEDURE",
-			"TRIGGER", "TYPE", "EXTENSION", "USER", "ROLE", "DOMAIN", "EVENT", "SERVER", "POLICY",
-			"TABLESPACE", "PUBLICATION", "SUBSCRIPTION", "RULE", "AGGREGATE", "COLLATION",
-			"OPERATOR", "STATISTICS":
-			return t.text
 		}
-		return ""
+		return false
 	}
-	return ""
+	switch kind {
+	case "COPY":
+		if has("PROGRAM") {
+			return verdictWrite("COPY ... PROGRAM", "COPY ... PROGRAM runs a command on the database server."), true
+		}
+		for k := 1; k+1 < len(toks); k++ {
+			if (toks[k].isWord("FROM") || toks[k].isWord("TO")) && toks[k+1].kind == tokString {
+				return verdictWrite("COPY", "COPY with a file name reads or writes a file on the database server."), true
+			}
+		}
+	case "LOAD DATA", "LOAD XML":
+		if len(toks) > 2 && toks[2].isWord("LOCAL") {
+			return verdictWrite(kind+" LOCAL", kind+" LOCAL reads a file on the machine aiq-rpc runs on into a table."), true
+		}
+		return verdictWrite(kind, kind+" reads a file on the database server into a table."), true
+	case "VACUUM":
+		if has("INTO") {
+			return verdictWrite("VACUUM INTO", "VACUUM INTO writes a copy of the database to a file."), true
+		}
+	}
+	return Verdict{}, false
 }
 
 // writeReason says, for the confirmation dialog, what a statement that
@@ -1045,7 +1101,7 @@ func writeReason(lead, kind string) string {
 	case "HANDLER":
 		return "HANDLER reads and changes tables below the SQL layer."
 	case "ATTACH":
-		return "ATTACH opens another database file on this connection."
+		return "ATTACH opens another database file, or creates it, on the machine aiq-rpc runs on."
 	case "DETACH":
 		return "DETACH closes an attached database file."
 	case "BEGIN", "START", "COMMIT", "END", "ROLLBACK", "ABORT", "SAVEPOINT", "RELEASE", "XA":

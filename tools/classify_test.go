@@ -162,7 +162,8 @@ func classifyASCIICase(s string, upper bool) string {
 //     statement is always refused;
 //   - a read-only statement has no word outside strings, comments and
 //     quoted identifiers that makes a query write (INSERT, INTO, ...), and
-//     names no function known to write, in any executable comment either.
+//     names no function known to write or to read outside the database,
+//     in any executable comment either.
 func FuzzClassify(f *testing.F) {
 	for _, c := range classifyCases {
 		for i, d := range classifyDialects {
@@ -174,9 +175,10 @@ func FuzzClassify(f *testing.F) {
 	queryWrites := []string{"INSERT", "UPDATE", "DELETE", "MERGE", "INTO", "DROP", "CREATE", "ALTER", "TRUNCATE", "GRANT", "REVOKE"}
 	functions := map[Dialect][]string{
 		DialectPostgres: {"NEXTVAL", "SETVAL", "PG_TERMINATE_BACKEND", "PG_CANCEL_BACKEND", "LO_IMPORT", "LO_EXPORT",
-			"SET_CONFIG", "PG_ADVISORY_LOCK", "DBLINK_EXEC", "PG_RELOAD_CONF", "PG_ROTATE_LOGFILE"},
-		DialectMySQL:  {"GET_LOCK", "RELEASE_LOCK"},
-		DialectSQLite: {"LOAD_EXTENSION"},
+			"SET_CONFIG", "PG_ADVISORY_LOCK", "DBLINK_EXEC", "PG_RELOAD_CONF", "PG_ROTATE_LOGFILE",
+			"PG_READ_FILE", "PG_READ_BINARY_FILE", "PG_LS_DIR", "PG_LS_WALDIR", "PG_STAT_FILE", "DBLINK_CONNECT"},
+		DialectMySQL:  {"GET_LOCK", "RELEASE_LOCK", "LOAD_FILE"},
+		DialectSQLite: {"LOAD_EXTENSION", "READFILE", "WRITEFILE", "FSDIR"},
 	}
 
 	f.Fuzz(func(t *testing.T, sql string, di uint8) {
