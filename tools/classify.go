@@ -33,6 +33,19 @@ type Verdict struct {
 	Kind string
 	// Reason says why a write is one, in words for the confirmation dialog.
 	Reason string
+	// unknown marks a statement whose first word the classifier does not
+	// know: a write, since it might be one, but perhaps not SQL at all.
+	unknown bool
+}
+
+// IsStatement reports whether sql is exactly one statement in dialect d
+// that the classifier knows by its first keyword, whether it reads or
+// writes: a text a user without a model may mean to run as it is. Text
+// that Classify reads as one statement of unknown kind, as it does most
+// prose, is not one.
+func IsStatement(sql string, d Dialect) bool {
+	v, err := Classify(sql, d)
+	return err == nil && !v.unknown
 }
 
 // Classify reads one SQL statement in dialect d and says whether it may
@@ -642,7 +655,9 @@ func classifyStatement(toks []sqlToken, d Dialect) Verdict {
 		i++ // (SELECT ...) UNION (SELECT ...)
 	}
 	if i == len(toks) || toks[i].kind != tokWord {
-		return verdictWrite("UNKNOWN", "It does not start with a keyword, so it is treated as a write.")
+		v := verdictWrite("UNKNOWN", "It does not start with a keyword, so it is treated as a write.")
+		v.unknown = true
+		return v
 	}
 	var v Verdict
 	switch toks[i].text {
@@ -1012,7 +1027,13 @@ func writeVerdict(toks []sqlToken, i int) Verdict {
 	if v, ok := outsideVerdict(toks[i:], kind); ok {
 		return v
 	}
-	return verdictWrite(kind, writeReason(lead, kind))
+	reason := writeReason(lead, kind)
+	if reason != "" {
+		return verdictWrite(kind, reason)
+	}
+	v := verdictWrite(kind, lead+" is not a statement known to be read-only, so it is treated as a write.")
+	v.unknown = true
+	return v
 }
 
 // outsideVerdict returns the verdict of a statement that, beyond writing,
@@ -1051,7 +1072,8 @@ func outsideVerdict(toks []sqlToken, kind string) (Verdict, bool) {
 }
 
 // writeReason says, for the confirmation dialog, what a statement that
-// starts with lead does; kind is its full name.
+// starts with lead does; kind is its full name. It returns "" for a
+// statement it does not know.
 func writeReason(lead, kind string) string {
 	switch lead {
 	case "INSERT":
@@ -1125,5 +1147,5 @@ func writeReason(lead, kind string) string {
 	case "FLUSH", "KILL", "SHUTDOWN", "RESTART", "PURGE", "INSTALL", "UNINSTALL", "CHECKPOINT":
 		return lead + " acts on the server itself."
 	}
-	return lead + " is not a statement known to be read-only, so it is treated as a write."
+	return ""
 }

@@ -227,3 +227,46 @@ func FuzzClassify(f *testing.F) {
 		}
 	})
 }
+
+// TestIsStatement: every statement of the shared cases that the classifier
+// knows by its first keyword is a statement, whatever comes before it;
+// text it cannot read as one statement, or whose first word it does not
+// know, is not.
+func TestIsStatement(t *testing.T) {
+	unknownLead := map[string]bool{"unknown statement": true, "no keyword": true, "pragma elsewhere": true}
+	for _, c := range classifyCases {
+		for _, d := range classifyDialects {
+			if !c.in(d) {
+				continue
+			}
+			want := !c.wantErr && !unknownLead[c.name]
+			assert.Equal(t, want, IsStatement(c.sql, d), "%s: %s %q", c.name, d, c.sql)
+		}
+	}
+	tests := []struct {
+		d    Dialect
+		text string
+		want bool
+	}{
+		{DialectSQLite, "/* note */ DELETE FROM t WHERE id = 1", true},
+		{DialectPostgres, "-- x\nSELECT 1", true},
+		{DialectSQLite, "ATTACH DATABASE '/tmp/other.db' AS other", true},
+		{DialectSQLite, "VACUUM INTO '/tmp/copy.db'", true},
+		{DialectSQLite, "PRAGMA table_info(t)", true},
+		{DialectMySQL, "SHOW TABLES", true},
+		{DialectPostgres, "EXPLAIN (FORMAT JSON) SELECT 1", true},
+		{DialectPostgres, "WITH x AS (SELECT 1) SELECT * FROM x", true},
+		{DialectSQLite, "CREATE TEMP TRIGGER trg AFTER INSERT ON log BEGIN DELETE FROM t; END", true},
+		{DialectPostgres, "COPY t TO STDOUT", true},
+		{DialectMySQL, "BEGIN NOT ATOMIC SELECT 1; END", true},
+		{DialectPostgres, "how many rows are in t", false},
+		{DialectPostgres, "what's in t?", false},
+		{DialectSQLite, "SELECT 1; SELECT 2", false},
+		{DialectPostgres, "PRAGMA table_info(t)", false},
+		{DialectMySQL, "", false},
+		{DialectMySQL, "-- only a comment", false},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, IsStatement(tt.text, tt.d), "%s %q", tt.d, tt.text)
+	}
+}
