@@ -56,13 +56,24 @@ func bodySemicolons(s string, toks []sqlToken, d Dialect) (map[int]bool, error) 
 			if parens > 0 || len(blocks) > 0 {
 				inside[k] = true
 			}
-		case t.kind != tokWord:
+		case t.kind != tokWord || parens > 0:
+			// As psql does, blocks count only outside parentheses, where
+			// "f(begin int)" names a parameter.
 		case t.text == "END":
+			closes := ""
+			if k+1 < len(toks) && endsBlock(toks[k+1]) {
+				closes = toks[k+1].text // END IF, END LOOP, END CASE: one closer
+			}
 			if len(blocks) > 0 {
+				open := toks[blocks[len(blocks)-1]]
+				if !closesBlock(closes, open.text) {
+					return nil, newClassifyError(errSyntax, "the END%s at %s does not close the %s at %s; end the %s with END%s",
+						prefixSpace(closes), sqlPosition(s, t.pos), open.text, sqlPosition(s, open.pos), open.text, prefixSpace(closerOf(open.text)))
+				}
 				blocks = blocks[:len(blocks)-1]
 			}
-			if k+1 < len(toks) && endsBlock(toks[k+1]) {
-				k++ // END IF, END LOOP, END CASE: one closer
+			if closes != "" {
+				k++
 			}
 		case t.text == "BEGIN" || t.text == "CASE":
 			blocks = append(blocks, k)
@@ -89,6 +100,29 @@ func endsBlock(t sqlToken) bool {
 		return true
 	}
 	return false
+}
+
+// closesBlock reports whether END followed by closes ("" for a plain END)
+// ends the block that open, a BEGIN, CASE, IF, LOOP, WHILE or REPEAT,
+// started. A CASE expression ends with END, a CASE statement with END
+// CASE.
+func closesBlock(closes, open string) bool {
+	return closes == open || closes == "" && (open == "BEGIN" || open == "CASE")
+}
+
+// closerOf returns the word after END that closes a block opened by open.
+func closerOf(open string) string {
+	if open == "BEGIN" || open == "CASE" {
+		return ""
+	}
+	return open
+}
+
+func prefixSpace(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " " + s
 }
 
 // statementStart reports whether toks[k] starts a statement of a MySQL

@@ -220,6 +220,7 @@ var classifyCases = []classifyCase{
 	{name: "begin atomic function", dialects: casesPG, sql: "CREATE FUNCTION f() RETURNS int LANGUAGE sql BEGIN ATOMIC SELECT 1; SELECT CASE WHEN true THEN 2 ELSE 3 END; END", want: Write},
 	{name: "begin atomic procedure", dialects: casesPG, sql: "CREATE OR REPLACE PROCEDURE p() LANGUAGE sql BEGIN ATOMIC INSERT INTO t VALUES (5, 'five'); DELETE FROM t WHERE id = 5; END;", want: Write},
 	{name: "begin atomic then a statement", dialects: casesPG, sql: "CREATE FUNCTION f() RETURNS int LANGUAGE sql BEGIN ATOMIC SELECT 1; END; DROP TABLE t", wantErr: true},
+	{name: "parameter named begin", dialects: casesPG, sql: "CREATE FUNCTION f(begin int) RETURNS int LANGUAGE sql RETURN $1 + 1", want: Write},
 	{name: "rule with several actions", dialects: casesPG, sql: "CREATE RULE r AS ON INSERT TO t DO ALSO (UPDATE t SET name = 'x' WHERE id = 0; DELETE FROM t WHERE id = 0)", want: Write},
 	{name: "plpgsql trigger function", dialects: casesPG, sql: "CREATE FUNCTION trg() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN DELETE FROM t; RETURN NEW; END $$", want: Write},
 	{name: "mysql procedure with every block", dialects: casesMy, sql: "CREATE PROCEDURE p() BEGIN DECLARE i INT DEFAULT 0; " +

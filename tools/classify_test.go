@@ -83,6 +83,21 @@ func TestClassifyKind(t *testing.T) {
 		{DialectSQLite, "PRAGMA table_info(t)", "PRAGMA", ""},
 		{DialectSQLite, "PRAGMA journal_mode = WAL", "PRAGMA", "PRAGMA journal_mode with a value"},
 		{DialectSQLite, "INSERT INTO t VALUES (1, 'a')", "INSERT", "INSERT adds rows to a table."},
+		{DialectPostgres, "SELECT pg_read_file('/etc/hostname')", "SELECT ... PG_READ_FILE", "pg_read_file reads a file on the database server, outside the database."},
+		{DialectPostgres, "SELECT * FROM pg_ls_logicalsnapdir()", "SELECT ... PG_LS_LOGICALSNAPDIR", "lists a folder on the database server"},
+		{DialectPostgres, "SELECT dblink_connect('x')", "SELECT ... DBLINK_CONNECT", "over the network"},
+		{DialectPostgres, "COPY t TO PROGRAM 'gzip > /tmp/t.gz'", "COPY ... PROGRAM", "runs a command on the database server"},
+		{DialectPostgres, "COPY t FROM '/tmp/t.csv'", "COPY", "reads or writes a file on the database server"},
+		{DialectPostgres, "EXPLAIN ANALYZE EXPLAIN ANALYZE DELETE FROM t", "EXPLAIN ANALYZE", "runs the statement it explains: DELETE removes rows"},
+		{DialectMySQL, "SELECT LOAD_FILE('/etc/hostname')", "SELECT ... LOAD_FILE", "load_file reads a file on the database server"},
+		{DialectMySQL, "SELECT * FROM t INTO OUTFILE '/tmp/t'", "SELECT ... INTO OUTFILE", "writes the result to a file on the database server"},
+		{DialectMySQL, "LOAD DATA LOCAL INFILE 'x' INTO TABLE t", "LOAD DATA LOCAL", "on the machine aiq-rpc runs on"},
+		{DialectMySQL, "CREATE DEFINER=`root`@`%` PROCEDURE p() BEGIN SELECT 1; END", "CREATE PROCEDURE", ""},
+		{DialectMySQL, "CREATE AGGREGATE FUNCTION f(x INT) RETURNS INT BEGIN RETURN 1; END", "CREATE AGGREGATE FUNCTION", ""},
+		{DialectMySQL, "BEGIN NOT ATOMIC SELECT 1; END", "BEGIN NOT ATOMIC", "compound statement"},
+		{DialectSQLite, "CREATE TEMP TRIGGER trg AFTER INSERT ON log BEGIN DELETE FROM t; END", "CREATE TRIGGER", "creates a new object"},
+		{DialectSQLite, "VACUUM INTO '/tmp/copy.db'", "VACUUM INTO", "writes a copy of the database to a file"},
+		{DialectSQLite, "SELECT readfile('/etc/hostname')", "SELECT ... READFILE", "on the machine aiq-rpc runs on"},
 	}
 	for _, tt := range tests {
 		v, err := Classify(tt.sql, tt.d)
@@ -114,6 +129,11 @@ func TestClassifyErrors(t *testing.T) {
 		{DialectMySQL, "SELECT 1 --\u00a0x", []string{"put a space after it"}},
 		{DialectSQLite, "SELECT 1\x00", []string{"NUL byte", "line 1, column 9"}},
 		{Dialect("oracle"), "SELECT 1", []string{`unknown SQL dialect "oracle"`}},
+		{DialectSQLite, "CREATE TRIGGER trg AFTER INSERT ON t BEGIN DELETE FROM t;", []string{"the BEGIN at line 1, column 38 is never closed with END"}},
+		{DialectMySQL, "CREATE PROCEDURE p()\nBEGIN\n  WHILE 1 DO SELECT 1; END IF;\nEND", []string{"the END IF at line 3, column 24 does not close the WHILE at line 3, column 3; end the WHILE with END WHILE"}},
+		{DialectMySQL, "CREATE PROCEDURE p() BEGIN WHILE 1 DO SELECT 1; END; END", []string{"does not close the WHILE", "with END WHILE"}},
+		{DialectMySQL, "CREATE PROCEDURE p() BEGIN IF 1 THEN SELECT 1; END IF; END IF", []string{"the END IF at line 1, column 56 does not close the BEGIN at line 1, column 22; end the BEGIN with END"}},
+		{DialectMySQL, "CREATE PROCEDURE p() BEGIN SELECT 1; END; DROP TABLE t", []string{"more than one statement", `"DROP TABLE t"`}},
 	}
 	for _, tt := range tests {
 		v, err := Classify(tt.sql, tt.d)
@@ -159,7 +179,8 @@ func classifyASCIICase(s string, upper bool) string {
 //   - ASCII letter case does not change a verdict (except around $, since
 //     PostgreSQL's dollar-quote tags are case-sensitive);
 //   - nothing can follow a read-only statement: appending a second
-//     statement is always refused;
+//     statement is always refused, and none holds a semicolon but a
+//     trailing one;
 //   - a read-only statement has no word outside strings, comments and
 //     quoted identifiers that makes a query write (INSERT, INTO, ...), and
 //     names no function known to write or to read outside the database,
@@ -216,7 +237,9 @@ func FuzzClassify(f *testing.F) {
 			}
 		}
 		exempt := lead == "SHOW" || lead == "EXPLAIN" || lead == "DESCRIBE" || lead == "DESC" || lead == "PRAGMA"
-		for _, tok := range toks {
+		for k, tok := range toks {
+			// Only a statement with a body holds a semicolon, and it is a write.
+			require.False(t, tok.isPunct(";") && k != len(toks)-1, "read-only, with a semicolon inside")
 			if tok.kind != tokWord && tok.kind != tokQuoted {
 				continue
 			}
