@@ -96,7 +96,7 @@ func Classify(sql string, d Dialect) (Verdict, error) {
 			}
 			continue // not SQL when read this way: the server would refuse it
 		}
-		if regions > maxExecComments || len(readings)<<regions*len(toks) > maxReadingTokens {
+		if regions > maxExecComments || regions > 0 && len(readings)<<regions*len(toks) > maxReadingTokens {
 			stmt, err := oneStatement(sql, toks, d, "")
 			if err != nil {
 				return Verdict{}, err
@@ -143,9 +143,10 @@ func Classify(sql string, d Dialect) (Verdict, error) {
 // ways: n of them make 2^n readings.
 const maxExecComments = 8
 
-// maxReadingTokens bounds the tokens Classify reads over all readings, so
-// that its time stays linear in the statement's length: readings multiply
-// with each executable comment, and a long statement can afford fewer.
+// maxReadingTokens bounds the tokens Classify reads over the readings of
+// MySQL's executable comments, so that its time stays linear in the
+// statement's length: readings double with each such comment, and a long
+// statement can afford fewer of them.
 const maxReadingTokens = 1 << 20
 
 // classifyErrorKind tells apart errors that a reading under unusual server

@@ -158,6 +158,16 @@ func TestClassifyManyExecComments(t *testing.T) {
 	v, err = Classify(sql, DialectMySQL)
 	require.NoError(t, err)
 	assert.Equal(t, ReadOnly, v.Class)
+
+	// A long statement affords fewer: its work stays linear.
+	long := strings.Repeat(`, 'a\'b', "c"`, maxReadingTokens/16)
+	v, err = Classify("SELECT 1 /*!, 2 */"+long, DialectMySQL)
+	require.NoError(t, err)
+	assert.Equal(t, Write, v.Class)
+	assert.Contains(t, v.Reason, "too many for a statement of this length")
+	v, err = Classify("SELECT 1, 2"+long, DialectMySQL)
+	require.NoError(t, err)
+	assert.Equal(t, ReadOnly, v.Class, "without executable comments, length alone is no reason")
 }
 
 // classifyASCIICase changes the case of ASCII letters only, byte by byte,
