@@ -1060,7 +1060,7 @@ func outsideVerdict(toks []sqlToken, kind string) (Verdict, bool) {
 			}
 		}
 	case "LOAD DATA", "LOAD XML":
-		if len(toks) > 2 && toks[2].isWord("LOCAL") {
+		if has("LOCAL") { // LOAD DATA [LOW_PRIORITY | CONCURRENT] LOCAL INFILE
 			return verdictWrite(kind+" LOCAL", kind+" LOCAL reads a file on the machine aiq-rpc runs on into a table."), true
 		}
 		return verdictWrite(kind, kind+" reads a file on the database server into a table."), true
