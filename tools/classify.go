@@ -147,7 +147,7 @@ const maxExecComments = 8
 // MySQL's executable comments, so that its time stays linear in the
 // statement's length: readings double with each such comment, and a long
 // statement can afford fewer of them.
-const maxReadingTokens = 1 << 20
+const maxReadingTokens = 1 << 18
 
 // classifyErrorKind tells apart errors that a reading under unusual server
 // settings may ignore from those it must report.
@@ -931,7 +931,7 @@ func sideEffectVerdict(toks []sqlToken, d Dialect, v Verdict) Verdict {
 // changes something in d, or "" when it is not known to. SLEEP and
 // pg_sleep are fine: waiting changes nothing.
 func writingFunction(name string, d Dialect) string {
-	fn := strings.ToLower(name)
+
 	switch d {
 	case DialectPostgres:
 		switch name {
@@ -947,16 +947,16 @@ func writingFunction(name string, d Dialect) string {
 			return "pg_cancel_backend cancels another session's statement."
 		case "LO_UNLINK", "LO_CREATE", "LO_CREAT", "LO_FROM_BYTEA", "LO_PUT", "LO_TRUNCATE",
 			"LO_TRUNCATE64", "LOWRITE":
-			return fn + " writes large objects."
+			return strings.ToLower(name) + " writes large objects."
 		case "PG_ADVISORY_LOCK", "PG_ADVISORY_LOCK_SHARED", "PG_ADVISORY_XACT_LOCK",
 			"PG_ADVISORY_XACT_LOCK_SHARED", "PG_TRY_ADVISORY_LOCK", "PG_TRY_ADVISORY_LOCK_SHARED",
 			"PG_TRY_ADVISORY_XACT_LOCK", "PG_TRY_ADVISORY_XACT_LOCK_SHARED", "PG_ADVISORY_UNLOCK",
 			"PG_ADVISORY_UNLOCK_SHARED", "PG_ADVISORY_UNLOCK_ALL":
-			return fn + " takes or releases an advisory lock."
+			return strings.ToLower(name) + " takes or releases an advisory lock."
 		case "DBLINK", "DBLINK_EXEC", "DBLINK_SEND_QUERY":
-			return fn + " runs SQL over another connection, where this check does not apply."
+			return strings.ToLower(name) + " runs SQL over another connection, where this check does not apply."
 		case "QUERY_TO_XML", "QUERY_TO_XMLSCHEMA", "QUERY_TO_XML_AND_XMLSCHEMA":
-			return fn + " runs SQL given as text, which this check cannot see."
+			return strings.ToLower(name) + " runs SQL given as text, which this check cannot see."
 		case "PG_NOTIFY":
 			return "pg_notify sends a notification to other sessions."
 		case "PG_RELOAD_CONF", "PG_ROTATE_LOGFILE", "PG_SWITCH_WAL", "PG_PROMOTE",
@@ -966,24 +966,24 @@ func writingFunction(name string, d Dialect) string {
 			"PG_STAT_RESET_SINGLE_FUNCTION_COUNTERS", "PG_STAT_RESET_SLRU",
 			"PG_STAT_RESET_REPLICATION_SLOT", "PG_STAT_RESET_SUBSCRIPTION_STATS",
 			"PG_STAT_STATEMENTS_RESET", "PG_IMPORT_SYSTEM_COLLATIONS":
-			return fn + " changes the state of the server."
+			return strings.ToLower(name) + " changes the state of the server."
 		case "PG_CREATE_LOGICAL_REPLICATION_SLOT", "PG_CREATE_PHYSICAL_REPLICATION_SLOT",
 			"PG_DROP_REPLICATION_SLOT", "PG_COPY_LOGICAL_REPLICATION_SLOT",
 			"PG_COPY_PHYSICAL_REPLICATION_SLOT", "PG_LOGICAL_SLOT_GET_CHANGES",
 			"PG_LOGICAL_SLOT_GET_BINARY_CHANGES", "PG_REPLICATION_SLOT_ADVANCE",
 			"PG_LOGICAL_EMIT_MESSAGE":
-			return fn + " changes replication state."
+			return strings.ToLower(name) + " changes replication state."
 		case "PG_FILE_WRITE", "PG_FILE_RENAME", "PG_FILE_UNLINK", "PG_FILE_SYNC":
-			return fn + " writes files on the server."
+			return strings.ToLower(name) + " writes files on the server."
 		}
 	case DialectMySQL:
 		switch name {
 		case "GET_LOCK", "RELEASE_LOCK", "RELEASE_ALL_LOCKS":
-			return fn + " takes or releases a named lock."
+			return strings.ToLower(name) + " takes or releases a named lock."
 		case "NEXTVAL", "SETVAL": // MariaDB's sequences
-			return fn + " changes a sequence."
+			return strings.ToLower(name) + " changes a sequence."
 		case "SYS_EXEC", "SYS_EVAL":
-			return fn + " runs a command on the server."
+			return strings.ToLower(name) + " runs a command on the server."
 		}
 	case DialectSQLite:
 		switch name {

@@ -10,31 +10,31 @@ import "strings"
 // database role's privileges stay the real fence: a name this list misses,
 // such as a function of an extension it does not know, still runs.
 func outsideFunction(name string, d Dialect) string {
-	fn := strings.ToLower(name)
+
 	switch d {
 	case DialectPostgres:
 		switch name {
 		case "PG_READ_FILE", "PG_READ_BINARY_FILE", "PG_FILE_READ":
-			return fn + " reads a file on the database server, outside the database."
+			return strings.ToLower(name) + " reads a file on the database server, outside the database."
 		case "PG_STAT_FILE":
 			return "pg_stat_file reads the details of a file on the database server, outside the database."
 		case "PG_LS_DIR", "PG_LOGDIR_LS":
-			return fn + " lists a folder on the database server, outside the database."
+			return strings.ToLower(name) + " lists a folder on the database server, outside the database."
 		case "PG_FILE_SETTINGS", "PG_HBA_FILE_RULES", "PG_IDENT_FILE_MAPPINGS":
-			return fn + " reads the server's configuration files, outside the database."
+			return strings.ToLower(name) + " reads the server's configuration files, outside the database."
 		case "LO_IMPORT":
 			return "lo_import reads a file on the database server into a large object."
 		case "LO_EXPORT":
 			return "lo_export writes a large object to a file on the database server."
 		case "HTTP", "HTTP_GET", "HTTP_POST", "HTTP_PUT", "HTTP_PATCH", "HTTP_DELETE", "HTTP_HEAD":
-			return fn + " sends an HTTP request from the database server."
+			return strings.ToLower(name) + " sends an HTTP request from the database server."
 		}
 		switch {
 		case strings.HasPrefix(name, "PG_LS_") && strings.HasSuffix(name, "DIR"):
 			// pg_ls_logdir, pg_ls_waldir, pg_ls_tmpdir and the others.
-			return fn + " lists a folder on the database server, outside the database."
+			return strings.ToLower(name) + " lists a folder on the database server, outside the database."
 		case strings.HasPrefix(name, "DBLINK"):
-			return fn + " connects to another database over the network."
+			return strings.ToLower(name) + " connects to another database over the network."
 		}
 	case DialectMySQL:
 		if name == "LOAD_FILE" {
