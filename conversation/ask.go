@@ -197,25 +197,10 @@ func (d directModel) Complete(ctx context.Context, req Request, onText func(stri
 	return Reply{}, nil
 }
 
-// startsStatement reports whether a plain SQL statement may start with
-// word, in upper case.
-func startsStatement(word string) bool {
-	switch word {
-	case "ALTER", "CREATE", "DELETE", "DESC", "DESCRIBE", "DROP", "EXPLAIN", "INSERT", "MERGE",
-		"PRAGMA", "REPLACE", "SELECT", "SHOW", "TABLE", "TRUNCATE", "UPDATE", "VALUES", "WITH":
-		return true
-	}
-	return false
-}
-
-// isPlainSQL reports whether text is one SQL statement and nothing else.
+// isPlainSQL reports whether text is one SQL statement that the classifier
+// knows by its first keyword, whatever comments lead it, and nothing else.
+// A text that ends in a question mark is a question: no statement ends in
+// a bind parameter it has no value for.
 func isPlainSQL(text string, d string) bool {
-	word := strings.TrimLeft(strings.TrimSpace(text), "(")
-	if i := strings.IndexFunc(word, func(r rune) bool { return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') }); i >= 0 {
-		word = word[:i]
-	}
-	if !startsStatement(strings.ToUpper(word)) {
-		return false
-	}
-	return singleStatement(text, d)
+	return !strings.HasSuffix(strings.TrimSpace(text), "?") && singleStatement(text, d)
 }
