@@ -3,6 +3,7 @@
 
 import * as vscode from "vscode";
 import type { ChatViewProvider } from "./chatView";
+import { clearChosen, clearPrompt } from "./confirm";
 import type { Controller } from "./controller";
 import { presentError } from "./errors";
 import type { FromView } from "./messages";
@@ -113,13 +114,9 @@ export class Commands {
   }
 
   async clear(): Promise<void> {
-    const CLEAR = "Clear";
-    const choice = await vscode.window.showWarningMessage(
-      "Clear the AIQ conversation?",
-      { modal: true, detail: "Its questions and answers are removed from the conversation and from its session file." },
-      CLEAR,
-    );
-    if (choice === CLEAR) {
+    const prompt = clearPrompt();
+    const choice = await vscode.window.showWarningMessage(prompt.message, { modal: true, detail: prompt.detail }, ...prompt.items);
+    if (clearChosen(choice)) {
       await this.controller.clear();
     }
   }

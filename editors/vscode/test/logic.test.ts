@@ -4,7 +4,7 @@
 
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { ALLOW_ALWAYS, ALLOW_ONCE, confirmPrompt, decisionFor, REJECT } from "../src/confirm";
+import { ALLOW_ALWAYS, ALLOW_ONCE, CLEAR, clearChosen, clearPrompt, confirmPrompt, decisionFor, NO, REJECT } from "../src/confirm";
 import { presentError, ReportedError, UserError } from "../src/errors";
 import { parseFromView } from "../src/fromView";
 import type { ProgressEvent, ToView } from "../src/messages";
@@ -16,6 +16,7 @@ import { describeSource, sourceItems } from "../src/sourcePick";
 import { statusBarView } from "../src/status";
 import { StderrTail } from "../src/stderrTail";
 import { Transcript } from "../src/transcript";
+import { modalKeys } from "./support/vscodeModal";
 import { NothingToAskError, turnRequest, turnStartMessage } from "../src/turnRequest";
 
 const exit = (over: Partial<ExitInfo>): ExitInfo => ({ command: "aiq-rpc", code: 1, signal: null, stderr: "", phase: "start", ...over });
@@ -203,17 +204,43 @@ describe("status bar", () => {
   });
 });
 
-describe("confirm", () => {
-  it("shows the SQL and the reason; each button is its decision, dismiss rejects", () => {
+describe("confirm and clear dialogs", () => {
+  it("the write dialog shows the SQL and the reason; each button is its decision", () => {
     const p = confirmPrompt({ sessionId: "s1", tool: "execute_sql", sql: "DELETE FROM t", risk: "write", reason: "DELETE removes rows." });
     assert.match(p.message, /DELETE removes rows\./);
     assert.match(p.detail, /^DELETE FROM t/);
-    assert.deepEqual(p.buttons, ["Allow once", "Allow always", "Reject"]);
-    assert.equal(decisionFor(ALLOW_ONCE), "allow_once");
+    assert.deepEqual(p.items.map((i) => i.title).sort(), ["Allow always", "Allow once", "Reject"]);
+    assert.equal(decisionFor(p.items.find((i) => i.title === ALLOW_ONCE)), "allow_once");
     assert.equal(decisionFor(ALLOW_ALWAYS), "allow_always");
     assert.equal(decisionFor(REJECT), "reject");
     assert.equal(decisionFor(undefined), "reject");
     assert.equal(decisionFor("Cancel"), "reject");
+  });
+
+  it("Enter and Escape on the write dialog reject, in VS Code's modal", () => {
+    const keys = modalKeys(confirmPrompt({ sessionId: "s1", tool: "execute_sql", sql: "DELETE FROM t", risk: "write", reason: "" }).items);
+    assert.equal(keys.buttons[0], REJECT, "the primary button, focused at open, is Reject");
+    assert.equal(decisionFor(keys.enter), "reject");
+    assert.equal(decisionFor(keys.escape), "reject");
+    assert.ok(keys.buttons.includes(ALLOW_ONCE) && keys.buttons.includes(ALLOW_ALWAYS), "both allows stay on offer");
+  });
+
+  it("Enter and Escape on the Clear dialog keep the conversation; only Clear clears", () => {
+    const p = clearPrompt();
+    const keys = modalKeys(p.items);
+    assert.equal(keys.buttons[0], NO);
+    assert.equal(clearChosen(keys.enter), false);
+    assert.equal(clearChosen(keys.escape), false);
+    assert.equal(clearChosen(p.items.find((i) => i.title === CLEAR)), true);
+    assert.match(p.detail, /No \(Enter, Escape\) keeps them/);
+  });
+
+  it("the model of VS Code's modal: a close-affordance first item would make the next one primary", () => {
+    // Why the safe choice is not marked isCloseAffordance.
+    const keys = modalKeys([{ title: REJECT, isCloseAffordance: true }, { title: ALLOW_ONCE }]);
+    assert.equal(keys.enter?.title, ALLOW_ONCE);
+    assert.equal(keys.escape?.title, REJECT);
+    assert.deepEqual(keys.buttons, [ALLOW_ONCE, REJECT]);
   });
 });
 
