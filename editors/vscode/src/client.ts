@@ -31,6 +31,7 @@ import type {
   TurnResult,
 } from "./protocol";
 import { initializeFailureMessage, requestLostMessage, startFailureMessage, type ExitInfo } from "./serverExit";
+import type { Place } from "./findServer";
 import { StderrTail } from "./stderrTail";
 
 export { CancellationTokenSource } from "vscode-jsonrpc/node";
@@ -44,6 +45,8 @@ export interface SpawnOptions {
   args: string[];
   env?: NodeJS.ProcessEnv;
   cwd?: string;
+  /** The folders searched for a bare command that was found in none of them. */
+  searched?: Place[];
 }
 
 export interface ClientHandlers {
@@ -172,6 +175,9 @@ export class AiqClient {
         };
         if (spawnError) {
           info.spawnError = { code: spawnError.code, message: spawnError.message };
+        }
+        if (this.options.spawn.searched) {
+          info.searched = this.options.spawn.searched;
         }
         this.exitInfo = info;
         resolve(info);

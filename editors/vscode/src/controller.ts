@@ -6,6 +6,7 @@
 import * as path from "node:path";
 import { AiqClient, CancellationTokenSource, StartError, type ExitInfo } from "./client";
 import { messageOf, ReportedError, UserError } from "./errors";
+import type { LookupDeps } from "./findServer";
 import type { ToView } from "./messages";
 import type {
   ConfirmDecision,
@@ -19,7 +20,7 @@ import type {
 } from "./protocol";
 import { RestartPolicy } from "./restartPolicy";
 import { crashMessage } from "./serverExit";
-import { spawnOptionsFor, type Settings } from "./settings";
+import { locateServer, type Settings } from "./settings";
 import type { ControllerState } from "./status";
 import { Transcript } from "./transcript";
 import { turnRequest, turnStartMessage } from "./turnRequest";
@@ -46,6 +47,8 @@ export interface ControllerOptions {
   clientVersion?: string;
   policy?: RestartPolicy;
   initializeTimeoutMs?: number;
+  /** How the default server name is looked for (the tests give a home of their own). */
+  lookup?: LookupDeps;
 }
 
 const BUSY = "AIQ is still answering the last question: wait for it, or cancel it (AIQ: Cancel).";
@@ -291,7 +294,7 @@ export class Controller {
     let client: AiqClient | undefined;
     try {
       client = await AiqClient.start({
-        spawn: spawnOptionsFor(settings, this.options.env),
+        spawn: await locateServer(settings, this.options.env ?? process.env, this.options.lookup),
         source: this.conversation?.source || settings.source,
         trace: settings.trace,
         clientVersion: this.options.clientVersion,

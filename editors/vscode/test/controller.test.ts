@@ -95,6 +95,28 @@ describe("Controller with the real aiq-rpc", () => {
     assert.ok(ui.of("turnError")[0].message.includes(INSTALL_COMMAND), "the turn says why it failed");
   });
 
+  it("finds the default aiq-rpc in ~/go/bin when the extension host's PATH lacks it", async () => {
+    const fakeHome = tempDir("aiq-vscode-userhome-");
+    cleanups.push(() => fs.rmSync(fakeHome, { recursive: true, force: true }));
+    fs.mkdirSync(path.join(fakeHome, "go", "bin"), { recursive: true });
+    fs.symlinkSync(binary, path.join(fakeHome, "go", "bin", "aiq-rpc"));
+    const home = makeHome();
+    cleanups.push(() => fs.rmSync(home, { recursive: true, force: true }));
+    const env = { ...childEnv(), PATH: "/nonexistent", GOBIN: "", GOPATH: "" };
+    const ui = new FakeUi();
+    const ctl = new Controller({ settings: () => normalizeSettings({ home }), ui, env, lookup: { homeDir: fakeHome, goEnvGopath: async () => "" } });
+    cleanups.push(() => ctl.dispose());
+    assert.ok((await ctl.sources()).length > 0, "the server answered");
+    assert.equal(ui.startFailures.length, 0);
+
+    const nowhere = new Controller({ settings: () => normalizeSettings({ home }), ui, env, lookup: { homeDir: home, goEnvGopath: async () => "" } });
+    cleanups.push(() => nowhere.dispose());
+    await assert.rejects(nowhere.sources(), ReportedError);
+    assert.match(ui.startFailures[0], /"aiq-rpc" \(looked up in PATH \(\/nonexistent\) or ~\/go\/bin \(.*\)\) was not found/);
+    assert.ok(ui.startFailures[0].includes(path.join(home, "go", "bin")));
+    assert.ok(ui.startFailures[0].includes(INSTALL_COMMAND));
+  });
+
   it("includes the stderr of a server that dies at start", async () => {
     const dir = tempDir("aiq-vscode-script-");
     cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));

@@ -3,6 +3,8 @@
 // replays, what the status bar and the confirm dialog show.
 
 import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { describe, it } from "node:test";
 import { ALLOW_ALWAYS, ALLOW_ONCE, CLEAR, clearChosen, clearPrompt, confirmPrompt, decisionFor, NO, REJECT } from "../src/confirm";
 import { presentError, ReportedError, UserError } from "../src/errors";
@@ -11,11 +13,13 @@ import type { ProgressEvent, ToView } from "../src/messages";
 import type { Selection } from "../src/protocol";
 import { RestartPolicy } from "../src/restartPolicy";
 import { crashMessage, INSTALL_COMMAND, requestLostMessage, startFailureMessage, type ExitInfo } from "../src/serverExit";
-import { expandHome, normalizeSettings, spawnOptionsFor } from "../src/settings";
+import { expandHome, locateServer, normalizeSettings, spawnOptionsFor } from "../src/settings";
+import { findServer, goEnvGopath } from "../src/findServer";
 import { describeSource, sourceItems } from "../src/sourcePick";
 import { statusBarView } from "../src/status";
 import { StderrTail } from "../src/stderrTail";
 import { Transcript } from "../src/transcript";
+import { tempDir } from "./support/aiqRpc";
 import { modalKeys } from "./support/vscodeModal";
 import { NothingToAskError, turnRequest, turnStartMessage } from "../src/turnRequest";
 
@@ -99,6 +103,69 @@ describe("settings", () => {
     assert.equal(expandHome("~/x", "/home/ana"), "/home/ana/x");
     assert.equal(expandHome("~", "/home/ana"), "/home/ana");
     assert.equal(expandHome("/abs/~/x", "/home/ana"), "/abs/~/x");
+  });
+});
+
+describe("finding the server", () => {
+  const exe = (dir: string) => {
+    fs.mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, "aiq-rpc");
+    fs.writeFileSync(file, "#!/bin/sh\n", { mode: 0o755 });
+    return file;
+  };
+  const noGo = async () => "";
+
+  it("PATH first, then $GOBIN, $GOPATH/bin, $(go env GOPATH)/bin and ~/go/bin", async () => {
+    const root = tempDir("aiq-vscode-find-");
+    const home = path.join(root, "home");
+    const onPath = exe(path.join(root, "path"));
+    const gobin = exe(path.join(root, "gobin"));
+    const gopath = exe(path.join(root, "gopath", "bin"));
+    const goenv = exe(path.join(root, "goenv", "bin"));
+    const homeBin = exe(path.join(home, "go", "bin"));
+    const empty = path.join(root, "empty");
+    const deps = { homeDir: home, goEnvGopath: async () => path.join(root, "goenv") };
+    assert.equal((await findServer("aiq-rpc", { PATH: `${empty}:${path.dirname(onPath)}`, GOBIN: path.dirname(gobin) }, deps)).found, onPath);
+    assert.equal((await findServer("aiq-rpc", { PATH: empty, GOBIN: path.dirname(gobin) }, deps)).found, gobin);
+    assert.equal((await findServer("aiq-rpc", { PATH: empty, GOPATH: path.join(root, "gopath") }, deps)).found, gopath);
+    assert.equal((await findServer("aiq-rpc", { PATH: empty }, deps)).found, goenv);
+    assert.equal((await findServer("aiq-rpc", { PATH: empty }, { homeDir: home, goEnvGopath: noGo })).found, homeBin);
+  });
+
+  it("skips what is not an executable file; when nothing is found, lists every folder once", async () => {
+    const root = tempDir("aiq-vscode-find-");
+    fs.mkdirSync(path.join(root, "gobin", "aiq-rpc"), { recursive: true }); // a folder of that name
+    fs.mkdirSync(path.join(root, "home", "go", "bin"), { recursive: true });
+    fs.writeFileSync(path.join(root, "home", "go", "bin", "aiq-rpc"), "", { mode: 0o644 }); // not executable
+    const env = { PATH: "/nonexistent-a:/nonexistent-b", GOBIN: path.join(root, "gobin") };
+    const r = await findServer("aiq-rpc", env, { homeDir: path.join(root, "home"), goEnvGopath: async () => path.join(root, "home", "go") });
+    assert.equal(r.found, undefined);
+    assert.deepEqual(r.searched.map((p) => p.why), ["PATH", "PATH", "$GOBIN", "$(go env GOPATH)/bin"], "~/go/bin is $(go env GOPATH)/bin here: once");
+    const msg = startFailureMessage(exit({ code: null, spawnError: { code: "ENOENT", message: "" }, searched: r.searched }));
+    for (const p of r.searched) assert.ok(msg.includes(p.dir), `${p.dir} in: ${msg}`);
+    assert.match(msg, /looked up in PATH \(\/nonexistent-a:\/nonexistent-b\), \$GOBIN \(.*\) or \$\(go env GOPATH\)\/bin \(.*\)\) was not found/);
+    assert.ok(msg.includes("cd <clone> && go install ./cmd/aiq-rpc"), msg);
+    assert.doesNotMatch(msg, /@latest|github\.com/);
+  });
+
+  it("only the default name is looked for; a path the user set is used as given", async () => {
+    const root = tempDir("aiq-vscode-find-");
+    const homeBin = exe(path.join(root, "go", "bin"));
+    const deps = { homeDir: root, goEnvGopath: noGo };
+    const env = { PATH: "/nonexistent" };
+    assert.equal((await locateServer(normalizeSettings({}), env, deps)).command, homeBin);
+    const custom = await locateServer(normalizeSettings({ serverPath: "my-aiq" }), env, deps);
+    assert.equal(custom.command, "my-aiq");
+    assert.equal(custom.searched, undefined);
+    const none = await locateServer(normalizeSettings({}), env, { homeDir: path.join(root, "nohome"), goEnvGopath: noGo });
+    assert.equal(none.command, "aiq-rpc");
+    assert.deepEqual(none.searched?.map((p) => p.why), ["PATH", "~/go/bin"]);
+  });
+
+  it("`go env GOPATH` answers through the real go, or \"\" without it", async () => {
+    const gopath = await goEnvGopath(process.env);
+    assert.ok(gopath === "" || path.isAbsolute(gopath.split(path.delimiter)[0]), gopath);
+    assert.equal(await goEnvGopath({ PATH: "/nonexistent" }), "");
   });
 });
 
