@@ -123,7 +123,7 @@
         return { model, changed: turn.id };
       }
       case "history":
-        model.entries = mergeHistory(model.entries, historyTurns(msg.turns || []));
+        model.entries = mergeHistory(model.entries, historyTurns(msg.turns || [], msg.messages));
         return { model, changed: null };
       case "clear":
         model.entries = [];
@@ -199,8 +199,27 @@
     if (!streamed.trim() && result.answer) turn.items.push({ kind: "text", text: String(result.answer) });
   }
 
+  /**
+   * The conversation of a history message: the turns of its `turns` (each
+   * question and answer, as the AIQ CLI lists them), the last ones rebuilt
+   * from its `messages` (the complete messages the model keeps, with the SQL
+   * that ran and its rows) when those are the same questions. The model keeps
+   * only the last turns of a long conversation; the older ones stay text.
+   * @param {any[]} turns @param {any[]} [messages] @returns {Turn[]}
+   */
+  function historyTurns(turns, messages) {
+    const plain = textTurns(turns);
+    const full = fullTurns(messages || []);
+    if (!full.length) return plain;
+    const start = plain.length - full.length;
+    const sameQuestions = start >= 0 && full.every((t, i) => t.query.trim() === plain[start + i].query.trim());
+    const out = sameQuestions ? [...plain.slice(0, start), ...full] : plain.length ? plain : full;
+    out.forEach((t, i) => (t.id = -(i + 1)));
+    return out;
+  }
+
   /** @param {any[]} turns @returns {Turn[]} */
-  function historyTurns(turns) {
+  function textTurns(turns) {
     /** @type {Turn[]} */
     const out = [];
     for (const h of turns) {
@@ -222,9 +241,87 @@
     return out;
   }
 
+  /** A JSON text as a value, or undefined. @param {unknown} text */
+  function parseJSON(text) {
+    if (typeof text !== "string") return undefined;
+    try {
+      return JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+  }
+
   /**
-   * The history has the text only; turns this panel saw itself keep their
-   * tables and charts when they are the same questions in the same order.
+   * Turns drawn as they were live from the complete messages of chat/history
+   * (detail "full"): the answer's text, each execute_sql with its result
+   * (the tool message's JSON: status, row_count, columns, rows, truncated,
+   * error), other tools as a line. render_chart leaves no item: the result
+   * before it gets its default chart.
+   * @param {any[]} messages @returns {Turn[]}
+   */
+  function fullTurns(messages) {
+    /** @type {Turn[]} */
+    const out = [];
+    /** @type {Turn | undefined} */
+    let turn;
+    for (const m of messages) {
+      if (!m || typeof m !== "object" || m.role === "system") continue;
+      if (m.role === "user") {
+        turn = newTurn(-(out.length + 1), String(m.content || ""));
+        turn.done = true;
+        out.push(turn);
+        continue;
+      }
+      if (!turn && m.role !== "assistant") continue;
+      if (!turn) {
+        turn = newTurn(-(out.length + 1), "");
+        turn.done = true;
+        out.push(turn);
+      }
+      if (m.role === "assistant") {
+        if (typeof m.content === "string" && m.content.trim()) applyEvent(turn, { kind: "text", text: m.content });
+        for (const call of Array.isArray(m.tool_calls) ? m.tool_calls : []) {
+          const fn = (call && call.function) || {};
+          const args = parseJSON(fn.arguments) || {};
+          applyEvent(turn, { kind: "tool_call", tool: String(fn.name || "tool"), callId: String(call.id || ""), sql: typeof args.sql === "string" ? args.sql : "" });
+        }
+      } else if (m.role === "tool") {
+        const callId = String(m.tool_call_id || "");
+        const item = turn.items.find((it) => (it.kind === "sql" || it.kind === "tool") && it.callId === callId);
+        if (!item || !callId) continue;
+        const r = parseJSON(m.content);
+        if (item.kind === "sql" && r && typeof r === "object") {
+          const st = storedStatement(item.sql, r);
+          if (st) item.statement = st;
+          else item.summary = `${r.row_count} row${r.row_count === 1 ? "" : "s"}; the session file does not keep them.`;
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * A stored execute_sql result as a statement, or null when it holds a row
+   * count only (the AIQ CLI keeps no rows of the results it showed).
+   * @param {string} sql @param {any} r @returns {Statement | null}
+   */
+  function storedStatement(sql, r) {
+    const status = ["success", "error", "rejected", "cancelled"].includes(r.status) ? r.status : "success";
+    if (status === "success" && !Array.isArray(r.columns) && r.displayed && typeof r.row_count === "number") return null;
+    /** @type {Statement} */
+    const st = { sql, status };
+    if (typeof r.row_count === "number") st.rowCount = r.row_count;
+    if (Array.isArray(r.columns)) st.columns = r.columns.map(String);
+    if (Array.isArray(r.rows)) st.rows = r.rows.filter(Array.isArray);
+    if (r.truncated) st.truncated = true;
+    if (typeof r.error === "string" && r.error) st.error = r.error;
+    return st;
+  }
+
+  /**
+   * The history holds the rows the model was given, and no chart events;
+   * turns this panel saw itself keep their tables (every row the panel got)
+   * and charts when they are the same questions in the same order.
    * @param {(Turn | Notice)[]} entries @param {Turn[]} fromHistory
    * @returns {(Turn | Notice)[]}
    */
@@ -778,7 +875,7 @@
   }
 
   return {
-    HANDLED_TYPES, emptyModel, restart, sortKey, apply, turnBlocks, chooseChart, chartGeometry, niceTicks, formatTick, formatValue,
+    HANDLED_TYPES, emptyModel, restart, sortKey, apply, historyTurns, turnBlocks, chooseChart, chartGeometry, niceTicks, formatTick, formatValue,
     sortRows, nextSort, compareValues, formatCell, isNumericColumn, asNumber, tokenizeSQL, parseMarkdown, parseInline, settledEnd,
   };
 });

@@ -17,6 +17,7 @@ import {
 import type {
   ConfirmDecision,
   ConfirmParams,
+  HistoryMessage,
   HistoryTurn,
   InitializeResult,
   LoadResult,
@@ -308,6 +309,12 @@ export class AiqClient {
   async history(sessionId: string): Promise<HistoryTurn[]> {
     const r = await this.call<{ turns?: HistoryTurn[] }>("chat/history", { sessionId, detail: "turns" });
     return r.turns ?? [];
+  }
+
+  /** The complete messages as the model keeps them (detail "full"): tool calls and results included. */
+  async fullHistory(sessionId: string): Promise<HistoryMessage[]> {
+    const r = await this.call<{ messages?: HistoryMessage[] }>("chat/history", { sessionId, detail: "full" });
+    return r.messages ?? [];
   }
 
   clear(sessionId: string): Promise<SaveResult> {

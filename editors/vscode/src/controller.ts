@@ -134,8 +134,13 @@ export class Controller {
 
   async showHistory(): Promise<void> {
     const client = await this.connection();
-    const turns = await client.history(await this.sessionId(client));
-    this.post({ type: "history", turns });
+    this.post(await this.historyMessage(client, await this.sessionId(client)));
+  }
+
+  /** The view's history of a session: its questions and answers, and the SQL and rows of its last turns. */
+  private async historyMessage(client: AiqClient, sessionId: string): Promise<ToView> {
+    const [turns, messages] = await Promise.all([client.history(sessionId), client.fullHistory(sessionId)]);
+    return { type: "history", turns, messages };
   }
 
   /** Empties the conversation (the caller has asked the user). */
@@ -168,7 +173,7 @@ export class Controller {
       // session/close saves what was not saved yet; the old file stays as it is.
       await client.closeSession(previous.id).catch(() => undefined);
     }
-    this.post({ type: "history", turns: await client.history(r.sessionId) });
+    this.post(await this.historyMessage(client, r.sessionId));
     this.publishState();
     return r;
   }

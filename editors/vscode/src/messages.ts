@@ -59,6 +59,16 @@ export interface HistoryTurn {
   timestamp?: string;
 }
 
+/** One complete message of chat/history with detail "full", as the model keeps it. */
+export interface HistoryMessage {
+  role: "system" | "user" | "assistant" | "tool";
+  content: string;
+  /** An assistant's tool calls; arguments is a JSON text. */
+  tool_calls?: { id: string; type?: string; function: { name: string; arguments: string } }[];
+  /** A tool message's call; its content is the result's JSON (status, row_count, columns, rows, truncated, error). */
+  tool_call_id?: string;
+}
+
 /** Messages the extension posts to the webview. */
 export type ToView =
   /** The panel's header: the data source and whether a turn runs. */
@@ -71,8 +81,12 @@ export type ToView =
   | { type: "turnEnd"; turnId: number; result: TurnResult }
   /** The turn failed: the error's message, said as the user should read it. */
   | { type: "turnError"; turnId: number; message: string }
-  /** Replaces the conversation with the session's history. */
-  | { type: "history"; turns: HistoryTurn[] }
+  /**
+   * Replaces the conversation with the session's history: every question and
+   * answer (turns), and the complete messages of the last turns (messages),
+   * which show the SQL that ran and its rows as a live turn does.
+   */
+  | { type: "history"; turns: HistoryTurn[]; messages?: HistoryMessage[] }
   /** Empties the conversation (after chat/clear). */
   | { type: "clear" }
   /** A line for the user that is not part of a turn (saved to ..., server restarted). */

@@ -15,6 +15,9 @@ import { aiqRpcBinary, childEnv, makeHome, tempDir, waitFor, within } from "./su
 import { FakeUi } from "./support/fakeUi";
 import { ScriptedModel, type Step } from "./support/scriptedModel";
 
+// eslint-disable-next-line @typescript-eslint/no-var-requires
+const view = require(path.join(__dirname, "..", "..", "media", "view.js"));
+
 let binary: string;
 const cleanups: (() => Promise<void> | void)[] = [];
 
@@ -201,6 +204,31 @@ describe("Controller with the real aiq-rpc", () => {
     assert.deepEqual(ctl.replay().slice(1), []);
     await ctl.showHistory();
     assert.deepEqual(ui.of("history").pop()!.turns, []);
+  });
+
+  it("a loaded session and Show History show the SQL that ran and its table, as the live turn did", async () => {
+    const sql = "SELECT status, count(*) AS n FROM orders GROUP BY status ORDER BY status";
+    const { ui, ctl } = await setup([
+      { toolCalls: [{ id: "call_1", name: "execute_sql", arguments: { sql } }] },
+      { text: ["Four statuses."] },
+    ]);
+    const live = await ctl.ask("Orders per status?");
+    const saved = await ctl.save();
+    await ctl.load(saved.path);
+    const msg = ui.of("history").pop()!;
+    assert.ok(msg.messages?.some((m) => m.role === "tool"), "the complete messages came");
+    const [turn] = view.historyTurns(msg.turns, msg.messages);
+    assert.equal(turn.query, "Orders per status?");
+    assert.deepEqual(turn.items.map((i: any) => i.kind), ["sql", "text"]);
+    assert.equal(turn.items[0].sql, sql);
+    assert.equal(turn.items[0].statement.status, "success");
+    assert.deepEqual(turn.items[0].statement.columns, ["status", "n"]);
+    assert.deepEqual(turn.items[0].statement.rows, live!.statements[0].rows, "the same rows as live");
+    assert.equal(turn.items[1].text, "Four statuses.");
+
+    await ctl.showHistory();
+    const again = ui.of("history").pop()!;
+    assert.equal(view.historyTurns(again.turns, again.messages)[0].items[0].statement.rowCount, live!.statements[0].rowCount);
   });
 
   it("sets the data source and reports it in the state", async () => {

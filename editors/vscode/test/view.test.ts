@@ -141,6 +141,72 @@ test("history replaces the conversation, but keeps the panel's own richer turns 
   assert.equal(turns(live)[1].items[0].text, "more");
 });
 
+// chat/history's detail "full", as docs/protocol.md shows it, and as the AIQ CLI writes it.
+const FULL = [
+  { role: "system", content: "You are AIQ." },
+  { role: "user", content: "How many orders are there?" },
+  { role: "assistant", content: "", tool_calls: [{ id: "call_1", type: "function", function: { name: "execute_sql", arguments: '{"sql":"SELECT count(*) FROM orders"}' } }] },
+  { role: "tool", tool_call_id: "call_1", content: '{"columns":["count"],"row_count":1,"rows":[[2000]],"status":"success","truncated":false}' },
+  { role: "assistant", content: "There are 2,000 orders." },
+  { role: "user", content: "Delete them" },
+  { role: "assistant", content: "", tool_calls: [
+    { id: "c2", type: "function", function: { name: "execute_sql", arguments: '{"sql":"DELETE FROM orders"}' } },
+    { id: "c3", type: "function", function: { name: "list_tables", arguments: "{}" } },
+  ] },
+  { role: "tool", tool_call_id: "c2", content: '{"status":"rejected","error":"the user declined this statement"}' },
+  { role: "tool", tool_call_id: "c3", content: '{"tables":["orders"]}' },
+  { role: "assistant", content: "I did not delete them." },
+  { role: "user", content: "count users please" },
+  { role: "assistant", content: "", tool_calls: [{ id: "call_mock_1", type: "function", function: { name: "execute_sql", arguments: '{"sql": "SELECT COUNT(*) AS cnt FROM users", "risk_level": "low"}' } }] },
+  { role: "tool", tool_call_id: "call_mock_1", content: '{"displayed":true,"instruction":"...","row_count":3,"status":"success"}' },
+  { role: "assistant", content: "" },
+];
+const TEXT = [
+  { role: "user", content: "How many orders are there?" },
+  { role: "assistant", content: "There are 2,000 orders." },
+  { role: "user", content: "Delete them" },
+  { role: "assistant", content: "I did not delete them." },
+  { role: "user", content: "count users please" },
+  { role: "assistant", content: "Query executed successfully. Returned 3 row(s) with columns: [cnt]. Sample data: [3]" },
+];
+
+test("a history with complete messages shows each turn's SQL and result, as live turns do", () => {
+  const model = view.apply(view.emptyModel(), { type: "history", turns: TEXT, messages: FULL }).model;
+  const [count, del, users] = turns(model);
+  assert.equal(count.query, "How many orders are there?");
+  assert.deepEqual(count.items.map((i: any) => i.kind), ["sql", "text"]);
+  assert.deepEqual(count.items[0].statement, { sql: "SELECT count(*) FROM orders", status: "success", rowCount: 1, columns: ["count"], rows: [[2000]] });
+  assert.equal(count.items[1].text, "There are 2,000 orders.");
+  assert.deepEqual(del.items.map((i: any) => i.kind), ["sql", "tool", "text"]);
+  assert.equal(del.items[0].statement.status, "rejected");
+  assert.equal(del.items[0].statement.error, "the user declined this statement");
+  assert.equal(del.items[1].tool, "list_tables");
+  // The AIQ CLI keeps a row count, not the rows: said so, and its summary text is not shown.
+  assert.deepEqual(users.items.map((i: any) => i.kind), ["sql"]);
+  assert.equal(users.items[0].statement, undefined);
+  assert.equal(users.items[0].summary, "3 rows; the session file does not keep them.");
+  assert.ok(turns(model).every((t: any) => t.done && t.id < 0));
+  assert.equal(new Set(turns(model).map((t: any) => t.id)).size, 3, "ids are distinct");
+});
+
+test("a long history: the older turns are text, the last ones (the model's share) complete", () => {
+  const older = [{ role: "user", content: "First?" }, { role: "assistant", content: "First answer." }];
+  const all = view.historyTurns([...older, ...TEXT], FULL);
+  assert.deepEqual(all.map((t: any) => t.query), ["First?", "How many orders are there?", "Delete them", "count users please"]);
+  assert.deepEqual(all[0].items, [{ kind: "text", text: "First answer." }]);
+  assert.equal(all[1].items[0].kind, "sql");
+  // Questions that do not line up: the text list, which has them all, wins.
+  const odd = view.historyTurns([{ role: "user", content: "Other" }, { role: "assistant", content: "x" }], FULL);
+  assert.deepEqual(odd.map((t: any) => t.query), ["Other"]);
+  // No text list: the complete messages alone.
+  assert.equal(view.historyTurns([], FULL).length, 3);
+  // Broken pieces are skipped, not thrown on.
+  const broken = view.historyTurns([], [null, { role: "tool", tool_call_id: "x", content: "{" }, { role: "user", content: "q" },
+    { role: "assistant", content: "", tool_calls: [{ id: "a", function: { name: "execute_sql", arguments: "not json" } }] },
+    { role: "tool", tool_call_id: "a", content: "not json" }]);
+  assert.deepEqual(broken.map((t: any) => t.items.map((i: any) => i.kind)), [["tool"]]);
+});
+
 test("restart keeps the user's table sorts and nothing else; clear forgets them", () => {
   const model = replay(fixture.messages);
   model.sorts[view.sortKey(1, 0)] = { col: 1, dir: "desc" };
