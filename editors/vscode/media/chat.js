@@ -463,9 +463,7 @@
     let table;
     if (!st) {
       if (turn.done) box.append(el("div", "muted", item.summary || "No result."));
-    } else if (st.status === "error") box.append(el("div", "error", "The query failed: " + (st.error || "unknown error")));
-    else if (st.status === "rejected") box.append(el("div", "muted", "Not run: " + (st.error || "rejected.")));
-    else if (st.status === "cancelled") box.append(el("div", "muted", "Cancelled."));
+    } else if (st.status !== "success") box.append(el("div", st.status === "error" ? "error" : "muted", V.statementNote(st)));
     else if (st.columns && st.columns.length) {
       table = resultTable(st, sortKey);
       box.append(table.wrap);

@@ -504,7 +504,11 @@
   function turnBlocks(turn) {
     /** @type {({ item: Item, index: number } | { autoChart: Chart, index: number })[]} */
     const blocks = [];
+    const showsResult = turn.items.some((it) => it.kind === "sql" && !!it.statement);
     turn.items.forEach((item, index) => {
+      // Without a model the answer is the AIQ CLI's summary of the result
+      // ("Query executed successfully ... Sample data: ..."): the table says it better.
+      if (item.kind === "text" && showsResult && RESULT_SUMMARY.test(item.text)) return;
       blocks.push({ item, index });
       if (item.kind !== "sql") return;
       const later = turn.items.slice(index + 1);
@@ -514,6 +518,29 @@
       if (chart) blocks.push({ autoChart: chart, index });
     });
     return blocks;
+  }
+
+  const RESULT_SUMMARY = /^\s*(Query|Statement) executed successfully\./;
+
+  /**
+   * What the panel says under a statement that did not succeed. The server
+   * gives the user one sentence (capitalised); the model's wording of older
+   * servers and of stored results ("not run: the user declined ... Do not
+   * retry it") is not for the user, so it gives way to a sentence of ours.
+   * @param {Statement} st @returns {string}
+   */
+  function statementNote(st) {
+    const said = typeof st.error === "string" ? st.error.trim() : "";
+    const sentence = /^[A-Z]/.test(said) ? said : "";
+    switch (st.status) {
+      case "error":
+        return "The query failed: " + (said || "unknown error.");
+      case "rejected":
+        return sentence || (/declined/.test(said) ? "You declined this statement, so it did not run." : "This statement did not run.");
+      case "cancelled":
+        return sentence || "Cancelled; the statement did not finish.";
+    }
+    return sentence;
   }
 
   // ---- Chart geometry ----
@@ -875,7 +902,7 @@
   }
 
   return {
-    HANDLED_TYPES, emptyModel, restart, sortKey, apply, historyTurns, turnBlocks, chooseChart, chartGeometry, niceTicks, formatTick, formatValue,
+    HANDLED_TYPES, emptyModel, restart, sortKey, apply, historyTurns, turnBlocks, statementNote, chooseChart, chartGeometry, niceTicks, formatTick, formatValue,
     sortRows, nextSort, compareValues, formatCell, isNumericColumn, asNumber, tokenizeSQL, parseMarkdown, parseInline, settledEnd,
   };
 });

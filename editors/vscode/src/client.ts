@@ -296,7 +296,7 @@ export class AiqClient {
     opts: { onProgress?: (e: ProgressEvent) => void; token?: CancellationToken } = {},
   ): Promise<TurnResult> {
     if (this.turns.has(params.sessionId)) {
-      throw new Error("chat/turn: a question is already being answered in this conversation; wait for it or cancel it.");
+      throw new Error("A question is already being answered in this conversation; wait for it or cancel it.");
     }
     this.turns.set(params.sessionId, opts.onProgress ?? (() => {}));
     try {

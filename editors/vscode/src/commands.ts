@@ -5,7 +5,7 @@ import * as vscode from "vscode";
 import type { ChatViewProvider } from "./chatView";
 import { clearChosen, clearPrompt } from "./confirm";
 import type { Controller } from "./controller";
-import { presentError } from "./errors";
+import { detailOf, presentError } from "./errors";
 import type { FromView } from "./messages";
 import type { Selection } from "./protocol";
 import { sourceItems } from "./sourcePick";
@@ -24,12 +24,15 @@ export function editorSelection(editor: vscode.TextEditor | undefined): Selectio
   };
 }
 
-/** Runs a command body and shows its failure, unless it was shown already. */
-export async function guarded(body: () => Promise<unknown>): Promise<void> {
+/** Runs a command body and shows its failure, unless it was shown already; log gets the detail. */
+export async function guarded(body: () => Promise<unknown>, log: (line: string) => void = () => {}): Promise<void> {
   try {
     await body();
   } catch (err) {
     const { level, message } = presentError(err);
+    if (level !== "none") {
+      log(detailOf(err));
+    }
     if (level === "warning") {
       void vscode.window.showWarningMessage(message);
     } else if (level === "error") {
@@ -42,6 +45,8 @@ export class Commands {
   constructor(
     private readonly controller: Controller,
     private readonly chat: ChatViewProvider,
+    /** The AIQ output channel: the detail of each failure shown. */
+    private readonly log: (line: string) => void = () => {},
   ) {}
 
   register(context: vscode.ExtensionContext): void {
@@ -56,7 +61,7 @@ export class Commands {
       ["aiq.selectSource", () => this.selectSource()],
     ];
     for (const [id, body] of table) {
-      context.subscriptions.push(vscode.commands.registerCommand(id, () => guarded(body)));
+      context.subscriptions.push(vscode.commands.registerCommand(id, () => guarded(body, this.log)));
     }
   }
 
@@ -89,16 +94,16 @@ export class Commands {
   handleView(msg: Exclude<FromView, { type: "ready" }>): void {
     switch (msg.type) {
       case "ask": // the panel's input: a question on its own
-        void guarded(() => this.askWith(msg.query, undefined));
+        void guarded(() => this.askWith(msg.query, undefined), this.log);
         return;
       case "cancel":
         this.controller.cancel();
         return;
       case "copy":
-        void guarded(() => this.copy(msg.text));
+        void guarded(() => this.copy(msg.text), this.log);
         return;
       case "insert":
-        void guarded(() => this.insert(msg.text));
+        void guarded(() => this.insert(msg.text), this.log);
         return;
     }
   }

@@ -5,7 +5,7 @@
 
 import * as path from "node:path";
 import { AiqClient, CancellationTokenSource, StartError, type ExitInfo } from "./client";
-import { messageOf, ReportedError, UserError } from "./errors";
+import { detailOf, messageOf, ReportedError, UserError } from "./errors";
 import type { LookupDeps } from "./findServer";
 import type { ToView } from "./messages";
 import type {
@@ -115,6 +115,7 @@ export class Controller {
       return result;
     } catch (err) {
       this.post({ type: "turnError", turnId, message: messageOf(err) });
+      this.options.ui.log(`The question failed: ${detailOf(err)}\n`);
       return undefined;
     } finally {
       this.turn = undefined;

@@ -79,19 +79,15 @@ export function initializeFailureMessage(command: string, reason: string, stderr
   return `AIQ could not start aiq-rpc: ${describePath(command)} did not initialize: ${reason}.` + printed(stderr) + installHint;
 }
 
-/** The message when a server that was working stops on its own. */
+/**
+ * The message when a server that was working stops on its own. What it
+ * printed is in the AIQ output already (its stderr goes there as it comes).
+ */
 export function crashMessage(info: ExitInfo): string {
-  return `aiq-rpc stopped unexpectedly: it ${howEnded(info)}.` + printed(info.stderr);
+  return `aiq-rpc stopped unexpectedly (it ${howEnded(info)}; its log is in the AIQ output).`;
 }
 
-/** The short line a request in flight (a turn, mostly) gets when the server under it dies. */
+/** The line a request in flight (a turn, mostly) gets when the server under it dies. */
 export function requestLostMessage(info: ExitInfo): string {
-  const last = lastLine(info.stderr);
-  const said = last ? ` Its last words: ${last}` : "";
-  return `aiq-rpc stopped before it answered (it ${howEnded(info)}).${said} The next command restarts it.`;
-}
-
-function lastLine(stderr: string): string {
-  const lines = stderr.trim().split("\n");
-  return lines[lines.length - 1]?.trim() ?? "";
+  return `aiq-rpc stopped before it answered (it ${howEnded(info)}); the next command restarts it.`;
 }

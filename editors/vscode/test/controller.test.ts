@@ -68,6 +68,15 @@ describe("Controller with the real aiq-rpc", () => {
     assert.equal(replay[replay.length - 1].type, "turnEnd");
   });
 
+  it("a failed turn says the server's message without its method; the AIQ output gets the detail", async () => {
+    const { ui, ctl } = await setup([]); // the model answers 500
+    assert.equal(await ctl.ask("Anything?"), undefined);
+    const shown = ui.of("turnError")[0].message;
+    assert.doesNotMatch(shown, /^chat\/turn|^[a-z]+\/[a-z]+:/i, shown);
+    assert.match(shown, /^[A-Z]/);
+    assert.match(ui.logText, /The question failed: error -?\d+: chat\/turn: /, "the whole error, code and method, is logged");
+  });
+
   it("refuses a second question while one runs, and cancels the running one", async () => {
     const { ui, ctl, model } = await setup([{ hold: true }]);
     const first = ctl.ask("Slow one");

@@ -7,7 +7,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, it } from "node:test";
 import { ALLOW_ALWAYS, ALLOW_ONCE, CLEAR, clearChosen, clearPrompt, confirmPrompt, decisionFor, NO, REJECT } from "../src/confirm";
-import { presentError, ReportedError, UserError } from "../src/errors";
+import { ResponseError } from "vscode-jsonrpc/node";
+import { detailOf, messageOf, presentError, ReportedError, UserError } from "../src/errors";
 import { parseFromView } from "../src/fromView";
 import type { ProgressEvent, ToView } from "../src/messages";
 import type { Selection } from "../src/protocol";
@@ -54,11 +55,9 @@ describe("start failure messages", () => {
 
   it("a crash and a lost request say what happened and what comes next", () => {
     const info = exit({ phase: "running", code: 2, stderr: "goroutine 1 [running]:\npanic: boom\n" });
-    assert.match(crashMessage(info), /stopped unexpectedly: it exited with status 2\. It printed:\n.*panic: boom/s);
-    assert.equal(
-      requestLostMessage(info),
-      "aiq-rpc stopped before it answered (it exited with status 2). Its last words: panic: boom The next command restarts it.",
-    );
+    // One sentence each; what the server printed is in the AIQ output, not the popup.
+    assert.equal(crashMessage(info), "aiq-rpc stopped unexpectedly (it exited with status 2; its log is in the AIQ output).");
+    assert.equal(requestLostMessage(info), "aiq-rpc stopped before it answered (it exited with status 2); the next command restarts it.");
   });
 });
 
@@ -339,6 +338,16 @@ describe("errors and stderr", () => {
     assert.deepEqual(presentError(new UserError("wait")), { level: "warning", message: "wait" });
     assert.deepEqual(presentError(new Error("boom")), { level: "error", message: "boom" });
     assert.deepEqual(presentError("plain"), { level: "error", message: "plain" });
+  });
+
+  it("a server error shows its message without the method; its code and data go to the log", () => {
+    const err = new ResponseError(-32020, "chat/turn: run turn: model request 1: status 500", { detail: "x" });
+    assert.equal(messageOf(err), "Run turn: model request 1: status 500");
+    assert.deepEqual(presentError(err), { level: "error", message: "Run turn: model request 1: status 500" });
+    assert.equal(detailOf(err), 'error -32020: chat/turn: run turn: model request 1: status 500 {"detail":"x"}');
+    assert.equal(messageOf(new ResponseError(-32001, "session/load: The file is gone.")), "The file is gone.");
+    assert.equal(messageOf(new ResponseError(-32001, "The file is gone.")), "The file is gone.");
+    assert.equal(messageOf(new Error("Error: kept as is")), "Error: kept as is");
   });
 
   it("keeps the last bytes of stderr", () => {

@@ -207,6 +207,31 @@ test("a long history: the older turns are text, the last ones (the model's share
   assert.deepEqual(broken.map((t: any) => t.items.map((i: any) => i.kind)), [["tool"]]);
 });
 
+test("statementNote: the server's sentence for the user; the model's wording gives way to ours", () => {
+  const note = (status: string, error?: string) => view.statementNote({ sql: "x", status, error });
+  assert.equal(note("rejected", "You declined this statement, so it did not run."), "You declined this statement, so it did not run.");
+  const old = "not run: the user declined this statement. Do not retry it or the same change in another form; ask the user what they want instead";
+  assert.equal(note("rejected", old), "You declined this statement, so it did not run.");
+  assert.doesNotMatch(note("rejected", old), /not run:|retry/i);
+  assert.equal(note("rejected", "not run: writes are turned off"), "This statement did not run.");
+  assert.equal(note("cancelled"), "Cancelled; the statement did not finish.");
+  assert.equal(note("error", "no such table: x"), "The query failed: no such table: x");
+});
+
+test("the AIQ CLI's summary of a result is not drawn under the table, but is the answer of a turn without one", () => {
+  const summary = "Query executed successfully. Returned 2 row(s) with columns: [id, name]. Sample data: [1, alice], [2, bob]";
+  const model = view.emptyModel();
+  view.apply(model, { type: "turnStart", turnId: 1, query: "SELECT id, name FROM users" });
+  view.apply(model, { type: "progress", turnId: 1, event: { kind: "tool_call", callId: "c", tool: "execute_sql", sql: "SELECT id, name FROM users" } });
+  view.apply(model, { type: "progress", turnId: 1, event: { kind: "tool_result", callId: "c", tool: "execute_sql", summary, statement: { sql: "SELECT id, name FROM users", status: "success", rowCount: 2, columns: ["id", "name"], rows: [[1, "alice"], [2, "bob"]] } } });
+  view.apply(model, { type: "progress", turnId: 1, event: { kind: "text", text: summary } });
+  view.apply(model, { type: "turnEnd", turnId: 1, result: { stopReason: "end_turn", answer: summary, statements: [], warnings: [] } });
+  const blocks = view.turnBlocks(turns(model)[0]);
+  assert.deepEqual(blocks.filter((b: any) => b.item).map((b: any) => b.item.kind), ["sql"]);
+  const textOnly = view.historyTurns([{ role: "user", content: "count users" }, { role: "assistant", content: summary }]);
+  assert.deepEqual(view.turnBlocks(textOnly[0]).map((b: any) => b.item.text), [summary], "with no table it is all there is");
+});
+
 test("restart keeps the user's table sorts and nothing else; clear forgets them", () => {
   const model = replay(fixture.messages);
   model.sorts[view.sortKey(1, 0)] = { col: 1, dir: "desc" };
