@@ -415,28 +415,38 @@
 
   const DATE_LIKE = /^\d{4}-\d{2}(-\d{2})?([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
   const MAX_BARS = 40;
+  /** Names of columns that identify rows rather than measure them: no chart of ids. */
+  const KEY_NAME = /^(id|key|pk|uuid|guid|code|zip|zipcode|postcode|postal_code|phone|ean|isbn|sku)$|(_id|_key|_pk|_uuid|_code|_no)$|[a-z0-9]Id$/i;
+  /** Measures that do not add up to a whole: bars, never a pie. */
+  const NOT_PARTS = /avg|average|mean|median|price|rate|ratio|pct|percent|share|min|max|score|age|stddev|variance/i;
+  /** SQL whose rows are groups, not single rows. */
+  const AGGREGATES = /\bgroup\s+by\b|\bdistinct\b|\b(count|sum|avg|total|min|max)\s*\(/i;
 
   /**
-   * A chart for a result when it has an obvious one, else null: a text
-   * column and a numeric column give a line over dates in order, a pie for
-   * a few positive parts, else bars; two numeric columns a scatter.
+   * A chart for a result when one makes sense, else null. A category and a
+   * measure give a line over dates in order; other categories only when the
+   * rows are groups (the SQL aggregates) with a few distinct labels: a pie
+   * for a few positive parts of a whole, else bars. Two measures and no
+   * category give a scatter. A column that names rows (id, *_id, code, ...)
+   * is never the measure, nor the category: no "Id by name", no pie of ids,
+   * no bars of per-row prices by name.
    * @param {Statement | undefined} st @returns {Chart | null}
    */
   function chooseChart(st) {
     if (!st || st.status !== "success" || !st.columns || !st.rows || st.rows.length < 2) return null;
     const rows = st.rows;
     const cols = st.columns;
+    const isKey = cols.map((c) => KEY_NAME.test(String(c)));
     const numeric = cols.map((_, i) => isNumericColumn(rows, i));
-    const category = cols.findIndex((_, i) => !numeric[i] && rows.every((r) => isNull(r[i]) || typeof r[i] === "string"));
-    if (category >= 0) {
-      const value = numeric.indexOf(true);
-      if (value < 0) return null;
-      return categoryChart(st, category, value);
+    const measures = cols.map((_, i) => i).filter((i) => numeric[i] && !isKey[i]);
+    const text = cols.map((_, i) => i).filter((i) => !numeric[i] && rows.every((r) => isNull(r[i]) || typeof r[i] === "string"));
+    if (text.length) {
+      const category = text.find((i) => !isKey[i]);
+      if (category === undefined || !measures.length) return null;
+      return categoryChart(st, category, measures[0]);
     }
-    const xs = numeric.indexOf(true);
-    const ys = numeric.indexOf(true, xs + 1);
-    if (xs < 0 || ys < 0) return null;
-    return scatterChart(st, xs, ys);
+    if (measures.length < 2) return null;
+    return scatterChart(st, measures[0], measures[1]);
   }
 
   /** "Orders by status". @param {string} y @param {string} x */
@@ -444,7 +454,7 @@
     return `${y.charAt(0).toUpperCase()}${y.slice(1)} by ${x}`;
   }
 
-  /** @param {Statement} st @param {number} xi @param {number} yi @returns {Chart} */
+  /** @param {Statement} st @param {number} xi @param {number} yi @returns {Chart | null} */
   function categoryChart(st, xi, yi) {
     const cols = /** @type {string[]} */ (st.columns);
     /** @type {string[]} */ const labels = [];
@@ -462,14 +472,12 @@
     let chartType = "bar";
     if (labels.length >= 2 && labels.every((l) => DATE_LIKE.test(l)) && labels.every((l, i) => i === 0 || labels[i - 1] <= l)) {
       chartType = "line";
-    } else if (labels.length <= 6 && values.every((v) => v > 0)) {
+    } else if (!AGGREGATES.test(st.sql || "") || new Set(labels).size !== labels.length || labels.length > MAX_BARS || labels.length < 2) {
+      return null; // single rows, or groups of more than one column, or too many to read
+    } else if (labels.length <= 6 && values.every((v) => v > 0) && !NOT_PARTS.test(cols[yi])) {
       chartType = "pie";
     }
-    const truncated = !!st.truncated || (chartType === "bar" && labels.length > MAX_BARS);
-    if (chartType === "bar" && labels.length > MAX_BARS) {
-      labels.length = MAX_BARS;
-      values.length = MAX_BARS;
-    }
+    const truncated = !!st.truncated;
     /** @type {Chart} */
     const chart = { chartType, x: cols[xi], y: cols[yi], title: chartTitle(cols[yi], cols[xi]), labels, values };
     if (skipped) chart.skipped = skipped;

@@ -227,7 +227,7 @@ test("the AIQ CLI's summary of a result is not drawn under the table, but is the
   view.apply(model, { type: "progress", turnId: 1, event: { kind: "text", text: summary } });
   view.apply(model, { type: "turnEnd", turnId: 1, result: { stopReason: "end_turn", answer: summary, statements: [], warnings: [] } });
   const blocks = view.turnBlocks(turns(model)[0]);
-  assert.deepEqual(blocks.filter((b: any) => b.item).map((b: any) => b.item.kind), ["sql"]);
+  assert.deepEqual(blocks.map((b: any) => b.item?.kind ?? "chart"), ["sql"], "the table alone: no summary, and no chart of ids");
   const textOnly = view.historyTurns([{ role: "user", content: "count users" }, { role: "assistant", content: summary }]);
   assert.deepEqual(view.turnBlocks(textOnly[0]).map((b: any) => b.item.text), [summary], "with no table it is all there is");
 });
@@ -244,7 +244,8 @@ test("restart keeps the user's table sorts and nothing else; clear forgets them"
 
 // ---- Charts ----
 
-const st = (columns: string[], rows: unknown[][], extra = {}) => ({ sql: "x", status: "success", rowCount: rows.length, columns, rows, ...extra });
+const GROUPED = "SELECT k, count(*) FROM t GROUP BY k";
+const st = (columns: string[], rows: unknown[][], extra = {}) => ({ sql: GROUPED, status: "success", rowCount: rows.length, columns, rows, ...extra });
 
 test("chooseChart: bars, a line over ordered dates, a pie for a few positive parts, a scatter, or none", () => {
   const cats = st(["category", "revenue"], "abcdefgh".split("").map((c, i) => [c, i + 1]));
@@ -275,6 +276,29 @@ test("chooseChart: bars, a line over ordered dates, a pie for a few positive par
   assert.equal(view.chooseChart(st(["k", "v"], [["a", 1]])), null, "one row");
   assert.equal(view.chooseChart({ sql: "x", status: "error", error: "e" }), null);
   assert.equal(view.chooseChart(undefined), null);
+});
+
+test("chooseChart: only a category and a measure that make sense", () => {
+  const users = { sql: "SELECT id, name FROM users" };
+  assert.equal(view.chooseChart(st(["id", "name"], [[1, "alice"], [2, "bob"], [3, "carol"]], users)), null, "no Id by name");
+  assert.equal(view.chooseChart(st(["name", "user_id"], [["a", 1], ["b", 2]])), null, "an id is no measure, grouped or not");
+  assert.equal(view.chooseChart(st(["status", "customerId"], [["a", 7], ["b", 9]])), null);
+  const prices = { sql: "SELECT name, price FROM products ORDER BY price" };
+  assert.equal(view.chooseChart(st(["name", "price"], [["tea", 3.5], ["mug", 9], ["pot", 25]], prices)), null, "no per-row prices by name");
+  assert.equal(view.chooseChart(st(["id", "price"], [[1, 3.5], [2, 9], [3, 25]], prices)), null, "no scatter of ids");
+  // The measure is the first numeric column that is not a key.
+  const grouped = view.chooseChart(st(["category", "category_id", "revenue"], [["a", 1, 10], ["b", 2, 20]]));
+  assert.deepEqual([grouped.x, grouped.y], ["category", "revenue"]);
+  // A text key is no category.
+  assert.equal(view.chooseChart(st(["sku", "n"], [["X1", 3], ["X2", 4]])), null);
+  // Averages and prices are no parts of a whole: bars, not a pie.
+  assert.equal(view.chooseChart(st(["status", "avg_total"], [["a", 3], ["b", 4]])).chartType, "bar");
+  assert.equal(view.chooseChart(st(["status", "orders"], [["a", 3], ["b", 4]])).chartType, "pie");
+  // Groups of two columns repeat their labels; too many groups are not readable.
+  assert.equal(view.chooseChart(st(["status", "n"], [["a", 3], ["a", 4], ["b", 1]])), null);
+  assert.equal(view.chooseChart(st(["k", "n"], Array.from({ length: 41 }, (_, i) => [`k${i}`, i + 1]))), null);
+  // A series over dates needs no GROUP BY.
+  assert.equal(view.chooseChart(st(["day", "revenue"], [["2026-10-01", 3], ["2026-10-02", 5]], { sql: "SELECT day, revenue FROM daily" })).chartType, "line");
 });
 
 test("turnBlocks: a result gets its default chart unless a chart event draws it", () => {
