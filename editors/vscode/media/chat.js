@@ -328,8 +328,8 @@
       case "sql":
         return sqlNode(turn, item, index);
       case "chart":
-        if (!hit) drawn.set(item, chartFigure(item.chart, false));
-        return drawn.get(item);
+        if (!hit || hit.width !== chartWidth) drawn.set(item, { width: chartWidth, node: chartFigure(item.chart, false) });
+        return drawn.get(item).node;
       default: {
         if (hit && hit.summary === item.summary) return hit.node;
         const line = el("div", "tool-line", item.tool);
@@ -473,7 +473,7 @@
 
   /** @param {number} n */
   function count(n) {
-    return n.toLocaleString("en-US");
+    return n.toLocaleString();
   }
 
   /**
@@ -485,6 +485,7 @@
   function resultTable(st, sortKey) {
     const rows = st.rows || [];
     const numeric = st.columns.map((/** @type {any} */ _, /** @type {number} */ i) => V.isNumericColumn(rows, i));
+    const grouped = st.columns.map((/** @type {string} */ name, /** @type {number} */ i) => numeric[i] && !V.isKeyColumn(name));
 
     const wrap = el("div", "result");
     const total = st.rowCount ?? rows.length;
@@ -540,7 +541,7 @@
           th.setAttribute("aria-sort", dir === "asc" ? "ascending" : dir === "desc" ? "descending" : "none");
           setText(mark, dir === "asc" ? "▲" : dir === "desc" ? "▼" : "");
         });
-        const body = tableBody(st.columns.length, sort ? V.sortRows(rows, sort.col, sort.dir) : rows, numeric);
+        const body = tableBody(st.columns.length, sort ? V.sortRows(rows, sort.col, sort.dir) : rows, numeric, grouped);
         tbody.replaceWith(body);
         tbody = body;
       },
@@ -549,15 +550,20 @@
     return result;
   }
 
-  /** @param {number} cols @param {unknown[][]} rows @param {boolean[]} numeric */
-  function tableBody(cols, rows, numeric) {
+  /**
+   * @param {number} cols @param {unknown[][]} rows @param {boolean[]} numeric
+   * @param {boolean[]} grouped the columns whose numbers are shown grouped (not ids, not years)
+   */
+  function tableBody(cols, rows, numeric, grouped) {
     const tbody = el("tbody");
     for (const row of rows) {
       const tr = el("tr");
       for (let i = 0; i < cols; i++) {
         const v = row[i];
         const cls = [numeric[i] ? "num" : "", v === null || v === undefined ? "null" : ""].join(" ").trim();
-        tr.append(el("td", cls, V.formatCell(v)));
+        const td = el("td", cls, grouped[i] ? V.formatNumber(v) : V.formatCell(v));
+        if (i === 0 && (td.textContent || "").length > 24) td.title = td.textContent || "";
+        tr.append(td);
       }
       tbody.append(tr);
     }
@@ -567,20 +573,40 @@
   /**
    * A result's default chart, drawn again only when the result changes, by
    * item as its table is.
-   * @type {WeakMap<object, { st: any, json: string, node: Node }>}
+   * @type {WeakMap<object, { st: any, json: string, width: number, node: Node }>}
    */
   const autoCharts = new WeakMap();
 
   /** @param {any} item @param {any} chart @returns {Node} */
   function autoChartNode(item, chart) {
     const hit = autoCharts.get(item);
-    if (hit && hit.st === item.statement) return hit.node;
+    if (hit && hit.st === item.statement && hit.width === chartWidth) return hit.node;
     const json = JSON.stringify(chart);
-    const node = hit && hit.json === json ? hit.node : chartFigure(chart, true);
-    autoCharts.set(item, { st: item.statement, json, node });
+    const node = hit && hit.json === json && hit.width === chartWidth ? hit.node : chartFigure(chart, true);
+    autoCharts.set(item, { st: item.statement, json, width: chartWidth, node });
     return node;
   }
+
   // ---- Charts ----
+
+  // Charts are drawn at the width they are shown at, so that their labels
+  // keep their size in a narrow sidebar; a panel resized by more than a few
+  // pixels draws them again.
+  let chartWidth = measureChartWidth();
+
+  function measureChartWidth() {
+    // The conversation's padding (12 + 12), the answer's (2 + 2), the figure's (10 + 10) and its border.
+    const w = conversation.clientWidth - 24 - 4 - 22;
+    return w > 0 ? Math.max(180, Math.min(560, Math.floor(w))) : 440;
+  }
+
+  new ResizeObserver(() => {
+    const w = measureChartWidth();
+    if (Math.abs(w - chartWidth) < 8) return;
+    chartWidth = w;
+    dirty.all = true;
+    scheduleDraw();
+  }).observe(conversation);
 
   /** @param {any} chart @param {boolean} automatic */
   function chartFigure(chart, automatic) {
@@ -588,7 +614,7 @@
     const caption = el("figcaption", "chart-title", chart.title || `${chart.y} by ${chart.x}`);
     if (automatic) caption.append(el("span", "chart-auto", "auto"));
     fig.append(caption);
-    const g = V.chartGeometry(chart, { width: 440, height: 240 });
+    const g = V.chartGeometry(chart, { width: chartWidth, height: chartWidth < 320 ? 200 : 240 });
     const root = svg("svg", { viewBox: `0 0 ${g.width} ${g.height}`, width: g.width, height: g.height, role: "img", class: "chart-svg" });
     root.setAttribute("aria-label", caption.textContent || "chart");
     if (g.kind === "pie") drawPie(root, g);

@@ -362,6 +362,33 @@
     return JSON.stringify(v);
   }
 
+  const NUMBER_PARTS = /^\s*([-+]?)(\d+)(?:\.(\d*))?\s*$/;
+  const SEPARATORS = (() => {
+    const parts = new Intl.NumberFormat(undefined, { useGrouping: true }).formatToParts(12345.6);
+    const part = (/** @type {string} */ type, /** @type {string} */ fallback) => (parts.find((p) => p.type === type) || { value: fallback }).value;
+    return { group: part("group", ","), decimal: part("decimal", ".") };
+  })();
+
+  /**
+   * A number as a table shows it: its digits grouped as the locale groups
+   * them (as the charts do), every decimal kept as it came (a DECIMAL's
+   * "1234.50" is 1,234.50, not 1,234.5). What is not a plain decimal number
+   * (1e21, text, NULL) reads as formatCell gives it.
+   * @param {unknown} v
+   */
+  function formatNumber(v) {
+    const text = typeof v === "number" && Number.isFinite(v) ? String(v) : typeof v === "string" ? v : null;
+    const m = text === null ? null : NUMBER_PARTS.exec(text);
+    if (!m) return formatCell(v);
+    const int = m[2].replace(/\B(?=(\d{3})+(?!\d))/g, SEPARATORS.group);
+    return (m[1] === "-" ? "-" : "") + int + (m[3] !== undefined ? SEPARATORS.decimal + m[3] : "");
+  }
+
+  /** Whether a column names rows (an id, a code): its numbers are not grouped nor charted. @param {string} name */
+  function isKeyColumn(name) {
+    return KEY_NAME.test(String(name)) || /year|^yr$/i.test(String(name));
+  }
+
   /** Whether every non-NULL value of a column is a number (and there is one). @param {unknown[][]} rows @param {number} col */
   function isNumericColumn(rows, col) {
     let seen = false;
@@ -580,8 +607,8 @@
     return ticks;
   }
 
-  const compact = new Intl.NumberFormat("en-US", { notation: "compact", maximumFractionDigits: 1 });
-  const plain = new Intl.NumberFormat("en-US", { maximumFractionDigits: 2 });
+  const compact = new Intl.NumberFormat(undefined, { notation: "compact", maximumFractionDigits: 1 });
+  const plain = new Intl.NumberFormat(undefined, { maximumFractionDigits: 2 });
 
   /** An axis label. @param {number} v */
   function formatTick(v) {
@@ -712,16 +739,25 @@
     };
   }
 
-  /** @param {Chart} chart @param {number} width @param {number} height */
+  const LEGEND_LINE = 18;
+  const LEGEND_MIN_WIDTH = 170; // room for "a label  1,234 (56%)" beside the pie
+
+  /**
+   * A pie with its legend beside it, or under it when the panel is too
+   * narrow for both (the sidebar): its labels keep their size either way.
+   * @param {Chart} chart @param {number} width @param {number} height
+   */
   function pieGeometry(chart, width, height) {
     const labels = (chart.labels || []).map(String);
     const values = chart.values || [];
     const parts = [];
     for (let i = 0; i < Math.min(labels.length, values.length); i++) if (values[i] > 0) parts.push({ label: labels[i], value: values[i] });
     const total = parts.reduce((s, p) => s + p.value, 0);
-    const r = Math.min(height / 2 - 8, width / 4);
-    const cx = round(r + 8);
-    const cy = round(height / 2);
+    const besideR = Math.min(height / 2 - 8, width / 4);
+    const below = width - (2 * besideR + 40) < LEGEND_MIN_WIDTH;
+    const r = below ? Math.min(height / 2 - 8, width / 2 - 8) : besideR;
+    const cx = round(below ? width / 2 : r + 8);
+    const cy = round(below ? r + 8 : height / 2);
     let angle = -Math.PI / 2;
     const at = (/** @type {number} */ a) => `${round(cx + r * Math.cos(a))} ${round(cy + r * Math.sin(a))}`;
     const slices = parts.map((p, i) => {
@@ -736,13 +772,16 @@
         : `M${cx} ${cy} L${at(start)} A${round(r)} ${round(r)} 0 ${end - start > Math.PI ? 1 : 0} 1 ${at(end)} Z`;
       return { d, label: p.label, value: p.value, fraction, color: i % 8, labelX: round(cx + r * 0.62 * Math.cos(mid)), labelY: round(cy + r * 0.62 * Math.sin(mid)) };
     });
-    const legendX = round(cx + r + 24);
-    const lineH = Math.min(20, (height - 16) / Math.max(slices.length, 1));
+    const legendX = below ? 8 : round(cx + r + 24);
+    const room = Math.max(8, Math.floor((width - legendX - 16 - 60) / CHAR_WIDTH)); // 60: the value and share
+    const lineH = below ? LEGEND_LINE : Math.min(20, (height - 16) / Math.max(slices.length, 1));
+    const top = below ? 2 * r + 24 : cy - (lineH * slices.length) / 2;
     const legend = slices.map((s, i) => ({
-      x: legendX, y: round(cy - (lineH * slices.length) / 2 + lineH * i + lineH / 2),
-      text: `${shorten(s.label, 22)}  ${formatValue(s.value)} (${Math.round(s.fraction * 100)}%)`, full: s.label, color: s.color,
+      x: legendX, y: round(top + lineH * i + lineH / 2),
+      text: `${shorten(s.label, Math.min(22, room))}  ${formatValue(s.value)} (${Math.round(s.fraction * 100)}%)`, full: s.label, color: s.color,
     }));
-    return { kind: "pie", width, height, cx, cy, r: round(r), slices, legend };
+    const h = below ? round(top + lineH * slices.length + 4) : height;
+    return { kind: "pie", width, height: h, cx, cy, r: round(r), slices, legend, legendBelow: below };
   }
 
   // ---- SQL highlighting ----
@@ -911,6 +950,6 @@
 
   return {
     HANDLED_TYPES, emptyModel, restart, sortKey, apply, historyTurns, turnBlocks, statementNote, chooseChart, chartGeometry, niceTicks, formatTick, formatValue,
-    sortRows, nextSort, compareValues, formatCell, isNumericColumn, asNumber, tokenizeSQL, parseMarkdown, parseInline, settledEnd,
+    sortRows, nextSort, compareValues, formatCell, formatNumber, isKeyColumn, SEPARATORS, isNumericColumn, asNumber, tokenizeSQL, parseMarkdown, parseInline, settledEnd,
   };
 });

@@ -362,6 +362,39 @@ test("pie geometry: slices add up to the whole, non-positive values left out, on
   assert.equal((one.slices[0].d.match(/A/g) || []).length, 2, "a whole circle is drawn as two arcs");
 });
 
+test("narrow panel (~290 px): a pie's legend goes under it, and every label fits the width it is drawn at", () => {
+  const width = 244; // a 290 px sidebar less the paddings, as chat.js measures it
+  const CHAR = 6.2; // view.js's width of a character at 11 px
+  const pie = view.chartGeometry({ chartType: "pie", x: "status", y: "orders", labels: ["delivered", "shipped", "cancelled", "pending", "returned"], values: [1728, 122, 107, 43, 1] }, { width, height: 200 });
+  assert.equal(pie.legendBelow, true);
+  assert.equal(pie.width, width);
+  for (const l of pie.legend) {
+    assert.ok(l.x + 16 + l.text.length * CHAR <= width + 1, `legend "${l.text}" fits: ${l.x + 16 + l.text.length * CHAR} <= ${width}`);
+    assert.ok(l.y > pie.cy + pie.r && l.y < pie.height, "under the pie, inside the drawing");
+  }
+  assert.match(pie.legend[0].text, /^delivered {2}1.728 \(86%\)$/);
+  const wide = view.chartGeometry({ chartType: "pie", x: "s", y: "n", labels: ["a", "b"], values: [1, 2] }, { width: 440, height: 240 });
+  assert.equal(wide.legendBelow, false, "beside it when there is room");
+
+  const bar = view.chartGeometry({ chartType: "bar", x: "category", y: "revenue", labels: ["Electronics", "Sports", "Clothing", "Home & Kitchen", "Books"], values: [115089.34, 57633.13, 43538.86, 30000, 12000] }, { width, height: 200 });
+  assert.ok(bar.bars.every((b: any) => b.x >= bar.plot.left && b.x + b.width <= width), "bars inside");
+  assert.ok(bar.plot.width > 120, `a plot still wide enough to read: ${bar.plot.width}`);
+});
+
+test("formatNumber: digits grouped as the locale groups them, every decimal kept", () => {
+  const { group: G, decimal: D } = view.SEPARATORS;
+  assert.equal(view.formatNumber(1234567), `1${G}234${G}567`);
+  assert.equal(view.formatNumber("1234.50"), `1${G}234${D}50`, "a DECIMAL keeps its trailing zero");
+  assert.equal(view.formatNumber(-9876.125), `-9${G}876${D}125`);
+  assert.equal(view.formatNumber("0.000123"), `0${D}000123`);
+  assert.equal(view.formatNumber(999), "999");
+  assert.equal(view.formatNumber("12345678901234567890.12"), `12${G}345${G}678${G}901${G}234${G}567${G}890${D}12`, "beyond a double: as it came");
+  assert.equal(view.formatNumber(1e21), "1e+21");
+  assert.equal(view.formatNumber(null), "NULL");
+  assert.equal(view.formatNumber("abc"), "abc");
+  assert.ok(view.isKeyColumn("order_id") && view.isKeyColumn("id") && view.isKeyColumn("year") && !view.isKeyColumn("total"));
+});
+
 // ---- Tables ----
 
 test("sortRows: numbers numerically, NULLs last both ways, stable, text by locale", () => {
