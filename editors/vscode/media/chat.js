@@ -170,7 +170,7 @@
   sourceLabel.append(el("span", "source-caption", "Source"), sourceName);
 
   function renderFrame() {
-    setText(sourceName, model.source || "no database");
+    setText(sourceName, V.sourceLabel(model));
     runningLabel.hidden = !model.running;
     stopButton.hidden = !model.running;
     askButton.disabled = !!model.running;

@@ -25,7 +25,7 @@
    *   items: Item[], status: string, done: boolean, cancelled: boolean, error: string,
    *   warnings: string[], savedTo: string }} Turn
    * @typedef {{ kind: "notice", level: string, message: string }} Notice
-   * @typedef {{ source: string, running: boolean, entries: (Turn | Notice)[], sorts: Record<string, Sort> }} Model
+   * @typedef {{ source: string, sourceKnown: boolean, server: string, running: boolean, entries: (Turn | Notice)[], sorts: Record<string, Sort> }} Model
    *   sorts: how the user sorted each result table, by sortKey; kept when the
    *   extension replays the conversation into a view shown again.
    */
@@ -35,7 +35,19 @@
 
   /** @returns {Model} */
   function emptyModel() {
-    return { source: "", running: false, entries: [], sorts: {} };
+    return { source: "", sourceKnown: false, server: "", running: false, entries: [], sorts: {} };
+  }
+
+  /**
+   * What the header says of the data source: its name; while the server has
+   * not said which one the conversation uses, that it is starting (or not
+   * running); "no database" only when that is the server's answer.
+   * @param {Model} model
+   */
+  function sourceLabel(model) {
+    if (model.source) return model.source;
+    if (model.sourceKnown) return "no database";
+    return model.server === "stopped" ? "not running" : "starting…";
   }
 
   /**
@@ -88,6 +100,8 @@
       case "state":
         model.source = String(msg.source || "");
         model.running = !!msg.running;
+        model.sourceKnown = msg.sourceKnown !== false;
+        model.server = String(msg.server || "");
         return { model, changed: "none" };
       case "turnStart": {
         const existing = findTurn(model, msg.turnId);
@@ -949,7 +963,7 @@
   }
 
   return {
-    HANDLED_TYPES, emptyModel, restart, sortKey, apply, historyTurns, turnBlocks, statementNote, chooseChart, chartGeometry, niceTicks, formatTick, formatValue,
+    HANDLED_TYPES, emptyModel, sourceLabel, restart, sortKey, apply, historyTurns, turnBlocks, statementNote, chooseChart, chartGeometry, niceTicks, formatTick, formatValue,
     sortRows, nextSort, compareValues, formatCell, formatNumber, isKeyColumn, SEPARATORS, isNumericColumn, asNumber, tokenizeSQL, parseMarkdown, parseInline, settledEnd,
   };
 });

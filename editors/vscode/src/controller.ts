@@ -75,8 +75,14 @@ export class Controller {
   }
 
   get state(): ControllerState {
-    const source = this.session?.source ?? this.conversation?.source ?? this.options.settings().source;
-    return { source, running: this.turn !== undefined, server: this.serverState };
+    const known = this.session?.source ?? this.conversation?.source;
+    const configured = this.options.settings().source;
+    return {
+      source: known ?? configured,
+      sourceKnown: known !== undefined || configured !== "",
+      running: this.turn !== undefined,
+      server: this.serverState,
+    };
   }
 
   /** The running server's process id, for diagnostics and the tests. */
@@ -86,8 +92,26 @@ export class Controller {
 
   /** What a newly shown chat view needs: the state, then the conversation so far. */
   replay(): ToView[] {
-    const { source, running } = this.state;
-    return [{ type: "state", source, running }, ...this.transcript.replay()];
+    return [this.stateMessage(), ...this.transcript.replay()];
+  }
+
+  /**
+   * Starts the server and opens the conversation's session if they are not
+   * yet, so that a panel just shown names the real data source. A failure
+   * is said in the panel; the next command pops it up.
+   */
+  warmUp(): void {
+    if (this.disposed || (this.client?.alive && this.session)) {
+      return;
+    }
+    void this.connection(true)
+      .then((client) => this.sessionId(client))
+      .catch(() => undefined);
+  }
+
+  private stateMessage(): ToView {
+    const { source, running, sourceKnown, server } = this.state;
+    return { type: "state", source, running, sourceKnown, server };
   }
 
   /** Asks one question; the answer streams to the view. Resolves with the result, or undefined when it failed. */
@@ -254,9 +278,8 @@ export class Controller {
   }
 
   private publishState(): void {
-    const s = this.state;
-    this.options.ui.state(s);
-    this.options.ui.view({ type: "state", source: s.source, running: s.running });
+    this.options.ui.state(this.state);
+    this.options.ui.view(this.stateMessage());
   }
 
   private setServer(state: ControllerState["server"]): void {

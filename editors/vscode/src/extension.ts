@@ -35,7 +35,7 @@ export function activate(context: vscode.ExtensionContext): void {
   controller = ctl;
   const commands = new Commands(ctl, chat, (line) => output.appendLine(line));
   commands.register(context);
-  chat.connect({ replay: () => ctl.replay(), handle: (msg) => commands.handleView(msg) });
+  chat.connect({ replay: () => ctl.replay(), handle: (msg) => commands.handleView(msg), shown: () => ctl.warmUp() });
   context.subscriptions.push(vscode.window.registerWebviewViewProvider(ChatViewProvider.viewType, chat));
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {

@@ -71,8 +71,12 @@ export interface HistoryMessage {
 
 /** Messages the extension posts to the webview. */
 export type ToView =
-  /** The panel's header: the data source and whether a turn runs. */
-  | { type: "state"; source: string; running: boolean }
+  /**
+   * The panel's header: the data source and whether a turn runs. Until the
+   * server has said which source the conversation uses (sourceKnown false),
+   * the header says that it is starting, not "no database".
+   */
+  | { type: "state"; source: string; running: boolean; sourceKnown?: boolean; server?: "stopped" | "starting" | "running" }
   /** The user asked: shows the question (and the selection) at once. */
   | { type: "turnStart"; turnId: number; query: string; selection?: { text: string; languageId: string } }
   /** A chat/progress event of that turn. */

@@ -58,10 +58,10 @@ describe("Controller with the real aiq-rpc", () => {
     assert.ok(types.filter((t) => t === "progress").length >= 2, `several progress messages: ${types}`);
     assert.deepEqual(ui.of("turnStart")[0], { type: "turnStart", turnId: 1, query: "How many orders?" });
     assert.ok(ui.states.some((s) => s.running), "running while it answers");
-    assert.deepEqual(ui.states[ui.states.length - 1], { source: "demo", running: false, server: "running" });
+    assert.deepEqual(ui.states[ui.states.length - 1], { source: "demo", sourceKnown: true, running: false, server: "running" });
 
     const replay = ctl.replay();
-    assert.deepEqual(replay[0], { type: "state", source: "demo", running: false });
+    assert.deepEqual(replay[0], { type: "state", source: "demo", running: false, sourceKnown: true, server: "running" });
     const texts = replay.filter((m) => m.type === "progress");
     assert.equal(texts.length, 1, "the text pieces replay as one");
     assert.equal(texts[0].type === "progress" && texts[0].event.text, "Two hundred orders.");
@@ -75,6 +75,30 @@ describe("Controller with the real aiq-rpc", () => {
     assert.doesNotMatch(shown, /^chat\/turn|^[a-z]+\/[a-z]+:/i, shown);
     assert.match(shown, /^[A-Z]/);
     assert.match(ui.logText, /The question failed: error -?\d+: chat\/turn: /, "the whole error, code and method, is logged");
+  });
+
+  it("a panel just shown starts the server and gets the real source, not \"no database\"", async () => {
+    const { ui, ctl } = await setup([]);
+    const first = ctl.replay()[0];
+    assert.ok(first.type === "state" && first.source === "" && first.sourceKnown === false, JSON.stringify(first));
+    ctl.warmUp();
+    await ui.until(() => ui.views.some((v) => v.type === "state" && v.source === "demo" && v.sourceKnown === true), "the demo source in the state");
+    const states = ui.views.filter((v) => v.type === "state");
+    assert.ok(states.every((v) => v.type === "state" && (v.source !== "" || v.sourceKnown === false)), "never a known empty source on the way");
+    assert.equal(ui.startFailures.length, 0);
+    const pid = ctl.serverPid;
+    ctl.warmUp();
+    assert.equal(ctl.serverPid, pid, "a second showing starts nothing");
+  });
+
+  it("warmUp with no server says so in the panel, without a popup", async () => {
+    const missing = path.join(tempDir("aiq-vscode-missing-"), "aiq-rpc");
+    const { ui, ctl } = await setup([], { serverPath: () => missing });
+    ctl.warmUp();
+    await ui.until(() => ui.notices().some((n) => n.includes(INSTALL_COMMAND)), "the failed start in the panel");
+    assert.equal(ui.startFailures.length, 0);
+    const last = ui.views.filter((v) => v.type === "state").pop();
+    assert.ok(last?.type === "state" && last.server === "stopped" && !last.sourceKnown);
   });
 
   it("refuses a second question while one runs, and cancels the running one", async () => {

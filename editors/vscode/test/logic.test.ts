@@ -256,17 +256,18 @@ describe("Transcript", () => {
 
 describe("status bar", () => {
   it("running: spinner, click cancels; idle: the source, click selects one", () => {
-    assert.deepEqual(statusBarView({ source: "demo", running: true, server: "running" }), {
+    assert.deepEqual(statusBarView({ source: "demo", sourceKnown: true, running: true, server: "running" }), {
       text: "$(sync~spin) AIQ: running…",
       tooltip: "AIQ is answering. Click to cancel.",
       command: "aiq.cancel",
     });
-    const idle = statusBarView({ source: "demo", running: false, server: "running" });
+    const idle = statusBarView({ source: "demo", sourceKnown: true, running: false, server: "running" });
     assert.equal(idle.text, "$(database) demo");
     assert.equal(idle.command, "aiq.selectSource");
-    assert.equal(statusBarView({ source: "", running: false, server: "running" }).text, "$(database) no database");
-    assert.equal(statusBarView({ source: "", running: false, server: "stopped" }).text, "$(database) AIQ");
-    assert.equal(statusBarView({ source: "shop", running: false, server: "starting" }).text, "$(database) shop (starting…)");
+    assert.equal(statusBarView({ source: "", sourceKnown: true, running: false, server: "running" }).text, "$(database) no database");
+    assert.equal(statusBarView({ source: "", sourceKnown: false, running: false, server: "running" }).text, "$(database) AIQ");
+    assert.equal(statusBarView({ source: "", sourceKnown: false, running: false, server: "stopped" }).text, "$(database) AIQ");
+    assert.equal(statusBarView({ source: "shop", sourceKnown: true, running: false, server: "starting" }).text, "$(database) shop (starting…)");
   });
 });
 

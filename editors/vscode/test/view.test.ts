@@ -25,6 +25,21 @@ function turns(model: any): any[] {
 
 // ---- The messages ----
 
+test("the header names the source from the start: starting… until the server said, never a false \"no database\"", () => {
+  const model = view.emptyModel();
+  assert.equal(view.sourceLabel(model), "starting…");
+  view.apply(model, { type: "state", source: "", running: false, sourceKnown: false, server: "starting" });
+  assert.equal(view.sourceLabel(model), "starting…");
+  view.apply(model, { type: "state", source: "", running: false, sourceKnown: false, server: "stopped" });
+  assert.equal(view.sourceLabel(model), "not running");
+  view.apply(model, { type: "state", source: "shop", running: false, sourceKnown: true, server: "running" });
+  assert.equal(view.sourceLabel(model), "shop");
+  view.apply(model, { type: "state", source: "", running: false, sourceKnown: true, server: "running" });
+  assert.equal(view.sourceLabel(model), "no database", "when the conversation has none");
+  view.apply(model, { type: "state", source: "demo", running: false });
+  assert.equal(view.sourceLabel(model), "demo", "an older extension's message still reads");
+});
+
 test("view.js handles every ToView message type of src/messages.ts, and no other", () => {
   const src = fs.readFileSync(path.join(root, "src", "messages.ts"), "utf8");
   const block = src.slice(src.indexOf("export type ToView"), src.indexOf("export type FromView"));
@@ -236,7 +251,7 @@ test("restart keeps the user's table sorts and nothing else; clear forgets them"
   const model = replay(fixture.messages);
   model.sorts[view.sortKey(1, 0)] = { col: 1, dir: "desc" };
   const fresh = view.restart(model);
-  assert.deepEqual(fresh, { source: "", running: false, entries: [], sorts: { "1:0": { col: 1, dir: "desc" } } });
+  assert.deepEqual(fresh, { ...view.emptyModel(), sorts: { "1:0": { col: 1, dir: "desc" } } });
   assert.deepEqual(view.restart(undefined), view.emptyModel());
   view.apply(fresh, { type: "clear" });
   assert.deepEqual(fresh.sorts, {});
