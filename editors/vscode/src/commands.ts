@@ -8,6 +8,7 @@ import type { Controller } from "./controller";
 import { detailOf, presentError } from "./errors";
 import type { FromView } from "./messages";
 import type { Selection } from "./protocol";
+import { sessionItems } from "./sessionPick";
 import { sourceItems } from "./sourcePick";
 
 /** The active editor's selection as chat/turn's `selection`, if it holds text. */
@@ -136,19 +137,21 @@ export class Commands {
   }
 
   async load(): Promise<void> {
-    const folder = await this.controller.sessionsFolder();
-    const picked = await vscode.window.showOpenDialog({
+    const picked = await vscode.window.showQuickPick(sessionItems(await this.controller.sessions()), {
       title: "AIQ: Load Session",
-      defaultUri: vscode.Uri.file(folder),
-      canSelectMany: false,
-      openLabel: "Load Session",
-      filters: { "AIQ sessions": ["json"] },
+      placeHolder: "The saved conversations, newest first: type to filter by question, source or file",
+      matchOnDescription: true,
+      matchOnDetail: true,
     });
-    if (!picked?.[0]) {
+    if (!picked) {
+      return;
+    }
+    const file = picked.path ?? (await this.browseSession());
+    if (!file) {
       return;
     }
     await this.chat.reveal();
-    const r = await this.controller.load(picked[0].fsPath);
+    const r = await this.controller.load(file);
     if (r.warnings?.length) {
       // One popup for all of them: a session with several problems must not stack dialogs.
       void vscode.window.showWarningMessage(`AIQ loaded the session with warnings: ${r.warnings.join(" ")}`);
@@ -163,6 +166,19 @@ export class Commands {
         await this.selectSource();
       }
     }
+  }
+
+  /** A session file chosen in the open dialog, starting in the sessions folder. */
+  private async browseSession(): Promise<string | undefined> {
+    const folder = await this.controller.sessionsFolder();
+    const picked = await vscode.window.showOpenDialog({
+      title: "AIQ: Load Session",
+      defaultUri: vscode.Uri.file(folder),
+      canSelectMany: false,
+      openLabel: "Load Session",
+      filters: { "AIQ sessions": ["json"] },
+    });
+    return picked?.[0]?.fsPath;
   }
 
   async cancel(): Promise<void> {

@@ -14,6 +14,7 @@ import type {
   LoadResult,
   SaveResult,
   Selection,
+  SessionSummary,
   ShowMessageParams,
   Source,
   TurnResult,
@@ -207,6 +208,11 @@ export class Controller {
   async sessionsFolder(): Promise<string> {
     const client = await this.connection();
     return path.join(client.info.home, "sessions");
+  }
+
+  /** The saved sessions (session/list), newest first. */
+  async sessions(): Promise<SessionSummary[]> {
+    return (await this.connection()).list();
   }
 
   async sources(): Promise<Source[]> {

@@ -227,6 +227,9 @@ describe("Controller with the real aiq-rpc", () => {
     assert.match(ui.notices().pop()!, new RegExp(`Saved to ${saved.path}\\. Run 'aiq -s`));
     assert.equal(path.dirname(saved.path), await ctl.sessionsFolder());
 
+    const listed = (await ctl.sessions()).find((x) => x.path === saved.path);
+    assert.equal(listed?.firstQuestion, "Keep this", "the Load pick lists the session by its first question");
+    assert.equal(listed?.turns, 1);
     const loaded = await ctl.load(saved.path);
     assert.equal(loaded.sourceAvailable, true);
     assert.deepEqual(ui.of("history").pop()!.turns.map((t) => t.content), ["Keep this", "Saved answer."]);

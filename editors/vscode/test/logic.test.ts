@@ -16,6 +16,7 @@ import { RestartPolicy } from "../src/restartPolicy";
 import { crashMessage, INSTALL_COMMAND, requestLostMessage, startFailureMessage, type ExitInfo } from "../src/serverExit";
 import { expandHome, locateServer, normalizeSettings, spawnOptionsFor } from "../src/settings";
 import { findServer, goEnvGopath } from "../src/findServer";
+import { sessionItems, when } from "../src/sessionPick";
 import { describeSource, sourceItems } from "../src/sourcePick";
 import { statusBarView } from "../src/status";
 import { StderrTail } from "../src/stderrTail";
@@ -308,6 +309,37 @@ describe("confirm and clear dialogs", () => {
     assert.equal(keys.enter?.title, ALLOW_ONCE);
     assert.equal(keys.escape?.title, REJECT);
     assert.deepEqual(keys.buttons, [ALLOW_ONCE, REJECT]);
+  });
+});
+
+describe("load session pick", () => {
+  const now = new Date(2026, 10, 22, 15, 0);
+  it("each session by its first question and when, newest first; open a file last", () => {
+    const items = sessionItems(
+      [
+        { path: "/h/sessions/session_1.json", created: new Date(2026, 10, 22, 9, 10).toISOString(), updated: new Date(2026, 10, 22, 9, 15).toISOString(), source: "shop", databaseType: "postgresql", turns: 2, firstQuestion: "Which customers\nordered most last week?" },
+        { path: "/h/sessions/session_0.json", updated: new Date(2026, 10, 21, 18, 0).toISOString(), source: "", databaseType: "", turns: 1, firstQuestion: "x".repeat(200) },
+        { path: "/h/sessions/broken.json", updated: new Date(2026, 10, 2, 8, 5).toISOString(), source: "", databaseType: "", turns: 0, firstQuestion: "", error: "The file is not a session." },
+        { path: "/h/sessions/empty.json", source: "demo", databaseType: "sqlite", turns: 0, firstQuestion: "" },
+      ],
+      now,
+    );
+    assert.deepEqual(items[0], { label: "Which customers ordered most last week?", description: "today 09:15", detail: "shop · 2 questions · session_1.json", path: "/h/sessions/session_1.json" });
+    assert.equal(items[1].description, "yesterday 18:00");
+    assert.equal(items[1].label.length, 80);
+    assert.ok(items[1].label.endsWith("…"));
+    assert.equal(items[1].detail, "no database · 1 question · session_0.json");
+    assert.deepEqual(items[2], { label: "$(warning) broken.json", description: "2026-11-02 08:05", detail: "The file is not a session.", path: "/h/sessions/broken.json" });
+    assert.equal(items[3].label, "(no questions)");
+    assert.equal(items[3].description, "");
+    assert.equal(items[4].path, undefined, "the last entry opens a file");
+    assert.match(items[4].label, /Open a session file/);
+    assert.equal(sessionItems([], now).length, 1);
+  });
+
+  it("when: bad or missing times say nothing", () => {
+    assert.equal(when(undefined, now), "");
+    assert.equal(when("not a time", now), "");
   });
 });
 
