@@ -9,6 +9,7 @@ import { detailOf, presentError } from "./errors";
 import type { FromView } from "./messages";
 import type { Selection } from "./protocol";
 import { sessionItems } from "./sessionPick";
+import { askSelectionBox } from "./turnRequest";
 import { sourceItems } from "./sourcePick";
 
 /** The active editor's selection as chat/turn's `selection`, if it holds text. */
@@ -74,7 +75,12 @@ export class Commands {
       );
       return;
     }
-    await this.askWith(undefined, selection);
+    const box = askSelectionBox(selection);
+    const query = await vscode.window.showInputBox({ ...box, ignoreFocusOut: true });
+    if (query === undefined) {
+      return; // dismissed
+    }
+    await this.askWith(query, selection);
   }
 
   async ask(): Promise<void> {

@@ -23,7 +23,7 @@ import { StderrTail } from "../src/stderrTail";
 import { Transcript } from "../src/transcript";
 import { tempDir } from "./support/aiqRpc";
 import { modalKeys } from "./support/vscodeModal";
-import { NothingToAskError, turnRequest, turnStartMessage } from "../src/turnRequest";
+import { askSelectionBox, defaultQuestion, NothingToAskError, turnRequest, turnStartMessage } from "../src/turnRequest";
 
 const exit = (over: Partial<ExitInfo>): ExitInfo => ({ command: "aiq-rpc", code: 1, signal: null, stderr: "", phase: "start", ...over });
 
@@ -199,6 +199,25 @@ describe("turn params", () => {
       query: "",
       selection: { text: "SELECT 1", languageId: "sql" },
     });
+  });
+});
+
+describe("Ask About Selection", () => {
+  const sel = (text: string, languageId: string): Selection => ({ text, languageId, uri: "file:///q", range: { start: { line: 0, character: 0 }, end: { line: 0, character: text.length } } });
+  it("offers a question to keep or change, selected so that typing replaces it", () => {
+    const box = askSelectionBox(sel("SELECT * FROM orders", "sql"));
+    assert.equal(box.value, "What does this query do, and what does it return?");
+    assert.deepEqual(box.valueSelection, [0, box.value.length]);
+    assert.match(box.prompt, /Enter asks, Escape cancels/);
+    assert.equal(defaultQuestion(sel("with x as (select 1) select * from x", "plaintext")), box.value, "SQL is SQL in any file");
+    assert.equal(defaultQuestion(sel("Which customers ordered most?", "markdown")), "Answer the selected question.");
+  });
+
+  it("what Enter sends: the question with the selection; an emptied box, the selection alone", () => {
+    const s = sel("SELECT 1", "sql");
+    const box = askSelectionBox(s);
+    assert.deepEqual(turnRequest(box.value, s), { query: box.value, selection: s });
+    assert.deepEqual(turnRequest("", s), { selection: s });
   });
 });
 
