@@ -463,7 +463,7 @@
     let table;
     if (!st) {
       if (turn.done) box.append(el("div", "muted", item.summary || "No result."));
-    } else if (st.status !== "success") box.append(el("div", st.status === "error" ? "error" : "muted", V.statementNote(st)));
+    } else if (st.status !== "success" && st.status !== "running") box.append(el("div", st.status === "error" ? "error" : "muted", V.statementNote(st)));
     else if (st.columns && st.columns.length) {
       table = resultTable(st, sortKey);
       box.append(table.wrap);
@@ -489,8 +489,16 @@
 
     const wrap = el("div", "result");
     const total = st.rowCount ?? rows.length;
-    const meta = st.truncated || total > rows.length ? `${count(rows.length)} of ${count(total)} rows shown` : `${count(total)} row${total === 1 ? "" : "s"}`;
-    wrap.append(el("div", "result-meta", meta));
+    if (st.status === "running") {
+      // Early rows: the statement still runs; its result replaces this table.
+      wrap.classList.add("result-running");
+      const meta = el("div", "result-meta running-mark", `Running: the first ${count(rows.length)} rows (${count(total)} read so far)`);
+      meta.prepend(el("span", "spinner"));
+      wrap.append(meta);
+    } else {
+      const meta = st.truncated || total > rows.length ? `${count(rows.length)} of ${count(total)} rows shown` : `${count(total)} row${total === 1 ? "" : "s"}`;
+      wrap.append(el("div", "result-meta", meta));
+    }
 
     const scroller = el("div", "table-wrap");
     const table = el("table", "data");

@@ -132,6 +132,7 @@
           return { model, changed: null };
         }
         turn.error = String(msg.message || "The question failed.");
+        settleRunning(turn);
         turn.done = true;
         turn.status = "";
         return { model, changed: turn.id };
@@ -177,6 +178,16 @@
         }
         break;
       }
+      case "rows": {
+        // The first rows of a SELECT still running: shown at once, marked
+        // running, until its tool_result (the same callId) replaces them.
+        if (!ev.statement || !ev.callId) break;
+        const early = { ...ev.statement, status: "running" };
+        const item = turn.items.find((it) => it.kind === "sql" && it.callId === ev.callId);
+        if (!item) turn.items.push({ kind: "sql", callId: String(ev.callId), sql: String(ev.statement.sql || ""), statement: early });
+        else if (item.kind === "sql" && (!item.statement || item.statement.status === "running")) item.statement = early;
+        break;
+      }
       case "chart":
         if (ev.chart) turn.items.push({ kind: "chart", callId: String(ev.callId || ""), chart: ev.chart });
         break;
@@ -193,6 +204,7 @@
    */
   function endTurn(turn, result) {
     turn.done = true;
+    settleRunning(turn);
     turn.status = "";
     turn.cancelled = result.stopReason === "cancelled";
     turn.warnings = Array.isArray(result.warnings) ? result.warnings.map(String) : [];
@@ -230,6 +242,19 @@
     const out = sameQuestions ? [...plain.slice(0, start), ...full] : plain.length ? plain : full;
     out.forEach((t, i) => (t.id = -(i + 1)));
     return out;
+  }
+
+  /**
+   * Early rows whose result never came (the turn ended or failed first) are
+   * no longer running; the turn's statements, if any, then say how it ended.
+   * @param {Turn} turn
+   */
+  function settleRunning(turn) {
+    for (const it of turn.items) {
+      if (it.kind === "sql" && it.statement && it.statement.status === "running") {
+        it.statement = { sql: it.statement.sql, status: "cancelled", error: "The statement did not finish." };
+      }
+    }
   }
 
   /** @param {any[]} turns @returns {Turn[]} */

@@ -2,10 +2,14 @@
 // webview's script (media/chat.js) is plain JavaScript; it follows these
 // types by hand, and test/view.test.ts checks the two agree.
 
-/** One SQL statement a turn ran, as in chat/turn's `statements`. */
+/**
+ * One SQL statement a turn ran, as in chat/turn's `statements`; or, with
+ * status "running", the first rows of a SELECT still running (a `rows`
+ * progress event: rowCount is the rows read so far).
+ */
 export interface Statement {
   sql: string;
-  status: "success" | "error" | "rejected" | "cancelled";
+  status: "success" | "error" | "rejected" | "cancelled" | "running";
   rowCount?: number;
   columns?: string[];
   rows?: unknown[][];
@@ -26,11 +30,16 @@ export interface Chart {
   truncated?: boolean;
 }
 
-/** The params of a chat/progress notification (docs/protocol.md). */
+/**
+ * The params of a chat/progress notification (docs/protocol.md). A `rows`
+ * event brings the first page (up to 500 rows) of a SELECT while it still
+ * runs, before its `tool_result` (the same callId), which replaces it; short
+ * statements may have none.
+ */
 export interface ProgressEvent {
   sessionId: string;
   requestId: number | string;
-  kind: "text" | "tool_call" | "tool_result" | "chart" | "status";
+  kind: "text" | "tool_call" | "tool_result" | "rows" | "chart" | "status";
   text?: string;
   tool?: string;
   callId?: string;

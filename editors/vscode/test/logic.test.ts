@@ -227,6 +227,7 @@ describe("Transcript", () => {
     turnId,
     event: { sessionId: "s1", requestId: 1, kind: "text", text: t } as ProgressEvent,
   });
+  const progress = (turnId: number, e: Partial<ProgressEvent>): ToView => ({ type: "progress", turnId, event: { sessionId: "s1", requestId: 1, kind: "text", ...e } });
 
   it("merges consecutive text pieces of a turn, keeps other events, skips state", () => {
     const tr = new Transcript();
@@ -248,6 +249,16 @@ describe("Transcript", () => {
     tr.add(first);
     tr.add(text(1, "b"));
     assert.equal(first.type === "progress" && first.event.text, "a");
+  });
+
+  it("a statement's result drops its early rows from the replay", () => {
+    const tr = new Transcript();
+    const st = { sql: "SELECT 1", status: "running" as const, rowCount: 1, columns: ["1"], rows: [[1]] };
+    tr.add({ type: "turnStart", turnId: 1, query: "q" });
+    tr.add(progress(1, { kind: "rows", callId: "a", statement: st }));
+    tr.add(progress(1, { kind: "rows", callId: "b", statement: st }));
+    tr.add(progress(1, { kind: "tool_result", callId: "a", statement: { ...st, status: "success" } }));
+    assert.deepEqual(tr.replay().map((m) => (m.type === "progress" ? `${m.event.kind}:${m.event.callId}` : m.type)), ["turnStart", "rows:b", "tool_result:a"]);
   });
 
   it("history replaces, clear empties", () => {

@@ -321,6 +321,25 @@ async function checkStreaming(page: Page): Promise<void> {
   check(await same("table"), "and redraws the table's rows only: the table is the same element");
 }
 
+/** Early rows (issue 11): a running SELECT's first page shows at once, marked, and its result replaces it. */
+async function checkEarlyRows(page: Page): Promise<void> {
+  const st = bigStatement();
+  const early = { sql: st.sql, status: "running", rowCount: 120, columns: st.columns, rows: st.rows.slice(0, 100), truncated: true };
+  await postAll(page, [
+    { type: "turnStart", turnId: 30, query: "All the orders" },
+    progress(30, { kind: "tool_call", tool: "execute_sql", callId: "early", sql: st.sql }),
+    progress(30, { kind: "rows", tool: "execute_sql", callId: "early", statement: early }),
+  ]);
+  const t = turn(30);
+  await page.locator(`${t} table.data tbody tr:nth-child(100)`).waitFor({ timeout: 5000 });
+  check((await page.locator(`${t} .running-mark`).textContent())?.includes("Running: the first 100 rows (120 read so far)"), "early rows show at once with a running mark");
+  check((await page.locator(`${t} figure.chart`).count()) === 0, "and no chart while the rows still come");
+  await postAll(page, [progress(30, { kind: "tool_result", tool: "execute_sql", callId: "early", statement: st })]);
+  await page.locator(`${t} table.data tbody tr:nth-child(${BIG_ROWS})`).waitFor({ timeout: 5000 });
+  check((await page.locator(`${t} .running-mark`).count()) === 0 && (await page.locator(`${t} table.data`).count()) === 1, "the result replaces the early table: one table, no running mark");
+  await postAll(page, [{ type: "turnEnd", turnId: 30, result: { stopReason: "end_turn", answer: "", statements: [st], warnings: [] } }]);
+}
+
 /** The default sidebar: about 290 px. Tables scroll within themselves, charts keep their text size. */
 async function checkNarrow(page: Page, shot: string): Promise<void> {
   const wide = bigStatement();
@@ -391,6 +410,7 @@ async function run(outFile: string): Promise<void> {
     console.log(`screenshot: ${endFile}`);
 
     await checkNarrow(page, outFile.replace(/\.png$/, "-narrow.png"));
+    await checkEarlyRows(page);
     await checkStreaming(page);
 
     const violations: string[] = await page.evaluate(() => (globalThis as any).__aiq.violations);

@@ -115,6 +115,41 @@ test("a turn: status, tool result matched by call id, an error, a cancel", () =>
   assert.equal(model.running, false);
 });
 
+test("early rows: the first page shows at once, marked running, and the result with the same callId replaces it", () => {
+  const sql = "SELECT * FROM big";
+  const early = { sql, status: "running", rowCount: 1200, columns: ["n"], rows: [[1], [2]], truncated: true };
+  const final = { sql, status: "success", rowCount: 1000000, columns: ["n"], rows: [[1], [2], [3]], truncated: true };
+  const model = view.emptyModel();
+  view.apply(model, { type: "turnStart", turnId: 1, query: "q" });
+  view.apply(model, { type: "progress", turnId: 1, event: { kind: "tool_call", tool: "execute_sql", callId: "c1", sql } });
+  const r = view.apply(model, { type: "progress", turnId: 1, event: { kind: "rows", tool: "execute_sql", callId: "c1", statement: early } });
+  assert.equal(r.changed, 1, "the turn is drawn again");
+  const item = turns(model)[0].items[0];
+  assert.equal(item.statement.status, "running");
+  assert.deepEqual(item.statement.rows, [[1], [2]]);
+  assert.equal(view.chooseChart(item.statement), null, "no chart of rows still coming");
+  // A later page replaces the first; the result replaces both.
+  view.apply(model, { type: "progress", turnId: 1, event: { kind: "rows", tool: "execute_sql", callId: "c1", statement: { ...early, rowCount: 5000 } } });
+  assert.equal(item.statement.rowCount, 5000);
+  view.apply(model, { type: "progress", turnId: 1, event: { kind: "tool_result", tool: "execute_sql", callId: "c1", statement: final } });
+  assert.deepEqual(item.statement, final);
+  view.apply(model, { type: "progress", turnId: 1, event: { kind: "rows", tool: "execute_sql", callId: "c1", statement: early } });
+  assert.deepEqual(item.statement, final, "rows that come late do not replace the result");
+  assert.equal(turns(model)[0].items.length, 1);
+
+  // Rows before (or without) their tool_call still show, as their own item.
+  const other = view.emptyModel();
+  view.apply(other, { type: "turnStart", turnId: 2, query: "q" });
+  view.apply(other, { type: "progress", turnId: 2, event: { kind: "rows", callId: "c9", statement: { ...early, status: "success" } } });
+  assert.equal(turns(other)[0].items[0].sql, sql);
+  assert.equal(turns(other)[0].items[0].statement.status, "running", "an early page is running whatever it says");
+  view.apply(other, { type: "progress", turnId: 2, event: { kind: "rows", statement: early } });
+  assert.equal(turns(other)[0].items.length, 1, "rows without a callId cannot be replaced: dropped");
+  // The turn failing first leaves no running mark behind.
+  view.apply(other, { type: "turnError", turnId: 2, message: "The model stopped answering." });
+  assert.equal(turns(other)[0].items[0].statement.status, "cancelled");
+});
+
 test("turnEnd adds the statements and the answer the events did not bring", () => {
   const model = view.emptyModel();
   view.apply(model, { type: "turnStart", turnId: 1, query: "q" });
