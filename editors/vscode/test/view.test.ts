@@ -19,6 +19,11 @@ function replay(messages: unknown[]) {
   return model;
 }
 
+/** chat/history's "turns": a user and an assistant entry for each pair. */
+function questionsAndAnswers(...pairs: [string, string][]) {
+  return pairs.flatMap(([q, a]) => [{ role: "user", content: q }, { role: "assistant", content: a }]);
+}
+
 function turns(model: any): any[] {
   return model.entries.filter((e: any) => e.kind === "turn");
 }
@@ -162,14 +167,11 @@ test("turnEnd adds the statements and the answer the events did not bring", () =
 
 test("history replaces the conversation, but keeps the panel's own richer turns of the same questions", () => {
   const rich = replay(fixture.messages);
-  const history = [
-    { role: "user", content: "Which product categories bring in the most revenue?" },
-    { role: "assistant", content: "Electronics." },
-    { role: "user", content: "How many orders a day lately?\n\n```sql\nSELECT 1\n```" },
-    { role: "assistant", content: "About 20." },
-    { role: "user", content: "And the orders per status?" },
-    { role: "assistant", content: "Delivered." },
-  ];
+  const history = questionsAndAnswers(
+    ["Which product categories bring in the most revenue?", "Electronics."],
+    ["How many orders a day lately?\n\n```sql\nSELECT 1\n```", "About 20."],
+    ["And the orders per status?", "Delivered."],
+  );
   view.apply(rich, { type: "history", turns: history });
   assert.equal(turns(rich).length, 3);
   assert.equal(turns(rich)[0].items[0].kind, "sql", "the table is kept");
@@ -211,14 +213,11 @@ const FULL = [
   { role: "tool", tool_call_id: "call_mock_1", content: '{"displayed":true,"instruction":"...","row_count":3,"status":"success"}' },
   { role: "assistant", content: "" },
 ];
-const TEXT = [
-  { role: "user", content: "How many orders are there?" },
-  { role: "assistant", content: "There are 2,000 orders." },
-  { role: "user", content: "Delete them" },
-  { role: "assistant", content: "I did not delete them." },
-  { role: "user", content: "count users please" },
-  { role: "assistant", content: "Query executed successfully. Returned 3 row(s) with columns: [cnt]. Sample data: [3]" },
-];
+const TEXT = questionsAndAnswers(
+  ["How many orders are there?", "There are 2,000 orders."],
+  ["Delete them", "I did not delete them."],
+  ["count users please", "Query executed successfully. Returned 3 row(s) with columns: [cnt]. Sample data: [3]"],
+);
 
 test("a history with complete messages shows each turn's SQL and result, as live turns do", () => {
   const model = view.apply(view.emptyModel(), { type: "history", turns: TEXT, messages: FULL }).model;
