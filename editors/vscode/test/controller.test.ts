@@ -267,6 +267,30 @@ describe("Controller with the real aiq-rpc", () => {
     assert.equal(view.historyTurns(again.turns, again.messages)[0].items[0].statement.rowCount, live!.statements[0].rowCount);
   });
 
+  it("a long SELECT: early rows, when the server sends them, are the result's first page, then replaced", async (t) => {
+    const sql = "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 200000) SELECT n, n * 2 AS twice FROM c";
+    const { ui, ctl } = await setup([{ toolCalls: [{ id: "call_big", name: "execute_sql", arguments: { sql } }] }, { text: ["Counted."] }]);
+    const result = await ctl.ask("Count to 200,000");
+    assert.equal(result?.statements[0].status, "success", JSON.stringify(ui.of("turnError")));
+    const events = ui.of("progress").map((p) => p.event);
+    const early = events.filter((e) => e.kind === "rows");
+    const final = events.find((e) => e.kind === "tool_result")!;
+    // aiq-rpc sends rows since issue 11; an older one sends only the result.
+    t.diagnostic(`early rows events: ${early.length}`);
+    for (const e of early) {
+      assert.ok(events.indexOf(e) < events.indexOf(final), "before the result");
+      assert.equal(e.callId, final.callId);
+      assert.equal(e.statement?.status, "running");
+      assert.deepEqual(e.statement?.rows, final.statement?.rows?.slice(0, e.statement?.rows?.length), "the result's first rows");
+    }
+    let model = view.emptyModel();
+    for (const m of ui.views) model = view.apply(model, m).model;
+    const item = model.entries[0].items.find((i: any) => i.kind === "sql");
+    assert.equal(item.statement.status, "success", "the result replaced the early rows");
+    assert.equal(item.statement.rowCount, 200000);
+    assert.equal(item.statement.rows.length, 500);
+  });
+
   it("sets the data source and reports it in the state", async () => {
     const { ui, ctl } = await setup([]);
     assert.deepEqual((await ctl.sources()).map((s) => s.name), ["demo"]);
