@@ -294,8 +294,8 @@
    * Turns drawn as they were live from the complete messages of chat/history
    * (detail "full"): the answer's text, each execute_sql with its result
    * (the tool message's JSON: status, row_count, columns, rows, truncated,
-   * error), other tools as a line. render_chart leaves no item: the result
-   * before it gets its default chart.
+   * error), other tools as a line, render_chart as its chart (its result is
+   * the chart, as the live chart event has it).
    * @param {any[]} messages @returns {Turn[]}
    */
   function fullTurns(messages) {
@@ -303,6 +303,8 @@
     const out = [];
     /** @type {Turn | undefined} */
     let turn;
+    /** The render_chart calls, whose results are charts. */
+    const chartCalls = new Set();
     for (const m of messages) {
       if (!m || typeof m !== "object" || m.role === "system") continue;
       if (m.role === "user") {
@@ -322,10 +324,16 @@
         for (const call of Array.isArray(m.tool_calls) ? m.tool_calls : []) {
           const fn = (call && call.function) || {};
           const args = parseJSON(fn.arguments) || {};
+          if (fn.name === "render_chart") chartCalls.add(String(call.id || ""));
           applyEvent(turn, { kind: "tool_call", tool: String(fn.name || "tool"), callId: String(call.id || ""), sql: typeof args.sql === "string" ? args.sql : "" });
         }
       } else if (m.role === "tool") {
         const callId = String(m.tool_call_id || "");
+        if (chartCalls.has(callId)) {
+          const chart = parseJSON(m.content);
+          if (chart && typeof chart === "object" && typeof chart.chartType === "string") applyEvent(turn, { kind: "chart", callId, chart });
+          continue;
+        }
         const item = turn.items.find((it) => (it.kind === "sql" || it.kind === "tool") && it.callId === callId);
         if (!item || !callId) continue;
         const r = parseJSON(m.content);

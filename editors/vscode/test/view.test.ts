@@ -238,6 +238,24 @@ test("a history with complete messages shows each turn's SQL and result, as live
   assert.equal(new Set(turns(model).map((t: any) => t.id)).size, 3, "ids are distinct");
 });
 
+test("a history's render_chart shows its chart, and its result no second, default one", () => {
+  const chart = { chartType: "bar", x: "name", y: "price", title: "Prices", labels: ["tea", "mug"], values: [3.5, 9] };
+  const messages = [
+    { role: "user", content: "Chart the prices" },
+    { role: "assistant", content: "", tool_calls: [{ id: "a", type: "function", function: { name: "execute_sql", arguments: '{"sql":"SELECT name, price FROM p"}' } }] },
+    { role: "tool", tool_call_id: "a", content: '{"columns":["name","price"],"row_count":2,"rows":[["tea",3.5],["mug",9]],"status":"success","truncated":false}' },
+    { role: "assistant", content: "", tool_calls: [{ id: "b", type: "function", function: { name: "render_chart", arguments: '{"chart_type":"bar","x":"name","y":"price"}' } }] },
+    { role: "tool", tool_call_id: "b", content: JSON.stringify(chart) },
+    { role: "assistant", content: "Here." },
+  ];
+  const [t] = view.historyTurns([], messages);
+  assert.deepEqual(t.items.map((i: any) => i.kind), ["sql", "chart", "text"]);
+  assert.deepEqual(t.items[1].chart, chart);
+  assert.deepEqual(view.turnBlocks(t).map((b: any) => b.item?.kind ?? "auto"), ["sql", "chart", "text"]);
+  const failed = view.historyTurns([], [messages[0], messages[3], { role: "tool", tool_call_id: "b", content: "render_chart: there is no column x" }]);
+  assert.deepEqual(failed[0].items, [], "a chart that failed draws nothing");
+});
+
 test("a long history: the older turns are text, the last ones (the model's share) complete", () => {
   const older = [{ role: "user", content: "First?" }, { role: "assistant", content: "First answer." }];
   const all = view.historyTurns([...older, ...TEXT], FULL);
