@@ -1,9 +1,11 @@
 package conversation
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"time"
@@ -32,6 +34,9 @@ type Session struct {
 
 	metaExtra map[string]json.RawMessage
 	fileExtra map[string]json.RawMessage
+	// saved is what the last save wrote of each message, so that the next
+	// writes the messages it already wrote by copying their bytes.
+	saved *savedMessages
 }
 
 // NewSession returns an empty session on source ("" for none).
@@ -64,7 +69,7 @@ func FromFile(f *sessionio.File) (*Session, []string) {
 		metaExtra:    f.Metadata.Extra,
 		fileExtra:    f.Extra,
 	}
-	history, system, warnings := decodeHistory(f.RawMessages)
+	history, system, warnings := decodeHistory(f)
 	s.History, s.SystemPrompt = history, system
 	if len(history) == 0 && len(f.Messages) > 0 {
 		s.History = historyFromLegacy(f.Messages)
@@ -78,7 +83,27 @@ func FromFile(f *sessionio.File) (*Session, []string) {
 // File returns the session as a session file: the system prompt first,
 // then the history.
 func (s *Session) File() *sessionio.File {
-	f := &sessionio.File{
+	f := s.file()
+	if len(s.History) > 0 {
+		f.RawMessages = make([]json.RawMessage, 0, len(s.History)+1)
+		system, _ := sessionio.Marshal(Message{Role: RoleSystem, Content: s.SystemPrompt})
+		f.RawMessages = append(f.RawMessages, system)
+		for _, m := range s.History {
+			raw, err := sessionio.Marshal(m)
+			if err != nil {
+				// As in encodeMessage.
+				m.Extra = nil
+				raw, _ = sessionio.Marshal(m)
+			}
+			f.RawMessages = append(f.RawMessages, raw)
+		}
+	}
+	return f
+}
+
+// file is the session file without its raw messages.
+func (s *Session) file() *sessionio.File {
+	return &sessionio.File{
 		Metadata: sessionio.Metadata{
 			CreatedAt:    s.Created,
 			LastUpdated:  s.Updated,
@@ -89,22 +114,6 @@ func (s *Session) File() *sessionio.File {
 		Messages: s.Legacy,
 		Extra:    s.fileExtra,
 	}
-	if len(s.History) > 0 {
-		f.RawMessages = make([]json.RawMessage, 0, len(s.History)+1)
-		system, _ := sessionio.Marshal(Message{Role: RoleSystem, Content: s.SystemPrompt})
-		f.RawMessages = append(f.RawMessages, system)
-		for _, m := range s.History {
-			raw, err := sessionio.Marshal(m)
-			if err != nil {
-				// Only an Extra value that is not JSON can fail, and only
-				// when set by hand; losing that key beats losing the turn.
-				m.Extra = nil
-				raw, _ = sessionio.Marshal(m)
-			}
-			f.RawMessages = append(f.RawMessages, raw)
-		}
-	}
-	return f
 }
 
 // Encode renders the session as a session file of at most
@@ -112,26 +121,122 @@ func (s *Session) File() *sessionio.File {
 // itself, down to the last one, and then cuts the largest message content
 // with a visible marker. The notes say what it dropped.
 func (s *Session) Encode() (data []byte, notes []string, err error) {
+	data, dropped, cuts, err := s.encodeToFit()
+	if dropped > 0 {
+		notes = append(notes, fmt.Sprintf("dropped the %d oldest turn(s) to keep the session file under 10 MiB", dropped))
+	}
+	return data, append(notes, cuts...), err
+}
+
+// encodeToFit is Encode, saying how many turns it dropped and what it cut.
+// Each message is encoded once: a save reuses the bytes of the messages the
+// last one wrote, and a retry after dropping turns those of the first try.
+func (s *Session) encodeToFit() (data []byte, dropped int, cuts []string, err error) {
 	if s.Created.IsZero() {
 		s.Created = time.Now()
 	}
 	for {
-		data, err = sessionio.Encode(s.File())
+		saved := s.encodeMessages()
+		f := s.file()
+		if len(s.History) > 0 {
+			f.Encoded = saved.all()
+		}
+		data, err = sessionio.Encode(f)
 		var tooLarge *sessionio.SizeError
 		if !errors.As(err, &tooLarge) {
-			return data, notes, err
+			if err == nil {
+				s.saved = saved
+			}
+			return data, dropped, cuts, err
 		}
+		s.saved = saved // the retry needs the same bytes
 		excess := int(tooLarge.Size) - sessionio.MaxFileSize
 		if n := s.dropOldestTurns(excess); n > 0 {
-			notes = append(notes, fmt.Sprintf("dropped the %d oldest turn(s) to keep the session file under 10 MiB", n))
+			dropped += n
 			continue
 		}
 		note, ok := s.cutLargestContent(excess)
 		if !ok {
-			return nil, notes, err
+			return nil, dropped, cuts, err
 		}
-		notes = append(notes, note)
+		cuts = append(cuts, note)
 	}
+}
+
+// savedMessages is what a save wrote of the system prompt and of each
+// message of the history, in order.
+type savedMessages struct {
+	system     string
+	systemData sessionio.EncodedMessage
+	history    []savedMessage
+}
+
+type savedMessage struct {
+	m    Message
+	data sessionio.EncodedMessage
+}
+
+func (m *savedMessages) all() []sessionio.EncodedMessage {
+	out := make([]sessionio.EncodedMessage, 0, len(m.history)+1)
+	out = append(out, m.systemData)
+	for _, h := range m.history {
+		out = append(out, h.data)
+	}
+	return out
+}
+
+// encodeMessages encodes the system prompt and the history, taking the
+// bytes of each message the last save wrote unchanged. A turn appends to
+// the history and trimming cuts its front, so the messages of the last save
+// are found in the same order from the first that is still there.
+func (s *Session) encodeMessages() *savedMessages {
+	last := s.saved
+	if last == nil {
+		last = &savedMessages{}
+	}
+	out := &savedMessages{system: s.SystemPrompt, systemData: last.systemData, history: make([]savedMessage, len(s.History))}
+	if last.systemData == nil || last.system != s.SystemPrompt {
+		out.systemData = encodeMessage(Message{Role: RoleSystem, Content: s.SystemPrompt})
+	}
+	from := 0
+	if len(s.History) > 0 {
+		from = slices.IndexFunc(last.history, func(h savedMessage) bool { return sameMessage(h.m, s.History[0]) })
+	}
+	for i, m := range s.History {
+		out.history[i].m = m
+		if j := from + i; from >= 0 && j < len(last.history) && sameMessage(last.history[j].m, m) {
+			out.history[i].data = last.history[j].data
+			continue
+		}
+		out.history[i].data = encodeMessage(m)
+	}
+	return out
+}
+
+// encodeMessage encodes m for the file. Only an Extra value that is not
+// JSON can fail, and only when set by hand; losing that key beats losing
+// the turn.
+func encodeMessage(m Message) sessionio.EncodedMessage {
+	data, err := sessionio.EncodeMessage(m)
+	if err != nil {
+		m.Extra = nil
+		data, _ = sessionio.EncodeMessage(m)
+	}
+	return data
+}
+
+// sameMessage reports whether a and b are equal. Messages are values that
+// are never changed in place, so the texts of a message saved before are
+// the same strings and compare at once.
+func sameMessage(a, b Message) bool {
+	return a.Role == b.Role && a.Content == b.Content && a.ToolCallID == b.ToolCallID && a.Name == b.Name &&
+		sameExtra(a.Extra, b.Extra) && slices.EqualFunc(a.ToolCalls, b.ToolCalls, func(x, y ToolCall) bool {
+		return x.ID == y.ID && x.Type == y.Type && x.Function == y.Function && sameExtra(x.Extra, y.Extra)
+	})
+}
+
+func sameExtra(a, b map[string]json.RawMessage) bool {
+	return maps.EqualFunc(a, b, func(x, y json.RawMessage) bool { return bytes.Equal(x, y) })
 }
 
 // Turns is the number of turns in the history.
@@ -159,7 +264,7 @@ func (s *Session) dropOldestTurns(excess int) int {
 	legacy := turnStarts(s.Legacy, isUserLegacy)
 	n, freed := 0, 0
 	for n < max(len(history), len(legacy))-1 && freed < excess {
-		freed += turnSize(s.History, history, n) + turnSize(s.Legacy, legacy, n)
+		freed += turnSize(s.History, history, n, s.savedSize) + turnSize(s.Legacy, legacy, n, legacySize)
 		n++
 	}
 	if n > 0 {
@@ -172,7 +277,7 @@ func (s *Session) dropOldestTurns(excess int) int {
 }
 
 // turnSize is about the number of bytes turn i of list takes in the file.
-func turnSize[T any](list []T, starts []int, i int) int {
+func turnSize[T any](list []T, starts []int, i int, size func(int, T) int) int {
 	if i >= len(starts) {
 		return 0
 	}
@@ -180,12 +285,26 @@ func turnSize[T any](list []T, starts []int, i int) int {
 	if i+1 < len(starts) {
 		end = starts[i+1]
 	}
-	size := 0
-	for _, m := range list[starts[i]:end] {
-		data, _ := sessionio.Marshal(m)
-		size += len(data)
+	n := 0
+	for j := starts[i]; j < end; j++ {
+		n += size(j, list[j])
 	}
-	return size
+	return n
+}
+
+// savedSize is the size of history message i in the file the last save
+// tried to write.
+func (s *Session) savedSize(i int, m Message) int {
+	if s.saved != nil && i < len(s.saved.history) {
+		return len(s.saved.history[i].data) + len(",\n    ")
+	}
+	return len(m.Content) + 64
+}
+
+// legacySize is about the size of a legacy message in the file: its texts,
+// keys, timestamp and indentation.
+func legacySize(_ int, m sessionio.LegacyMessage) int {
+	return len(m.Role) + len(m.Content) + 96
 }
 
 // cutMarker leaves a visible trace of a cut in the content, for the user

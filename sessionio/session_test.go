@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -180,8 +181,9 @@ func TestDecodeRefusals(t *testing.T) {
 		{name: "empty file", data: "", want: []string{"empty"}},
 		{name: "whitespace only", data: " \n\t\r\n ", want: []string{"empty"}},
 		{name: "byte order mark", data: "\xEF\xBB\xBF" + valid, want: []string{"byte order mark"}},
-		// The bad byte is on line 2, column 16 (after two spaces and `"metadata": "`).
-		{name: "invalid UTF-8", data: "{\n  \"metadata\": \"\xff\"\n}", want: []string{"invalid UTF-8", "line 2, column 16"}},
+		// Invalid UTF-8 outside a string is a syntax error, as in the CLI:
+		// the bad byte is on line 2, column 15 (after two spaces and `"metadata": `).
+		{name: "invalid UTF-8 outside a string", data: "{\n  \"metadata\": \xff\n}", want: []string{"invalid character", "line 2, column 15"}},
 		{name: "top-level array", data: `[` + valid + `]`, want: []string{"want one JSON object", "an array"}},
 		{name: "top-level string", data: `"session"`, want: []string{"want one JSON object", "a string"}},
 		{name: "top-level number", data: `42`, want: []string{"want one JSON object", "a number"}},
@@ -247,27 +249,58 @@ func TestDecodeSyntaxErrorColumn(t *testing.T) {
 	}
 }
 
+// Files over the 10 MiB that aiq-rpc writes are read up to the ceiling,
+// which is checked before anything is parsed.
 func TestDecodeSizeLimit(t *testing.T) {
 	valid := []byte(`{"metadata": ` + validMetadata + `}`)
 	pad := func(n int) []byte {
 		return append(slices.Clone(valid), bytes.Repeat([]byte(" "), n-len(valid))...)
 	}
 
-	t.Run("at the limit", func(t *testing.T) {
-		_, _, err := sessionio.Decode(pad(sessionio.MaxFileSize))
+	t.Run("over the write limit", func(t *testing.T) {
+		_, _, err := sessionio.Decode(pad(sessionio.MaxFileSize + 1))
 		require.NoError(t, err)
 	})
-	t.Run("one byte over", func(t *testing.T) {
-		got, _, err := sessionio.Decode(pad(sessionio.MaxFileSize + 1))
+	t.Run("at the ceiling", func(t *testing.T) {
+		_, _, err := sessionio.Decode(pad(sessionio.MaxReadSize))
+		require.NoError(t, err)
+	})
+	t.Run("one byte over the ceiling", func(t *testing.T) {
+		got, _, err := sessionio.Decode(pad(sessionio.MaxReadSize + 1))
 		require.Error(t, err)
 		assert.Nil(t, got)
 		assert.ErrorIs(t, err, sessionio.ErrTooLarge)
 		assert.NotErrorIs(t, err, sessionio.ErrInvalid)
 		var sizeErr *sessionio.SizeError
 		require.ErrorAs(t, err, &sizeErr)
-		assert.Equal(t, int64(sessionio.MaxFileSize+1), sizeErr.Size)
-		assert.Contains(t, err.Error(), "10.0 MiB limit")
+		assert.Equal(t, int64(sessionio.MaxReadSize+1), sizeErr.Size)
+		assert.Contains(t, err.Error(), "64.0 MiB that aiq-rpc opens")
+		assert.Contains(t, err.Error(), "start a new session")
 	})
+}
+
+// Invalid UTF-8 inside a string reads as U+FFFD, as the CLI reads it, with
+// a warning that names the element; the file then saves as valid UTF-8.
+func TestDecodeInvalidUTF8(t *testing.T) {
+	data := "{\"metadata\": " + validMetadata + ", \"messages\": [{\"role\": \"user\", \"content\": \"SELECT \xff\xfe name\"}]," +
+		" \"raw_messages\": [{\"role\": \"system\", \"content\": \"p\"}, {\"role\": \"user\", \"content\": \"SELECT \xff\xfe name\"}], \"x\": \"\xc3\"}"
+	got, warnings, err := sessionio.Decode([]byte(data))
+	require.NoError(t, err)
+	assert.Equal(t, "SELECT \uFFFD\uFFFD name", got.Messages[0].Content)
+	require.Len(t, got.Elements, 2)
+	assert.False(t, got.Elements[0].BadUTF8)
+	assert.True(t, got.Elements[1].BadUTF8)
+	assert.Equal(t, "SELECT \uFFFD\uFFFD name", got.Elements[1].Message.Content)
+	assert.Equal(t, []string{
+		"x: invalid UTF-8, read as U+FFFD (\uFFFD) as the AIQ CLI reads it",
+		"messages[0]: invalid UTF-8, read as U+FFFD (\uFFFD) as the AIQ CLI reads it",
+	}, warnings)
+	out, err := sessionio.Encode(got)
+	require.NoError(t, err)
+	assert.True(t, utf8.Valid(out))
+	_, warnings, err = sessionio.Decode(out)
+	require.NoError(t, err)
+	assert.Empty(t, warnings)
 }
 
 // Legacy messages that make the CLI refuse the whole file are dropped one by

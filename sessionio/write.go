@@ -12,7 +12,7 @@ import (
 )
 
 // ReadFile reads and decodes the session file at path. A file over
-// MaxFileSize is refused before it is read.
+// MaxReadSize is refused from its size, before it is read.
 func ReadFile(path string) (*File, []string, error) {
 	data, err := readLimited(path)
 	if err != nil {
@@ -37,21 +37,32 @@ func readLimited(path string) ([]byte, error) {
 	case !info.Mode().IsRegular():
 		// A FIFO or a device could block or never end.
 		return nil, fmt.Errorf("%w: not a regular file", ErrInvalid)
-	case info.Size() > MaxFileSize:
-		return nil, &SizeError{Size: info.Size()}
+	case info.Size() > MaxReadSize:
+		return nil, &SizeError{Size: info.Size(), Reading: true}
 	}
 	file, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer file.Close()
-	// The file may grow between Stat and read; never hold more than the limit.
-	data, err := io.ReadAll(io.LimitReader(file, MaxFileSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxFileSize {
-		return nil, fmt.Errorf("%w: the file grew past the %s limit while it was read", ErrTooLarge, byteSize(MaxFileSize))
+	// The file may grow between Stat and read; never hold more than the
+	// ceiling. Sized from Stat, the buffer is allocated once.
+	data := make([]byte, 0, info.Size()+1)
+	for {
+		n, err := file.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(data) > MaxReadSize {
+			return nil, fmt.Errorf("%w: the file grew past the %s that aiq-rpc opens while it was read", ErrTooLarge, byteSize(MaxReadSize))
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
 	}
 	return data, nil
 }

@@ -1,0 +1,353 @@
+package sessionio
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// EncodedMessage is one element of raw_messages as Encode writes it:
+// indented for its place in the file, without the comma after it. A caller
+// that keeps the EncodedMessage of each message it saved writes the next
+// save of the same messages by copying bytes.
+type EncodedMessage []byte
+
+// EncodeMessage renders m as an element of raw_messages.
+func EncodeMessage(m Message) (EncodedMessage, error) {
+	e := encoder{buf: make([]byte, 0, len(m.Content)+len(m.Content)/8+96)}
+	if err := e.message(m); err != nil {
+		return nil, err
+	}
+	return e.buf, nil
+}
+
+// Encode renders f as the CLI writes it: indented JSON, UTC times, empty
+// lists omitted, strings escaped as encoding/json escapes them without
+// HTML escaping. Every file it returns passes the CLI's load rules; it
+// refuses a File that could not (no creation time, an empty legacy message)
+// and a result over MaxFileSize, with a *SizeError.
+//
+// The file is written directly in its final form: the same bytes as
+// json.MarshalIndent of the same values, in one pass.
+func Encode(f *File) ([]byte, error) {
+	if f.Metadata.CreatedAt.IsZero() {
+		return nil, errors.New("encode session: metadata.created_at is not set")
+	}
+	for i, m := range f.Messages {
+		if (m.Role != "user" && m.Role != "assistant") || m.Content == "" {
+			return nil, fmt.Errorf("encode session: messages[%d]: the CLI refuses role %q with %d bytes of content", i, m.Role, len(m.Content))
+		}
+	}
+	raws := f.Encoded
+	if raws == nil {
+		var err error
+		if raws, err = indentElements(f.RawMessages); err != nil {
+			return nil, fmt.Errorf("encode session: %w", err)
+		}
+	}
+	e := encoder{buf: make([]byte, 0, estimateSize(f, raws))}
+	e.buf = append(e.buf, "{\n  \"metadata\": "...)
+	if err := e.metadata(f.Metadata); err != nil {
+		return nil, fmt.Errorf("encode session: metadata: %w", err)
+	}
+	if len(f.Messages) > 0 {
+		e.buf = append(e.buf, ",\n  \"messages\": ["...)
+		for i, m := range f.Messages {
+			e.element(i)
+			if err := e.legacy(m); err != nil {
+				return nil, fmt.Errorf("encode session: messages[%d]: %w", i, err)
+			}
+		}
+		e.buf = append(e.buf, "\n  ]"...)
+	}
+	if len(raws) > 0 {
+		e.buf = append(e.buf, ",\n  \"raw_messages\": ["...)
+		for i, raw := range raws {
+			e.element(i)
+			e.buf = append(e.buf, raw...)
+		}
+		e.buf = append(e.buf, "\n  ]"...)
+	}
+	if err := e.extra(1, f.Extra, "metadata", "messages", "raw_messages"); err != nil {
+		return nil, fmt.Errorf("encode session: %w", err)
+	}
+	e.buf = append(e.buf, "\n}\n"...)
+	if len(e.buf) > MaxFileSize {
+		return nil, fmt.Errorf("encode session: %w", &SizeError{Size: int64(len(e.buf))})
+	}
+	return e.buf, nil
+}
+
+// estimateSize is about the size of the file, to allocate it once.
+func estimateSize(f *File, raws []EncodedMessage) int {
+	n := 512
+	for _, m := range f.Messages {
+		n += len(m.Content) + 96
+	}
+	for _, raw := range raws {
+		n += len(raw) + 6
+	}
+	return n
+}
+
+// indentElements renders raw chat messages of any layout as elements of
+// raw_messages.
+func indentElements(raws []json.RawMessage) ([]EncodedMessage, error) {
+	out := make([]EncodedMessage, 0, len(raws))
+	for i, raw := range raws {
+		var buf bytes.Buffer
+		if err := json.Indent(&buf, bytes.TrimSpace(raw), "    ", "  "); err != nil {
+			return nil, fmt.Errorf("raw_messages[%d]: not valid JSON: %w", i, err)
+		}
+		out = append(out, buf.Bytes())
+	}
+	return out, nil
+}
+
+// encoder appends the parts of a session file to buf, indented by two
+// spaces a level.
+type encoder struct {
+	buf []byte
+}
+
+// element starts element i of an array at depth 2.
+func (e *encoder) element(i int) {
+	if i > 0 {
+		e.buf = append(e.buf, ',')
+	}
+	e.buf = append(e.buf, "\n    "...)
+}
+
+// key starts a member at depth; first says whether it opens the object.
+func (e *encoder) key(depth int, name string, first bool) {
+	if first {
+		e.buf = append(e.buf, '{')
+	} else {
+		e.buf = append(e.buf, ',')
+	}
+	e.newline(depth)
+	e.buf = append(e.buf, '"')
+	e.buf = append(e.buf, name...)
+	e.buf = append(e.buf, "\": "...)
+}
+
+// close ends an object or array whose members are at depth+1.
+func (e *encoder) close(depth int, c byte) {
+	e.newline(depth)
+	e.buf = append(e.buf, c)
+}
+
+func (e *encoder) newline(depth int) {
+	e.buf = append(e.buf, '\n')
+	for range depth {
+		e.buf = append(e.buf, ' ', ' ')
+	}
+}
+
+func (e *encoder) str(s string) {
+	e.buf = appendString(e.buf, s, false)
+}
+
+func (e *encoder) time(t time.Time) error {
+	t = t.UTC()
+	if y := t.Year(); y < 0 || y > 9999 {
+		return fmt.Errorf("the year %d is outside the range 0 to 9999", y)
+	}
+	e.buf = append(e.buf, '"')
+	e.buf = t.AppendFormat(e.buf, time.RFC3339Nano)
+	e.buf = append(e.buf, '"')
+	return nil
+}
+
+// metadata writes the metadata object at depth 1. A session without a
+// database is written with the placeholders, and a missing last_updated
+// as the creation time, so that the CLI accepts the file.
+func (e *encoder) metadata(md Metadata) error {
+	source, typ, updated := md.DataSource, md.DatabaseType, md.LastUpdated
+	if source == "" {
+		source = NoSourceName
+	}
+	if typ == "" {
+		typ = NoSourceType
+	}
+	if updated.IsZero() {
+		updated = md.CreatedAt
+	}
+	e.key(2, "created_at", true)
+	if err := e.time(md.CreatedAt); err != nil {
+		return fmt.Errorf("created_at: %w", err)
+	}
+	e.key(2, "last_updated", false)
+	if err := e.time(updated); err != nil {
+		return fmt.Errorf("last_updated: %w", err)
+	}
+	e.key(2, "data_source", false)
+	e.str(source)
+	e.key(2, "database_type", false)
+	e.str(typ)
+	if err := e.extra(2, md.Extra, "created_at", "last_updated", "data_source", "database_type"); err != nil {
+		return err
+	}
+	e.close(1, '}')
+	return nil
+}
+
+// legacy writes a legacy message at depth 2.
+func (e *encoder) legacy(m LegacyMessage) error {
+	e.key(3, "role", true)
+	e.str(m.Role)
+	e.key(3, "content", false)
+	e.str(m.Content)
+	if !m.Timestamp.IsZero() {
+		e.key(3, "timestamp", false)
+		if err := e.time(m.Timestamp); err != nil {
+			return fmt.Errorf("timestamp: %w", err)
+		}
+	}
+	e.close(2, '}')
+	return nil
+}
+
+// message writes a chat message at depth 2.
+func (e *encoder) message(m Message) error {
+	e.key(3, "role", true)
+	e.str(string(m.Role))
+	e.key(3, "content", false)
+	e.str(m.Content)
+	if len(m.ToolCalls) > 0 {
+		e.key(3, "tool_calls", false)
+		e.buf = append(e.buf, '[')
+		for i, c := range m.ToolCalls {
+			if i > 0 {
+				e.buf = append(e.buf, ',')
+			}
+			e.newline(4)
+			if err := e.toolCall(c); err != nil {
+				return fmt.Errorf("tool_calls[%d]: %w", i, err)
+			}
+		}
+		e.close(3, ']')
+	}
+	if m.ToolCallID != "" {
+		e.key(3, "tool_call_id", false)
+		e.str(m.ToolCallID)
+	}
+	if m.Name != "" {
+		e.key(3, "name", false)
+		e.str(m.Name)
+	}
+	if err := e.extra(3, m.Extra, "role", "content", "tool_calls", "tool_call_id", "name"); err != nil {
+		return err
+	}
+	e.close(2, '}')
+	return nil
+}
+
+// toolCall writes a tool call at depth 4.
+func (e *encoder) toolCall(c ToolCall) error {
+	e.key(5, "id", true)
+	e.str(c.ID)
+	e.key(5, "type", false)
+	e.str(c.Type)
+	e.key(5, "function", false)
+	e.key(6, "name", true)
+	e.str(c.Function.Name)
+	e.key(6, "arguments", false)
+	e.str(c.Function.Arguments)
+	e.close(5, '}')
+	if err := e.extra(5, c.Extra, "id", "type", "function"); err != nil {
+		return err
+	}
+	e.close(4, '}')
+	return nil
+}
+
+// extra writes the extra members of an object at depth in sorted order,
+// leaving out a key that matches one of fields in any case: the CLI reads
+// with encoding/json, which matches keys without regard to case, and would
+// take it for the field.
+func (e *encoder) extra(depth int, extra map[string]json.RawMessage, fields ...string) error {
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
+		if !slices.ContainsFunc(fields, func(f string) bool { return strings.EqualFold(f, k) }) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	prefix := strings.Repeat("  ", depth)
+	for _, k := range keys {
+		value := bytes.TrimSpace(extra[k])
+		if !json.Valid(value) {
+			return fmt.Errorf("extra key %q: not valid JSON", k)
+		}
+		e.buf = append(e.buf, ',')
+		e.newline(depth)
+		// json.Marshal escapes HTML in keys; so did every earlier version.
+		e.buf = appendString(e.buf, k, true)
+		e.buf = append(e.buf, ": "...)
+		out := bytes.NewBuffer(e.buf)
+		json.Indent(out, value, prefix, "  ") // valid: cannot fail
+		e.buf = out.Bytes()
+	}
+	return nil
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString appends s as a JSON string exactly as encoding/json writes
+// it: invalid UTF-8 as \ufffd, U+2028 and U+2029 escaped, and with
+// escapeHTML also <, > and &.
+func appendString(dst []byte, s string, escapeHTML bool) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		b := s[i]
+		if b < utf8.RuneSelf {
+			if !special[b] && !(escapeHTML && (b == '<' || b == '>' || b == '&')) {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case c == utf8.RuneError && size == 1:
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+		case c == '\u2028' || c == '\u2029':
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[c&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
