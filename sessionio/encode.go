@@ -19,7 +19,10 @@ type EncodedMessage []byte
 
 // EncodeMessage renders m as an element of raw_messages.
 func EncodeMessage(m Message) (EncodedMessage, error) {
-	e := encoder{buf: make([]byte, 0, len(m.Content)+len(m.Content)/8+96)}
+	e := encoder{buf: make([]byte, 0, escapedSize(m.Content)+escapedSize(m.Name)+escapedSize(m.ToolCallID)+128)}
+	for _, c := range m.ToolCalls {
+		e.buf = slices.Grow(e.buf, escapedSize(c.Function.Arguments)+len(c.ID)+128)
+	}
 	if err := e.message(m); err != nil {
 		return nil, err
 	}
@@ -295,6 +298,13 @@ func (e *encoder) extra(depth int, extra map[string]json.RawMessage, fields ...s
 		e.buf = out.Bytes()
 	}
 	return nil
+}
+
+// escapedSize is about the size of s as a JSON string: tool results are
+// JSON text, full of quotes, and allocating their room at once saves
+// growing the buffer as it fills.
+func escapedSize(s string) int {
+	return len(s) + strings.Count(s, `"`) + strings.Count(s, `\`) + len(s)/64 + 2
 }
 
 const hexDigits = "0123456789abcdef"

@@ -2,9 +2,9 @@ package sessionio
 
 import (
 	"errors"
+	"strings"
 	"unicode"
 	"unicode/utf16"
-	"unicode/utf8"
 )
 
 // errSyntax marks a document that is not valid JSON. The scanner does not
@@ -129,48 +129,51 @@ func (s *scanner) text() (string, error) {
 // unescape decodes the body of a valid JSON string as encoding/json does,
 // a lone surrogate becoming U+FFFD.
 func unescape(body []byte) string {
-	out := make([]byte, 0, len(body))
+	var b strings.Builder
+	b.Grow(len(body)) // never shorter: one allocation, no copy at the end
 	start := 0
 	for i := 0; i < len(body); {
 		if body[i] != '\\' {
 			i++
 			continue
 		}
-		out = append(out, body[start:i]...)
+		b.Write(body[start:i])
 		c := body[i+1]
 		i += 2
 		switch c {
 		case 'b':
-			out = append(out, '\b')
+			b.WriteByte('\b')
 		case 'f':
-			out = append(out, '\f')
+			b.WriteByte('\f')
 		case 'n':
-			out = append(out, '\n')
+			b.WriteByte('\n')
 		case 'r':
-			out = append(out, '\r')
+			b.WriteByte('\r')
 		case 't':
-			out = append(out, '\t')
+			b.WriteByte('\t')
 		case 'u':
 			r := hex4(body[i:])
 			i += 4
 			if utf16.IsSurrogate(r) {
+				r2 := rune(-1)
 				if i+6 <= len(body) && body[i] == '\\' && body[i+1] == 'u' {
-					if dec := utf16.DecodeRune(r, hex4(body[i+2:])); dec != unicode.ReplacementChar {
-						r = dec
-						i += 6
-						out = utf8.AppendRune(out, r)
-						break
-					}
+					r2 = hex4(body[i+2:])
 				}
-				r = unicode.ReplacementChar
+				if dec := utf16.DecodeRune(r, r2); dec != unicode.ReplacementChar {
+					r = dec
+					i += 6
+				} else {
+					r = unicode.ReplacementChar
+				}
 			}
-			out = utf8.AppendRune(out, r)
+			b.WriteRune(r)
 		default: // '"', '\\', '/'
-			out = append(out, c)
+			b.WriteByte(c)
 		}
 		start = i
 	}
-	return string(append(out, body[start:]...))
+	b.Write(body[start:])
+	return b.String()
 }
 
 func hex4(b []byte) rune {
