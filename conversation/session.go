@@ -136,10 +136,14 @@ func (s *Session) encodeToFit() (data []byte, dropped int, cuts []string, err er
 		s.Created = time.Now()
 	}
 	for {
-		saved := s.encodeMessages()
+		saved, err := s.encodeMessages()
+		if err != nil {
+			return nil, dropped, cuts, err
+		}
 		f := s.file()
+		f.EncodedLegacy = encoded(saved.legacy)
 		if len(s.History) > 0 {
-			f.Encoded = saved.all()
+			f.Encoded = saved.raw()
 		}
 		data, err = sessionio.Encode(f)
 		var tooLarge *sessionio.SizeError
@@ -163,54 +167,75 @@ func (s *Session) encodeToFit() (data []byte, dropped int, cuts []string, err er
 	}
 }
 
-// savedMessages is what a save wrote of the system prompt and of each
-// message of the history, in order.
+// savedMessages is what a save wrote of the system prompt, of each message
+// of the history and of each legacy message, in order.
 type savedMessages struct {
 	system     string
 	systemData sessionio.EncodedMessage
-	history    []savedMessage
+	history    []saved[Message]
+	legacy     []saved[sessionio.LegacyMessage]
 }
 
-type savedMessage struct {
-	m    Message
+// saved is a message and its bytes in the file.
+type saved[T any] struct {
+	m    T
 	data sessionio.EncodedMessage
 }
 
-func (m *savedMessages) all() []sessionio.EncodedMessage {
-	out := make([]sessionio.EncodedMessage, 0, len(m.history)+1)
-	out = append(out, m.systemData)
-	for _, h := range m.history {
-		out = append(out, h.data)
+func (m *savedMessages) raw() []sessionio.EncodedMessage {
+	return append([]sessionio.EncodedMessage{m.systemData}, encoded(m.history)...)
+}
+
+func encoded[T any](list []saved[T]) []sessionio.EncodedMessage {
+	out := make([]sessionio.EncodedMessage, len(list))
+	for i, s := range list {
+		out[i] = s.data
 	}
 	return out
 }
 
-// encodeMessages encodes the system prompt and the history, taking the
-// bytes of each message the last save wrote unchanged. A turn appends to
-// the history and trimming cuts its front, so the messages of the last save
-// are found in the same order from the first that is still there.
-func (s *Session) encodeMessages() *savedMessages {
+// encodeMessages encodes the system prompt, the history and the legacy
+// list, taking the bytes of each message the last save wrote unchanged.
+func (s *Session) encodeMessages() (*savedMessages, error) {
 	last := s.saved
 	if last == nil {
 		last = &savedMessages{}
 	}
-	out := &savedMessages{system: s.SystemPrompt, systemData: last.systemData, history: make([]savedMessage, len(s.History))}
+	out := &savedMessages{system: s.SystemPrompt, systemData: last.systemData}
 	if last.systemData == nil || last.system != s.SystemPrompt {
 		out.systemData = encodeMessage(Message{Role: RoleSystem, Content: s.SystemPrompt})
 	}
-	from := 0
-	if len(s.History) > 0 {
-		from = slices.IndexFunc(last.history, func(h savedMessage) bool { return sameMessage(h.m, s.History[0]) })
+	out.history, _ = reuse(last.history, s.History, sameMessage, func(m Message) (sessionio.EncodedMessage, error) { return encodeMessage(m), nil })
+	var err error
+	out.legacy, err = reuse(last.legacy, s.Legacy, func(a, b sessionio.LegacyMessage) bool { return a == b }, sessionio.EncodeLegacy)
+	if err != nil {
+		return nil, fmt.Errorf("encode session: %w", err)
 	}
-	for i, m := range s.History {
-		out.history[i].m = m
-		if j := from + i; from >= 0 && j < len(last.history) && sameMessage(last.history[j].m, m) {
-			out.history[i].data = last.history[j].data
+	return out, nil
+}
+
+// reuse encodes list, taking the bytes of last where a message is the same.
+// A turn appends to a list and trimming cuts its front, so the messages of
+// the last save are found in the same order from the first still there.
+func reuse[T any](last []saved[T], list []T, same func(a, b T) bool, encode func(T) (sessionio.EncodedMessage, error)) ([]saved[T], error) {
+	out := make([]saved[T], len(list))
+	from := -1
+	if len(list) > 0 {
+		from = slices.IndexFunc(last, func(s saved[T]) bool { return same(s.m, list[0]) })
+	}
+	for i, m := range list {
+		out[i].m = m
+		if j := from + i; from >= 0 && j < len(last) && same(last[j].m, m) {
+			out[i].data = last[j].data
 			continue
 		}
-		out.history[i].data = encodeMessage(m)
+		data, err := encode(m)
+		if err != nil {
+			return nil, fmt.Errorf("messages[%d]: %w", i, err)
+		}
+		out[i].data = data
 	}
-	return out
+	return out, nil
 }
 
 // encodeMessage encodes m for the file. Only an Extra value that is not
@@ -264,7 +289,7 @@ func (s *Session) dropOldestTurns(excess int) int {
 	legacy := turnStarts(s.Legacy, isUserLegacy)
 	n, freed := 0, 0
 	for n < max(len(history), len(legacy))-1 && freed < excess {
-		freed += turnSize(s.History, history, n, s.savedSize) + turnSize(s.Legacy, legacy, n, legacySize)
+		freed += turnSize(s.History, history, n, s.savedSize) + turnSize(s.Legacy, legacy, n, s.legacySize)
 		n++
 	}
 	if n > 0 {
@@ -301,10 +326,12 @@ func (s *Session) savedSize(i int, m Message) int {
 	return len(m.Content) + 64
 }
 
-// legacySize is about the size of a legacy message in the file: its texts,
-// keys, timestamp and indentation.
-func legacySize(_ int, m sessionio.LegacyMessage) int {
-	return len(m.Role) + len(m.Content) + 96
+// legacySize is the same for legacy message i.
+func (s *Session) legacySize(i int, m sessionio.LegacyMessage) int {
+	if s.saved != nil && i < len(s.saved.legacy) {
+		return len(s.saved.legacy[i].data) + len(",\n    ")
+	}
+	return len(m.Content) + 96
 }
 
 // cutMarker leaves a visible trace of a cut in the content, for the user

@@ -29,6 +29,19 @@ func EncodeMessage(m Message) (EncodedMessage, error) {
 	return e.buf, nil
 }
 
+// EncodeLegacy renders m as an element of the legacy messages list; the
+// CLI refuses a file with an element of another role or without content.
+func EncodeLegacy(m LegacyMessage) (EncodedMessage, error) {
+	if (m.Role != "user" && m.Role != "assistant") || m.Content == "" {
+		return nil, fmt.Errorf("the CLI refuses role %q with %d bytes of content", m.Role, len(m.Content))
+	}
+	e := encoder{buf: make([]byte, 0, escapedSize(m.Content)+96)}
+	if err := e.legacy(m); err != nil {
+		return nil, err
+	}
+	return e.buf, nil
+}
+
 // Encode renders f as the CLI writes it: indented JSON, UTC times, empty
 // lists omitted, strings escaped as encoding/json escapes them without
 // HTML escaping. Every file it returns passes the CLI's load rules; it
@@ -41,9 +54,15 @@ func Encode(f *File) ([]byte, error) {
 	if f.Metadata.CreatedAt.IsZero() {
 		return nil, errors.New("encode session: metadata.created_at is not set")
 	}
-	for i, m := range f.Messages {
-		if (m.Role != "user" && m.Role != "assistant") || m.Content == "" {
-			return nil, fmt.Errorf("encode session: messages[%d]: the CLI refuses role %q with %d bytes of content", i, m.Role, len(m.Content))
+	legacy := f.EncodedLegacy
+	if legacy == nil {
+		legacy = make([]EncodedMessage, 0, len(f.Messages))
+		for i, m := range f.Messages {
+			data, err := EncodeLegacy(m)
+			if err != nil {
+				return nil, fmt.Errorf("encode session: messages[%d]: %w", i, err)
+			}
+			legacy = append(legacy, data)
 		}
 	}
 	raws := f.Encoded
@@ -53,29 +72,13 @@ func Encode(f *File) ([]byte, error) {
 			return nil, fmt.Errorf("encode session: %w", err)
 		}
 	}
-	e := encoder{buf: make([]byte, 0, estimateSize(f, raws))}
+	e := encoder{buf: make([]byte, 0, estimateSize(legacy, raws))}
 	e.buf = append(e.buf, "{\n  \"metadata\": "...)
 	if err := e.metadata(f.Metadata); err != nil {
 		return nil, fmt.Errorf("encode session: metadata: %w", err)
 	}
-	if len(f.Messages) > 0 {
-		e.buf = append(e.buf, ",\n  \"messages\": ["...)
-		for i, m := range f.Messages {
-			e.element(i)
-			if err := e.legacy(m); err != nil {
-				return nil, fmt.Errorf("encode session: messages[%d]: %w", i, err)
-			}
-		}
-		e.buf = append(e.buf, "\n  ]"...)
-	}
-	if len(raws) > 0 {
-		e.buf = append(e.buf, ",\n  \"raw_messages\": ["...)
-		for i, raw := range raws {
-			e.element(i)
-			e.buf = append(e.buf, raw...)
-		}
-		e.buf = append(e.buf, "\n  ]"...)
-	}
+	e.list("messages", legacy)
+	e.list("raw_messages", raws)
 	if err := e.extra(1, f.Extra, "metadata", "messages", "raw_messages"); err != nil {
 		return nil, fmt.Errorf("encode session: %w", err)
 	}
@@ -87,13 +90,12 @@ func Encode(f *File) ([]byte, error) {
 }
 
 // estimateSize is about the size of the file, to allocate it once.
-func estimateSize(f *File, raws []EncodedMessage) int {
-	n := 512
-	for _, m := range f.Messages {
-		n += len(m.Content) + 96
-	}
-	for _, raw := range raws {
-		n += len(raw) + 6
+func estimateSize(lists ...[]EncodedMessage) int {
+	n := 1024
+	for _, list := range lists {
+		for _, m := range list {
+			n += len(m) + len(",\n    ")
+		}
 	}
 	return n
 }
@@ -118,12 +120,23 @@ type encoder struct {
 	buf []byte
 }
 
-// element starts element i of an array at depth 2.
-func (e *encoder) element(i int) {
-	if i > 0 {
-		e.buf = append(e.buf, ',')
+// list writes a top-level array of elements already encoded; an empty one
+// is left out.
+func (e *encoder) list(key string, elements []EncodedMessage) {
+	if len(elements) == 0 {
+		return
 	}
-	e.buf = append(e.buf, "\n    "...)
+	e.buf = append(e.buf, ",\n  \""...)
+	e.buf = append(e.buf, key...)
+	e.buf = append(e.buf, "\": ["...)
+	for i, element := range elements {
+		if i > 0 {
+			e.buf = append(e.buf, ',')
+		}
+		e.buf = append(e.buf, "\n    "...)
+		e.buf = append(e.buf, element...)
+	}
+	e.buf = append(e.buf, "\n  ]"...)
 }
 
 // key starts a member at depth; first says whether it opens the object.

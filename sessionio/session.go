@@ -90,6 +90,9 @@ type File struct {
 	// Encoded, when not nil, replaces RawMessages when the file is written:
 	// each element as EncodeMessage rendered it, written as it is.
 	Encoded []EncodedMessage
+	// EncodedLegacy, when not nil, replaces Messages in the same way, each
+	// as EncodeLegacy rendered it.
+	EncodedLegacy []EncodedMessage
 	// Extra holds top-level keys this version does not know.
 	Extra map[string]json.RawMessage
 }
