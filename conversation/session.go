@@ -8,6 +8,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -53,7 +54,33 @@ func Load(path string) (*Session, []string, error) {
 		return nil, nil, err
 	}
 	s, more := FromFile(f)
-	return s, append(warnings, more...), nil
+	warnings = append(warnings, more...)
+	if f.Size > sessionio.MaxFileSize {
+		warnings = append(warnings, s.fitLoaded(f.Size))
+	}
+	return s, warnings, nil
+}
+
+// fitLoaded fits a session read from a file over sessionio.MaxFileSize
+// (the CLI does not keep to that limit) into the limit at once, by what
+// the next save would drop anyway, so that the user is told before the
+// file is ever written smaller. It returns that warning. The file itself
+// is not touched.
+func (s *Session) fitLoaded(size int64) string {
+	_, dropped, cuts, err := s.encodeToFit()
+	what := fmt.Sprintf("the file is %.1f MiB, over the %d MiB that aiq-rpc writes", float64(size)/(1<<20), sessionio.MaxFileSize>>20)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("%s, and it cannot be made to fit: %v", what, err)
+	case dropped == 0 && len(cuts) == 0:
+		return what + "; it fits without losing anything when it is saved"
+	}
+	var lost []string
+	if dropped > 0 {
+		lost = append(lost, fmt.Sprintf("its %d oldest turn(s) are dropped", dropped))
+	}
+	lost = append(lost, cuts...)
+	return fmt.Sprintf("%s: to fit, %s; the file keeps them until the session is saved", what, strings.Join(lost, ", and "))
 }
 
 // FromFile makes a session of a decoded file. It prefers the complete

@@ -92,7 +92,7 @@ func (d *decoder) isFixed(start, end int) bool {
 // file puts together what document read, in the order the warnings have
 // always come in: metadata, legacy messages, spellings of known keys.
 func (d *decoder) file() (*File, []string, error) {
-	f := &File{}
+	f := &File{Size: int64(len(d.s.data))}
 	warnings := d.utf8Warnings
 	var err error
 	if raw, ok := d.top.Take("metadata"); ok && !IsNull(raw) {

@@ -181,15 +181,17 @@ func (e *encoder) time(t time.Time) error {
 }
 
 // metadata writes the metadata object at depth 1. A session without a
-// database is written with the placeholders, and a missing last_updated
-// as the creation time, so that the CLI accepts the file.
+// database is written with the placeholders whatever its type, a named
+// source of no known type as UnknownType, and a missing last_updated as the
+// creation time, so that the CLI accepts the file and it says what the
+// session uses.
 func (e *encoder) metadata(md Metadata) error {
 	source, typ, updated := md.DataSource, md.DatabaseType, md.LastUpdated
-	if source == "" {
-		source = NoSourceName
-	}
-	if typ == "" {
-		typ = NoSourceType
+	switch {
+	case source == "":
+		source, typ = NoSourceName, NoSourceType
+	case typ == "":
+		typ = UnknownType
 	}
 	if updated.IsZero() {
 		updated = md.CreatedAt

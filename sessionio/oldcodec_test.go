@@ -173,11 +173,16 @@ func oldEncodeMetadata(md Metadata) (json.RawMessage, error) {
 		DatabaseType string    `json:"database_type"`
 	}
 	w := wire{md.CreatedAt.UTC(), md.LastUpdated.UTC(), md.DataSource, md.DatabaseType}
+	// The metadata rule of issue 12, applied here too: no source means no
+	// type, and a named source of no known type is "unknown".
 	if w.DataSource == "" {
-		w.DataSource = NoSourceName
+		w.DataSource, w.DatabaseType = NoSourceName, ""
 	}
 	if w.DatabaseType == "" {
 		w.DatabaseType = NoSourceType
+		if w.DataSource != NoSourceName {
+			w.DatabaseType = UnknownType
+		}
 	}
 	if md.LastUpdated.IsZero() {
 		w.LastUpdated = w.CreatedAt

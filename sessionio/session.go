@@ -29,6 +29,10 @@ const (
 	NoSourceType = "none"
 )
 
+// UnknownType is written as the type of a named source whose type is not
+// known: a file without one, whose source is not configured here.
+const UnknownType = "unknown"
+
 // ErrTooLarge and ErrInvalid classify the errors of Decode, ReadFile and the
 // writers, so that callers can tell a file that is too big from a broken one.
 var (
@@ -95,6 +99,9 @@ type File struct {
 	EncodedLegacy []EncodedMessage
 	// Extra holds top-level keys this version does not know.
 	Extra map[string]json.RawMessage
+	// Size is the size of the decoded file in bytes; 0 for a File built in
+	// memory.
+	Size int64
 }
 
 // Element is one element of raw_messages, decoded as DecodeMessage does.
@@ -194,7 +201,9 @@ func decodeMetadata(raw json.RawMessage) (Metadata, []string, error) {
 	if md.DataSource == NoSourceName {
 		md.DataSource = ""
 	}
-	if md.DatabaseType == NoSourceType {
+	if md.DatabaseType == NoSourceType || md.DataSource == "" {
+		// Without a source there is no database, whatever type was written
+		// next to it (the CLI writes its own such sessions with a type).
 		md.DatabaseType = ""
 	}
 	var warnings []string

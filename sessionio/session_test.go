@@ -759,3 +759,63 @@ func TestDecodeDropsCaseVariantsOfKnownKeys(t *testing.T) {
 	assert.Equal(t, []string{"note"}, slices.Collect(maps.Keys(f.Metadata.Extra)))
 	assert.Equal(t, []string{"x_extra"}, slices.Collect(maps.Keys(f.Extra)))
 }
+
+// What is written after loading a file with odd metadata says what the
+// session uses: every session without a source is "(no database)" of type
+// "none", whatever type the file had next to it, and a named source whose
+// type the file left out is of type "unknown" (package conversation puts the
+// configured type there when the source is configured). Each passes the
+// CLI's load rules.
+func TestOddMetadataWritten(t *testing.T) {
+	tests := []struct {
+		name                 string
+		metadata             string
+		wantSource, wantType string
+	}{
+		{"no database_type", `{"created_at": "2026-02-02T07:45:51Z", "data_source": "demo"}`, "demo", sessionio.UnknownType},
+		{"data_source null next to a type", `{"created_at": "2026-02-02T07:45:51Z", "data_source": null, "database_type": "sqlite"}`, sessionio.NoSourceName, sessionio.NoSourceType},
+		{"CLI free mode with a type", `{"created_at": "2026-02-02T07:45:51Z", "data_source": "", "database_type": "mysql"}`, sessionio.NoSourceName, sessionio.NoSourceType},
+		{"CLI free mode", `{"created_at": "2026-02-02T07:45:51Z", "data_source": "", "database_type": ""}`, sessionio.NoSourceName, sessionio.NoSourceType},
+		{"placeholders", `{"created_at": "2026-02-02T07:45:51Z", "data_source": "(no database)", "database_type": "none"}`, sessionio.NoSourceName, sessionio.NoSourceType},
+		{"placeholder source, real type", `{"created_at": "2026-02-02T07:45:51Z", "data_source": "(no database)", "database_type": "postgresql"}`, sessionio.NoSourceName, sessionio.NoSourceType},
+		{"source with a type", `{"created_at": "2026-02-02T07:45:51Z", "data_source": "shop", "database_type": "PostgreSQL"}`, "shop", "postgresql"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, _, err := sessionio.Decode([]byte(`{"metadata": ` + tt.metadata + `}`))
+			require.NoError(t, err)
+			out, err := sessionio.Encode(f)
+			require.NoError(t, err)
+			require.NoError(t, sessiontest.CheckCLILoadRules(out))
+			var cli sessiontest.CLIView
+			require.NoError(t, json.Unmarshal(out, &cli))
+			assert.Equal(t, tt.wantSource, cli.Metadata.DataSource)
+			assert.Equal(t, tt.wantType, cli.Metadata.DatabaseType)
+		})
+	}
+	t.Run("no metadata", func(t *testing.T) {
+		f, _, err := sessionio.Decode([]byte(`{"messages": []}`))
+		require.NoError(t, err)
+		f.Metadata.CreatedAt = time.Date(2026, 2, 2, 7, 45, 51, 0, time.UTC)
+		out, err := sessionio.Encode(f)
+		require.NoError(t, err)
+		require.NoError(t, sessiontest.CheckCLILoadRules(out))
+		assert.Contains(t, string(out), `"data_source": "(no database)",`+"\n"+`    "database_type": "none"`)
+	})
+}
+
+// A legacy message without a timestamp is written without one: aiq-rpc
+// does not invent a time the message was not written at, and the CLI reads
+// the missing key as it reads its own zero time.
+func TestLegacyWithoutTimestampStaysWithout(t *testing.T) {
+	data := `{"metadata": ` + validMetadata + `, "messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a", "timestamp": "2026-02-02T07:46:00Z"}]}`
+	f, warnings, err := sessionio.Decode([]byte(data))
+	require.NoError(t, err)
+	assert.Empty(t, warnings)
+	assert.True(t, f.Messages[0].Timestamp.IsZero())
+	out, err := sessionio.Encode(f)
+	require.NoError(t, err)
+	require.NoError(t, sessiontest.CheckCLILoadRules(out))
+	assert.Contains(t, string(out), "{\n      \"role\": \"user\",\n      \"content\": \"q\"\n    }")
+	assert.Equal(t, 1, strings.Count(string(out), `"timestamp"`))
+}

@@ -69,7 +69,7 @@ func readLimited(path string) ([]byte, error) {
 
 // WriteFile atomically replaces the file at path with data: readers see
 // either the old or the new content, never a mix, and a failed write leaves
-// the old file as it was. The file gets mode 0600; missing folders 0700.
+// the old file as it was. The file gets mode 0600. The folder must exist.
 func WriteFile(path string, data []byte) error {
 	return writeFile(path, data, true)
 }
@@ -131,6 +131,9 @@ func CreateFile(dir string, data []byte, now time.Time) (string, error) {
 	if err := checkSize(data); err != nil {
 		return "", fmt.Errorf("save new session in %s: %w", dir, err)
 	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("save new session in %s: %w", dir, err)
+	}
 	tmp, err := writeTemp(dir, data, true)
 	if err != nil {
 		return "", fmt.Errorf("save new session in %s: %w", dir, err)
@@ -190,9 +193,6 @@ func checkSize(data []byte) error {
 // writeTemp writes data to a new hidden file in dir and flushes it to disk,
 // so that a later rename or link can only ever expose complete content.
 func writeTemp(dir string, data []byte, durable bool) (string, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
-	}
 	f, err := os.CreateTemp(dir, ".session-*.tmp")
 	if err != nil {
 		return "", err
