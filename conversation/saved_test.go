@@ -46,17 +46,21 @@ func TestSaveReusesSavedBytes(t *testing.T) {
 		addTurn(s, i, fmt.Sprintf("answer %d", i))
 	}
 	check("first save")
-	first := s.saved
 	addTurn(s, 3, "answer 3")
 	s.Trim(3)
+	// Every message kept from the last save is copied; only the new turn
+	// is encoded.
+	f := s.file()
+	s.reuseSaved(f)
+	require.Len(t, f.Encoded, 13)
+	for i, data := range f.Encoded {
+		assert.Equal(t, i >= 9, data == nil, "raw_messages[%d]", i)
+	}
+	require.Len(t, f.EncodedLegacy, 6)
+	for i, data := range f.EncodedLegacy {
+		assert.Equal(t, i >= 4, data == nil, "messages[%d]", i)
+	}
 	check("a turn, the first trimmed")
-	// Every message kept from the last save is the very same bytes.
-	for i := range 8 {
-		assert.Same(t, &first.history[i+4].data[0], &s.saved.history[i].data[0], "history[%d] encoded again", i)
-	}
-	for i := range 4 {
-		assert.Same(t, &first.legacy[i+2].data[0], &s.saved.legacy[i].data[0], "legacy[%d] encoded again", i)
-	}
 	s.SystemPrompt = "prompt 2"
 	s.History[3].Content = "changed in place of a copy"
 	check("a new prompt and a changed message")

@@ -163,24 +163,17 @@ func (s *Session) encodeToFit() (data []byte, dropped int, cuts []string, err er
 		s.Created = time.Now()
 	}
 	for {
-		saved, err := s.encodeMessages()
-		if err != nil {
-			return nil, dropped, cuts, err
-		}
 		f := s.file()
-		f.EncodedLegacy = encoded(saved.legacy)
-		if len(s.History) > 0 {
-			f.Encoded = saved.raw()
-		}
+		saved := s.reuseSaved(f)
 		data, err = sessionio.Encode(f)
 		var tooLarge *sessionio.SizeError
 		if !errors.As(err, &tooLarge) {
 			if err == nil {
-				s.saved = saved
+				s.saved = saved.from(f)
 			}
 			return data, dropped, cuts, err
 		}
-		s.saved = saved // the retry needs the same bytes
+		s.saved = saved.from(f) // the retry copies the same bytes
 		excess := int(tooLarge.Size) - sessionio.MaxFileSize
 		if n := s.dropOldestTurns(excess); n > 0 {
 			dropped += n
@@ -194,87 +187,68 @@ func (s *Session) encodeToFit() (data []byte, dropped int, cuts []string, err er
 	}
 }
 
-// savedMessages is what a save wrote of the system prompt, of each message
-// of the history and of each legacy message, in order.
+// savedMessages is what a save wrote: the system prompt, the history and
+// the legacy list, and the bytes of each of their messages in that file.
 type savedMessages struct {
-	system     string
-	systemData sessionio.EncodedMessage
-	history    []saved[Message]
-	legacy     []saved[sessionio.LegacyMessage]
+	system  string
+	history []Message
+	legacy  []sessionio.LegacyMessage
+	// raw holds the bytes of the system prompt and then of each history
+	// message, legacy those of each legacy message.
+	raw, legacyData []sessionio.EncodedMessage
 }
 
-// saved is a message and its bytes in the file.
-type saved[T any] struct {
-	m    T
-	data sessionio.EncodedMessage
-}
-
-func (m *savedMessages) raw() []sessionio.EncodedMessage {
-	return append([]sessionio.EncodedMessage{m.systemData}, encoded(m.history)...)
-}
-
-func encoded[T any](list []saved[T]) []sessionio.EncodedMessage {
-	out := make([]sessionio.EncodedMessage, len(list))
-	for i, s := range list {
-		out[i] = s.data
-	}
-	return out
-}
-
-// encodeMessages encodes the system prompt, the history and the legacy
-// list, taking the bytes of each message the last save wrote unchanged.
-func (s *Session) encodeMessages() (*savedMessages, error) {
+// reuseSaved fills in f the chat messages to write and, of the messages
+// the last save wrote that are still there unchanged, their bytes.
+func (s *Session) reuseSaved(f *sessionio.File) *savedMessages {
 	last := s.saved
 	if last == nil {
 		last = &savedMessages{}
 	}
-	out := &savedMessages{system: s.SystemPrompt, systemData: last.systemData}
-	if last.systemData == nil || last.system != s.SystemPrompt {
-		out.systemData = encodeMessage(Message{Role: RoleSystem, Content: s.SystemPrompt})
+	// Copies: a message can be changed in place (cutLargestContent does).
+	out := &savedMessages{system: s.SystemPrompt, history: slices.Clone(s.History), legacy: slices.Clone(s.Legacy)}
+	f.EncodedLegacy = reuse(last.legacy, last.legacyData, s.Legacy, func(a, b sessionio.LegacyMessage) bool { return a == b })
+	if len(s.History) == 0 {
+		return out
 	}
-	out.history, _ = reuse(last.history, s.History, sameMessage, func(m Message) (sessionio.EncodedMessage, error) { return encodeMessage(m), nil })
-	var err error
-	out.legacy, err = reuse(last.legacy, s.Legacy, func(a, b sessionio.LegacyMessage) bool { return a == b }, sessionio.EncodeLegacy)
-	if err != nil {
-		return nil, fmt.Errorf("encode session: %w", err)
+	f.Chat = append([]Message{{Role: RoleSystem, Content: s.SystemPrompt}}, s.History...)
+	f.Encoded = make([]sessionio.EncodedMessage, 1, len(f.Chat))
+	if len(last.raw) > 0 && last.system == s.SystemPrompt {
+		f.Encoded[0] = last.raw[0]
 	}
-	return out, nil
+	var lastHistory []sessionio.EncodedMessage
+	if len(last.raw) > 0 {
+		lastHistory = last.raw[1:]
+	}
+	f.Encoded = append(f.Encoded, reuse(last.history, lastHistory, s.History, sameMessage)...)
+	return out
 }
 
-// reuse encodes list, taking the bytes of last where a message is the same.
+// from takes the bytes Encode wrote for each message of f.
+func (m *savedMessages) from(f *sessionio.File) *savedMessages {
+	m.raw, m.legacyData = f.Encoded, f.EncodedLegacy
+	return m
+}
+
+// reuse returns the bytes of each message of list that was written before
+// as the same message of last, whose bytes are data; nil for the others.
 // A turn appends to a list and trimming cuts its front, so the messages of
 // the last save are found in the same order from the first still there.
-func reuse[T any](last []saved[T], list []T, same func(a, b T) bool, encode func(T) (sessionio.EncodedMessage, error)) ([]saved[T], error) {
-	out := make([]saved[T], len(list))
-	from := -1
-	if len(list) > 0 {
-		from = slices.IndexFunc(last, func(s saved[T]) bool { return same(s.m, list[0]) })
+func reuse[T any](last []T, data []sessionio.EncodedMessage, list []T, same func(a, b T) bool) []sessionio.EncodedMessage {
+	out := make([]sessionio.EncodedMessage, len(list))
+	if len(list) == 0 || len(data) != len(last) {
+		return out
+	}
+	from := slices.IndexFunc(last, func(m T) bool { return same(m, list[0]) })
+	if from < 0 {
+		return out
 	}
 	for i, m := range list {
-		out[i].m = m
-		if j := from + i; from >= 0 && j < len(last) && same(last[j].m, m) {
-			out[i].data = last[j].data
-			continue
+		if j := from + i; j < len(last) && same(last[j], m) {
+			out[i] = data[j]
 		}
-		data, err := encode(m)
-		if err != nil {
-			return nil, fmt.Errorf("messages[%d]: %w", i, err)
-		}
-		out[i].data = data
 	}
-	return out, nil
-}
-
-// encodeMessage encodes m for the file. Only an Extra value that is not
-// JSON can fail, and only when set by hand; losing that key beats losing
-// the turn.
-func encodeMessage(m Message) sessionio.EncodedMessage {
-	data, err := sessionio.EncodeMessage(m)
-	if err != nil {
-		m.Extra = nil
-		data, _ = sessionio.EncodeMessage(m)
-	}
-	return data
+	return out
 }
 
 // sameMessage reports whether a and b are equal. Messages are values that
@@ -347,16 +321,16 @@ func turnSize[T any](list []T, starts []int, i int, size func(int, T) int) int {
 // savedSize is the size of history message i in the file the last save
 // tried to write.
 func (s *Session) savedSize(i int, m Message) int {
-	if s.saved != nil && i < len(s.saved.history) {
-		return len(s.saved.history[i].data) + len(",\n    ")
+	if s.saved != nil && i+1 < len(s.saved.raw) {
+		return len(s.saved.raw[i+1]) + len(",\n    ")
 	}
 	return len(m.Content) + 64
 }
 
 // legacySize is the same for legacy message i.
 func (s *Session) legacySize(i int, m sessionio.LegacyMessage) int {
-	if s.saved != nil && i < len(s.saved.legacy) {
-		return len(s.saved.legacy[i].data) + len(",\n    ")
+	if s.saved != nil && i < len(s.saved.legacyData) {
+		return len(s.saved.legacyData[i]) + len(",\n    ")
 	}
 	return len(m.Content) + 96
 }

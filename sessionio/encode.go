@@ -29,56 +29,60 @@ func EncodeMessage(m Message) (EncodedMessage, error) {
 	return e.buf, nil
 }
 
-// EncodeLegacy renders m as an element of the legacy messages list; the
-// CLI refuses a file with an element of another role or without content.
-func EncodeLegacy(m LegacyMessage) (EncodedMessage, error) {
-	if (m.Role != "user" && m.Role != "assistant") || m.Content == "" {
-		return nil, fmt.Errorf("the CLI refuses role %q with %d bytes of content", m.Role, len(m.Content))
-	}
-	e := encoder{buf: make([]byte, 0, escapedSize(m.Content)+96)}
-	if err := e.legacy(m); err != nil {
-		return nil, err
-	}
-	return e.buf, nil
-}
-
 // Encode renders f as the CLI writes it: indented JSON, UTC times, empty
 // lists omitted, strings escaped as encoding/json escapes them without
 // HTML escaping. Every file it returns passes the CLI's load rules; it
 // refuses a File that could not (no creation time, an empty legacy message)
 // and a result over MaxFileSize, with a *SizeError.
 //
-// The file is written directly in its final form: the same bytes as
-// json.MarshalIndent of the same values, in one pass.
+// The file is written directly in its final form, in one pass: the same
+// bytes as json.MarshalIndent of the same values. An element whose bytes
+// are given in Encoded or EncodedLegacy is copied as it is; Encode then sets
+// every entry of those to the element's bytes within the file it returns
+// (also when it returns a *SizeError), so that the next Encode of the same
+// messages copies them again.
 func Encode(f *File) ([]byte, error) {
 	if f.Metadata.CreatedAt.IsZero() {
 		return nil, errors.New("encode session: metadata.created_at is not set")
 	}
-	legacy := f.EncodedLegacy
-	if legacy == nil {
-		legacy = make([]EncodedMessage, 0, len(f.Messages))
-		for i, m := range f.Messages {
-			data, err := EncodeLegacy(m)
-			if err != nil {
-				return nil, fmt.Errorf("encode session: messages[%d]: %w", i, err)
-			}
-			legacy = append(legacy, data)
+	for i, m := range f.Messages {
+		if (m.Role != "user" && m.Role != "assistant") || m.Content == "" {
+			return nil, fmt.Errorf("encode session: messages[%d]: the CLI refuses role %q with %d bytes of content", i, m.Role, len(m.Content))
 		}
 	}
-	raws := f.Encoded
-	if raws == nil {
-		var err error
-		if raws, err = indentElements(f.RawMessages); err != nil {
+	// Work on a copy: of the caller's File, only the entries of Encoded
+	// and EncodedLegacy change.
+	f = &File{Metadata: f.Metadata, Messages: f.Messages, RawMessages: f.RawMessages, Chat: f.Chat, Encoded: f.Encoded, EncodedLegacy: f.EncodedLegacy, Extra: f.Extra}
+	if f.Chat == nil {
+		raws, err := indentElements(f.RawMessages)
+		if err != nil {
 			return nil, fmt.Errorf("encode session: %w", err)
 		}
+		f.Chat, f.Encoded = make([]Message, len(raws)), raws
 	}
-	e := encoder{buf: make([]byte, 0, estimateSize(legacy, raws))}
+	if f.EncodedLegacy == nil {
+		f.EncodedLegacy = make([]EncodedMessage, len(f.Messages))
+	}
+	e := encoder{buf: make([]byte, 0, estimateSize(f))}
 	e.buf = append(e.buf, "{\n  \"metadata\": "...)
 	if err := e.metadata(f.Metadata); err != nil {
 		return nil, fmt.Errorf("encode session: metadata: %w", err)
 	}
-	e.list("messages", legacy)
-	e.list("raw_messages", raws)
+	if err := e.list("messages", f.EncodedLegacy, func(i int) error { return e.legacy(f.Messages[i]) }); err != nil {
+		return nil, fmt.Errorf("encode session: %w", err)
+	}
+	e.list("raw_messages", f.Encoded, func(i int) error {
+		start := len(e.buf)
+		if err := e.message(f.Chat[i]); err != nil {
+			// Only an Extra value that is not JSON can fail, and only when
+			// set by hand; losing that key beats losing the turn.
+			e.buf = e.buf[:start]
+			m := f.Chat[i]
+			m.Extra = nil
+			return e.message(m)
+		}
+		return nil
+	})
 	if err := e.extra(1, f.Extra, "metadata", "messages", "raw_messages"); err != nil {
 		return nil, fmt.Errorf("encode session: %w", err)
 	}
@@ -90,11 +94,23 @@ func Encode(f *File) ([]byte, error) {
 }
 
 // estimateSize is about the size of the file, to allocate it once.
-func estimateSize(lists ...[]EncodedMessage) int {
+func estimateSize(f *File) int {
 	n := 1024
-	for _, list := range lists {
-		for _, m := range list {
-			n += len(m) + len(",\n    ")
+	for i, m := range f.Messages {
+		if i < len(f.EncodedLegacy) && f.EncodedLegacy[i] != nil {
+			n += len(f.EncodedLegacy[i]) + 6
+		} else {
+			n += escapedSize(m.Content) + 96
+		}
+	}
+	for i, m := range f.Chat {
+		if f.Encoded[i] != nil {
+			n += len(f.Encoded[i]) + 6
+			continue
+		}
+		n += escapedSize(m.Content) + 128
+		for _, c := range m.ToolCalls {
+			n += escapedSize(c.Function.Arguments) + len(c.ID) + 160
 		}
 	}
 	return n
@@ -120,23 +136,31 @@ type encoder struct {
 	buf []byte
 }
 
-// list writes a top-level array of elements already encoded; an empty one
-// is left out.
-func (e *encoder) list(key string, elements []EncodedMessage) {
-	if len(elements) == 0 {
-		return
+// list writes a top-level array, leaving out an empty one. Element i is
+// encoded[i] when that is set, else what write(i) writes; encoded[i] is
+// then set to its bytes in the file.
+func (e *encoder) list(key string, encoded []EncodedMessage, write func(i int) error) error {
+	if len(encoded) == 0 {
+		return nil
 	}
 	e.buf = append(e.buf, ",\n  \""...)
 	e.buf = append(e.buf, key...)
 	e.buf = append(e.buf, "\": ["...)
-	for i, element := range elements {
+	for i, element := range encoded {
 		if i > 0 {
 			e.buf = append(e.buf, ',')
 		}
 		e.buf = append(e.buf, "\n    "...)
-		e.buf = append(e.buf, element...)
+		start := len(e.buf)
+		if element != nil {
+			e.buf = append(e.buf, element...)
+		} else if err := write(i); err != nil {
+			return fmt.Errorf("%s[%d]: %w", key, i, err)
+		}
+		encoded[i] = e.buf[start:len(e.buf):len(e.buf)]
 	}
 	e.buf = append(e.buf, "\n  ]"...)
+	return nil
 }
 
 // key starts a member at depth; first says whether it opens the object.
@@ -326,53 +350,85 @@ const hexDigits = "0123456789abcdef"
 
 // appendString appends s as a JSON string exactly as encoding/json writes
 // it: invalid UTF-8 as \ufffd, U+2028 and U+2029 escaped, and with
-// escapeHTML also <, > and &.
+// escapeHTML also <, > and &. Tool results are JSON text with a quote every
+// few bytes, so it writes byte by byte into room made beforehand rather
+// than append a short run before each escape.
 func appendString(dst []byte, s string, escapeHTML bool) []byte {
-	dst = append(dst, '"')
-	start := 0
+	plain := &plainBytes
+	if escapeHTML {
+		plain = &plainBytesHTML
+	}
+	dst = slices.Grow(dst, len(s)+len(s)/8+16)
+	n := len(dst)
+	dst = dst[:cap(dst)]
+	dst[n] = '"'
+	n++
+	// Room for the rest of s written plainly, and for an escape, is kept
+	// before each escape; a plain byte takes the room it leaves.
 	for i := 0; i < len(s); {
 		b := s[i]
-		if b < utf8.RuneSelf {
-			if !special[b] && !(escapeHTML && (b == '<' || b == '>' || b == '&')) {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '\\', '"':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
-			}
+		if plain[b] {
+			dst[n] = b
+			n++
 			i++
-			start = i
+			continue
+		}
+		if len(dst)-n < len(s)-i+8 {
+			dst = slices.Grow(dst[:n], 2*(len(s)-i)+16)
+			dst = dst[:cap(dst)]
+		}
+		if b < utf8.RuneSelf {
+			n += escapeByte(dst[n:], b)
+			i++
 			continue
 		}
 		c, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case c == utf8.RuneError && size == 1:
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
+			n += copy(dst[n:], `\ufffd`)
 		case c == '\u2028' || c == '\u2029':
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[c&0xF])
+			n += copy(dst[n:], []byte{'\\', 'u', '2', '0', '2', hexDigits[c&0xF]})
 		default:
-			i += size
-			continue
+			n += copy(dst[n:], s[i:i+size])
 		}
 		i += size
-		start = i
 	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	if n == len(dst) {
+		dst = slices.Grow(dst[:n], 1)[:n+1]
+	}
+	dst[n] = '"'
+	return dst[:n+1]
+}
+
+// plainBytes are the bytes written as they are in a JSON string: ASCII but
+// for control characters, the quote and the backslash; plainBytesHTML the
+// same without <, > and &.
+var plainBytes, plainBytesHTML = func() (plain, html [256]bool) {
+	for b := range utf8.RuneSelf {
+		plain[b] = !special[b]
+		html[b] = plain[b] && b != '<' && b != '>' && b != '&'
+	}
+	return plain, html
+}()
+
+// escapeByte writes the escape of an ASCII byte to dst and returns its
+// length.
+func escapeByte(dst []byte, b byte) int {
+	switch b {
+	case '\\', '"':
+		dst[0], dst[1] = '\\', b
+	case '\b':
+		dst[0], dst[1] = '\\', 'b'
+	case '\f':
+		dst[0], dst[1] = '\\', 'f'
+	case '\n':
+		dst[0], dst[1] = '\\', 'n'
+	case '\r':
+		dst[0], dst[1] = '\\', 'r'
+	case '\t':
+		dst[0], dst[1] = '\\', 't'
+	default:
+		return copy(dst, []byte{'\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF]})
+	}
+	return 2
 }

@@ -91,11 +91,12 @@ type File struct {
 	// Elements are RawMessages decoded and normalised, one for one; Decode
 	// sets them. Package conversation builds the history of them.
 	Elements []Element
-	// Encoded, when not nil, replaces RawMessages when the file is written:
-	// each element as EncodeMessage rendered it, written as it is.
+	// Chat, when not nil, replaces RawMessages when the file is written:
+	// the chat messages to write. Encoded holds one entry for each, the
+	// bytes of the element when they are known (see Encode), or nil.
+	Chat    []Message
 	Encoded []EncodedMessage
-	// EncodedLegacy, when not nil, replaces Messages in the same way, each
-	// as EncodeLegacy rendered it.
+	// EncodedLegacy is the same for Messages: nil, or one entry for each.
 	EncodedLegacy []EncodedMessage
 	// Extra holds top-level keys this version does not know.
 	Extra map[string]json.RawMessage
