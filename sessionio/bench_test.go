@@ -33,26 +33,10 @@ func tenMiB(b *testing.B) []byte {
 	return data
 }
 
-// plainFile is the file as a plain decoder sees it.
-type plainFile struct {
-	Metadata struct {
-		CreatedAt    time.Time `json:"created_at"`
-		LastUpdated  time.Time `json:"last_updated"`
-		DataSource   string    `json:"data_source"`
-		DatabaseType string    `json:"database_type"`
-	} `json:"metadata"`
-	Messages []struct {
-		Role      string    `json:"role"`
-		Content   string    `json:"content"`
-		Timestamp time.Time `json:"timestamp"`
-	} `json:"messages,omitempty"`
-	RawMessages []json.RawMessage `json:"raw_messages,omitempty"`
-}
-
 // plainLoad is the yardstick of loading: the file into a struct with raw
 // elements, each element into a map, each content made a string.
-func plainLoad(data []byte) (plainFile, []map[string]any, error) {
-	var f plainFile
+func plainLoad(data []byte) (sessiontest.CLIView, []map[string]any, error) {
+	var f sessiontest.CLIView
 	if err := json.Unmarshal(data, &f); err != nil {
 		return f, nil, err
 	}
@@ -126,7 +110,7 @@ func BenchmarkSave10MiB(b *testing.B) {
 			b.Fatal(err)
 		}
 		value := struct {
-			plainFile
+			sessiontest.CLIView
 			RawMessages []map[string]any `json:"raw_messages,omitempty"`
 		}{f, msgs}
 		b.SetBytes(int64(len(data)))

@@ -149,13 +149,11 @@ func (d *decoder) legacyElement(i int) error {
 			default:
 				return s.value() // the CLI ignores other keys, and so do we
 			}
-			if !usual || seen&bit != 0 || s.peek() != '"' {
-				usual = false
+			if !usual {
 				return s.value()
 			}
-			seen |= bit
 			var err error
-			*dst, err = s.text()
+			usual, err = s.stringMember(&seen, bit, dst)
 			return err
 		})
 		if err != nil {
@@ -237,11 +235,10 @@ func (d *decoder) usualMessage(m *Message) (bool, error) {
 		case "name":
 			bit, dst = 8, &m.Name
 		case "tool_calls":
-			if seen&16 != 0 || s.peek() != '[' {
+			if !s.first(&seen, 16, '[') {
 				usual = false
 				return s.value()
 			}
-			seen |= 16
 			var err error
 			m.ToolCalls, usual, err = d.usualToolCalls()
 			return err
@@ -250,13 +247,8 @@ func (d *decoder) usualMessage(m *Message) (bool, error) {
 			usual, err = d.extra(&m.Extra, key)
 			return err
 		}
-		if seen&bit != 0 || s.peek() != '"' {
-			usual = false
-			return s.value()
-		}
-		seen |= bit
 		var err error
-		*dst, err = s.text()
+		usual, err = s.stringMember(&seen, bit, dst)
 		return err
 	})
 	if err != nil || !usual {
@@ -328,11 +320,10 @@ func (d *decoder) usualToolCall(c *ToolCall) (bool, error) {
 		case "type":
 			bit, dst = 2, &c.Type
 		case "function":
-			if seen&4 != 0 || s.peek() != '{' {
+			if !s.first(&seen, 4, '{') {
 				usual = false
 				return s.value()
 			}
-			seen |= 4
 			var err error
 			usual, err = d.usualFunction(&c.Function)
 			return err
@@ -341,13 +332,8 @@ func (d *decoder) usualToolCall(c *ToolCall) (bool, error) {
 			usual, err = d.extra(&c.Extra, key)
 			return err
 		}
-		if seen&bit != 0 || s.peek() != '"' {
-			usual = false
-			return s.value()
-		}
-		seen |= bit
 		var err error
-		*dst, err = s.text()
+		usual, err = s.stringMember(&seen, bit, dst)
 		return err
 	})
 	if c.Type == "" {
@@ -371,16 +357,36 @@ func (d *decoder) usualFunction(fn *FunctionCall) (bool, error) {
 		default:
 			return s.value() // dropped, as the general decoder drops them
 		}
-		if !usual || seen&bit != 0 || s.peek() != '"' {
-			usual = false
+		if !usual {
 			return s.value()
 		}
-		seen |= bit
 		var err error
-		*dst, err = s.text()
+		usual, err = s.stringMember(&seen, bit, dst)
 		return err
 	})
 	return usual, err
+}
+
+// first reports whether the value at pos starts with c and its key, bit in
+// seen, comes for the first time, and marks the key seen.
+func (s *scanner) first(seen *int, bit int, c byte) bool {
+	if *seen&bit != 0 || s.peek() != c {
+		return false
+	}
+	*seen |= bit
+	return true
+}
+
+// stringMember reads the string value of a key, bit in seen, into dst. A
+// key that comes again or a value that is not a string is read past, and
+// reported as not the usual shape.
+func (s *scanner) stringMember(seen *int, bit int, dst *string) (bool, error) {
+	if !s.first(seen, bit, '"') {
+		return false, s.value()
+	}
+	var err error
+	*dst, err = s.text()
+	return true, err
 }
 
 // replaceInvalidUTF8 returns a copy of data in which every byte that is not

@@ -215,30 +215,6 @@ func decodeMetadata(raw json.RawMessage) (Metadata, []string, error) {
 	return md, warnings, nil
 }
 
-// decodeLegacy reads the legacy messages list. The CLI refuses a whole file
-// for one bad element; aiq-rpc skips the element and says so.
-func decodeLegacy(raw json.RawMessage) ([]LegacyMessage, []string, error) {
-	elems, err := decodeArray(raw, "messages")
-	if err != nil {
-		return nil, nil, err
-	}
-	var msgs []LegacyMessage
-	var warnings []string
-	for i, elem := range elems {
-		path := fmt.Sprintf("messages[%d]", i)
-		m, err := decodeLegacyMessage(elem, path)
-		if err != nil {
-			warnings = append(warnings, err.Error()+"; skipped")
-			continue
-		}
-		if m.timestampErr != nil {
-			warnings = append(warnings, m.timestampErr.Error()+"; dropped")
-		}
-		msgs = append(msgs, m.LegacyMessage)
-	}
-	return msgs, warnings, nil
-}
-
 type decodedLegacy struct {
 	LegacyMessage
 	// timestampErr is set when the timestamp was malformed: that costs

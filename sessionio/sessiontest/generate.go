@@ -21,29 +21,12 @@ func GenerateCLIFile(size int) []byte {
 	return data
 }
 
-type cliFile struct {
-	Metadata struct {
-		CreatedAt    time.Time `json:"created_at"`
-		LastUpdated  time.Time `json:"last_updated"`
-		DataSource   string    `json:"data_source"`
-		DatabaseType string    `json:"database_type"`
-	} `json:"metadata"`
-	Messages    []cliLegacy      `json:"messages,omitempty"`
-	RawMessages []map[string]any `json:"raw_messages,omitempty"`
-}
-
-type cliLegacy struct {
-	Role      string    `json:"role"`
-	Content   string    `json:"content"`
-	Timestamp time.Time `json:"timestamp"`
-}
-
 func generate(turns int) []byte {
 	start := time.Date(2026, 11, 22, 2, 29, 16, 513687782, time.UTC)
-	var f cliFile
+	var f CLIView
 	f.Metadata.CreatedAt, f.Metadata.LastUpdated = start, start.Add(time.Duration(turns)*time.Minute)
 	f.Metadata.DataSource, f.Metadata.DatabaseType = "local-mysql", "mysql"
-	f.RawMessages = append(f.RawMessages, map[string]any{"role": "system", "content": "You are a SQL assistant for the local-mysql database. <placeholder>"})
+	raw := []map[string]any{{"role": "system", "content": "You are a SQL assistant for the local-mysql database. <placeholder>"}}
 	for i := range turns {
 		at := start.Add(time.Duration(i) * time.Minute)
 		question := fmt.Sprintf("question %d: which customers ordered most in week %d, and what did they spend?", i, i%52)
@@ -51,15 +34,22 @@ func generate(turns int) []byte {
 		args, _ := json.Marshal(map[string]string{"sql": sql})
 		answer := fmt.Sprintf("The top customer in week %d was customer %d, who spent 199.90 over 3 orders; the next two spent less than half of that.", i%52, i)
 		call := fmt.Sprintf("call_%d", i)
-		f.RawMessages = append(f.RawMessages,
+		raw = append(raw,
 			map[string]any{"role": "user", "content": question},
 			map[string]any{"role": "assistant", "content": "", "tool_calls": []map[string]any{
 				{"id": call, "type": "function", "function": map[string]any{"name": "execute_sql", "arguments": string(args)}}}},
 			map[string]any{"role": "tool", "content": result(i), "tool_call_id": call},
 			map[string]any{"role": "assistant", "content": answer})
 		f.Messages = append(f.Messages,
-			cliLegacy{"user", question, at},
-			cliLegacy{"assistant", answer, at.Add(2 * time.Second)})
+			CLIMessage{"user", question, at},
+			CLIMessage{"assistant", answer, at.Add(2 * time.Second)})
+	}
+	for _, m := range raw {
+		data, err := json.Marshal(m)
+		if err != nil {
+			panic(err) // plain values: cannot happen
+		}
+		f.RawMessages = append(f.RawMessages, data)
 	}
 	data, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
