@@ -30,7 +30,8 @@ const (
 )
 
 // UnknownType is written as the type of a named source whose type is not
-// known: a file without one, whose source is not configured here.
+// known: a file without one, whose source is not configured here. It reads
+// back as "".
 const UnknownType = "unknown"
 
 // ErrTooLarge and ErrInvalid classify the errors of Decode, ReadFile and the
@@ -202,7 +203,7 @@ func decodeMetadata(raw json.RawMessage) (Metadata, []string, error) {
 	if md.DataSource == NoSourceName {
 		md.DataSource = ""
 	}
-	if md.DatabaseType == NoSourceType || md.DataSource == "" {
+	if md.DatabaseType == NoSourceType || md.DatabaseType == UnknownType || md.DataSource == "" {
 		// Without a source there is no database, whatever type was written
 		// next to it (the CLI writes its own such sessions with a type).
 		md.DatabaseType = ""
