@@ -153,3 +153,31 @@ func TestSaveRefusesFoldersAndMissingFolders(t *testing.T) {
 	assert.Contains(t, err.Error(), "the folder "+filepath.Dir(missing)+" does not exist")
 	assert.NoDirExists(t, filepath.Dir(missing))
 }
+
+// A file over 10 MiB of one turn cannot lose a turn: its largest texts are
+// cut, with a marker, until it fits, and the warning says so.
+func TestLoadOneTurnOverTheLimit(t *testing.T) {
+	ws, _ := newWorkspace(t, nil, nil)
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "one.json")
+	answer := strings.Repeat(`"quoted" `, (11<<20)/9)
+	data, err := json.Marshal(map[string]any{
+		"metadata":     map[string]string{"created_at": "2026-01-02T03:04:05Z", "data_source": "db", "database_type": "sqlite"},
+		"messages":     []map[string]string{{"role": "user", "content": "q"}, {"role": "assistant", "content": answer}},
+		"raw_messages": []map[string]string{{"role": "system", "content": "p"}, {"role": "user", "content": "q"}, {"role": "assistant", "content": answer}},
+	})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, data, 0o600))
+
+	info, err := ws.Load(ctx, path)
+	require.NoError(t, err)
+	require.Len(t, info.Warnings, 1)
+	assert.Regexp(t, `^the file is 2\d\.\d MiB, over the 10 MiB that aiq-rpc writes: to fit, cut a \d+-byte message to \d+ bytes`, info.Warnings[0])
+	_, err = ws.Save(ctx, info.SessionID, path)
+	require.NoError(t, err)
+	out, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.LessOrEqual(t, len(out), sessionio.MaxFileSize)
+	require.NoError(t, sessiontest.CheckCLILoadRules(out))
+	assert.Contains(t, string(out), "[aiq-rpc: cut ")
+}

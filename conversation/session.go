@@ -340,7 +340,8 @@ func (s *Session) legacySize(i int, m sessionio.LegacyMessage) int {
 const cutMarker = "\n[aiq-rpc: cut %d of %d bytes here to keep the session file under 10 MiB]"
 
 // cutLargestContent shortens the largest content of the session, in the
-// history or the legacy list, by at least excess bytes.
+// history or the legacy list, by at least excess bytes, or as far as it
+// goes: the caller then cuts the next largest.
 func (s *Session) cutLargestContent(excess int) (string, bool) {
 	var largest *string
 	for i := range s.History {
@@ -353,7 +354,9 @@ func (s *Session) cutLargestContent(excess int) (string, bool) {
 			largest = &s.Legacy[i].Content
 		}
 	}
-	if largest == nil {
+	// Below this, a cut and its marker would free too little to go on.
+	const smallest = 1024
+	if largest == nil || len(*largest) < smallest {
 		return "", false
 	}
 	total := len(*largest)
@@ -361,10 +364,7 @@ func (s *Session) cutLargestContent(excess int) (string, bool) {
 	// by the content's own average so that one pass is usually enough.
 	encoded, _ := sessionio.Marshal(*largest)
 	ratio := float64(len(encoded)) / float64(max(total, 1))
-	keep := total - int(math.Ceil(float64(excess)/ratio)) - len(cutMarker) - 64
-	if keep <= 0 {
-		return "", false
-	}
+	keep := max(total-int(math.Ceil(float64(excess)/ratio))-len(cutMarker)-64, 0)
 	for keep > 0 && !utf8.RuneStart((*largest)[keep]) {
 		keep--
 	}
