@@ -181,3 +181,30 @@ func TestLoadOneTurnOverTheLimit(t *testing.T) {
 	require.NoError(t, sessiontest.CheckCLILoadRules(out))
 	assert.Contains(t, string(out), "[aiq-rpc: cut ")
 }
+
+// A 10 MiB file written the way the CLI writes them loads, saves and loads
+// again as the same conversation, and what is saved passes the CLI's rules;
+// saving it again writes the same bytes.
+func TestRoundTripTenMiB(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ten.json")
+	data := sessiontest.GenerateCLIFile(sessionio.MaxFileSize - 4096)
+	require.NoError(t, os.WriteFile(path, data, 0o600))
+	first, warnings, err := conversation.Load(path)
+	require.NoError(t, err)
+	require.Empty(t, warnings)
+	out, notes, err := first.Encode()
+	require.NoError(t, err)
+	require.Empty(t, notes)
+	require.NoError(t, sessiontest.CheckCLILoadRules(out))
+	require.NoError(t, os.WriteFile(path, out, 0o600))
+
+	second, warnings, err := conversation.Load(path)
+	require.NoError(t, err)
+	require.Empty(t, warnings)
+	assert.Equal(t, first.History, second.History)
+	assert.Equal(t, first.Legacy, second.Legacy)
+	assert.Equal(t, first.SystemPrompt, second.SystemPrompt)
+	again, _, err := second.Encode()
+	require.NoError(t, err)
+	assert.True(t, string(out) == string(again), "a second save wrote other bytes")
+}
