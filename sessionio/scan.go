@@ -18,7 +18,8 @@ const maxDepth = 10000
 // scanner reads a JSON document in place, one value at a time, validating
 // as encoding/json does. It is the single pass behind Decode: the elements
 // of the large arrays are decoded while they are checked, instead of the
-// document being validated and decoded again at each level.
+// document being validated and decoded again at each level. It beat the
+// libraries measured for this (docs/performance.md).
 type scanner struct {
 	data  []byte
 	pos   int
