@@ -115,6 +115,9 @@ func userMessage(code jsonrpc2.Code, err error) string {
 		return sentence("The model could not answer: " + strings.TrimPrefix(model.Err.Error(), "ask the model: "))
 	case code == CodeSourceUnavailable:
 		return sourceMessage(after(err.Error(), conversation.ErrSourceUnavailable))
+	case errors.Is(err, conversation.ErrInvalidRequest):
+		// What follows the sentinel is written for the user: "x is a folder; give ...".
+		return sentence(after(err.Error(), conversation.ErrInvalidRequest))
 	}
 	return sentence(strings.TrimPrefix(err.Error(), "run turn: "))
 }

@@ -351,7 +351,8 @@ func TestErrorCodes(t *testing.T) {
 	broken := filepath.Join(dir, "broken.json")
 	require.NoError(t, os.WriteFile(broken, []byte(`{"metadata": 42}`), 0o600))
 	large := filepath.Join(dir, "large.json")
-	require.NoError(t, os.WriteFile(large, make([]byte, 11<<20), 0o600))
+	require.NoError(t, os.WriteFile(large, nil, 0o600))
+	require.NoError(t, os.Truncate(large, 70<<20)) // sparse: over the ceiling at no cost
 	var info conversation.Info
 	f.client.Result("session/new", nil, &info)
 	cases := []struct {
@@ -369,7 +370,9 @@ func TestErrorCodes(t *testing.T) {
 		{"invalid session file", "session/load", map[string]string{"path": broken}, -32010, "metadata"},
 		{"folder as session file", "session/load", map[string]string{"path": dir}, -32010, dir},
 		{"missing session file", "session/load", map[string]string{"path": filepath.Join(dir, "none.json")}, -32010, "There is no session file at " + filepath.Join(dir, "none.json")},
-		{"session too large", "session/load", map[string]string{"path": large}, -32011, "10.0 MiB limit"},
+		{"session too large", "session/load", map[string]string{"path": large}, -32011, "70.0 MiB is over the 64.0 MiB that aiq-rpc opens"},
+		{"save onto a folder", "session/save", map[string]string{"sessionId": info.SessionID, "path": dir}, -32602, dir + " is a folder"},
+		{"save into a missing folder", "session/save", map[string]string{"sessionId": info.SessionID, "path": filepath.Join(dir, "nope", "s.json")}, -32602, "The folder " + filepath.Join(dir, "nope") + " does not exist"},
 		{"unknown source", "session/new", map[string]string{"source": "nope"}, -32012, "nope"},
 		{"source that cannot open", "chat/turn", map[string]any{"sessionId": mustNew(t, f, "other"), "query": "SELECT 1"}, -32012, "connection refused"},
 		{"no model", "chat/turn", map[string]any{"sessionId": info.SessionID, "query": "how many rows?"}, -32021, "config.yaml"},
@@ -381,6 +384,8 @@ func TestErrorCodes(t *testing.T) {
 			assert.Equal(t, c.code, errorCode(t, m), m.Error.Message)
 			assert.Contains(t, m.Error.Message, c.says)
 			assert.NotContains(t, m.Error.Message, "hunter2")
+			assert.NotContains(t, m.Error.Message, "invalid request:", "the sentinel is for the code, not the user")
+			assert.NotContains(t, m.Error.Message, "save session ")
 			if c.code <= -32001 && c.code >= -32099 {
 				// One sentence for the user; the steps that led to it are
 				// the data's detail.
