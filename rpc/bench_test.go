@@ -397,4 +397,3 @@ func progressEvents(b *testing.B, notes []benchMessage) []timedEvent {
 	}
 	return events
 }
-
