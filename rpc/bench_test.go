@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,7 +22,10 @@ import (
 	"github.com/aiq/aiq-rpc/conversation/llm/llmtest"
 	"github.com/aiq/aiq-rpc/rpc"
 	"github.com/aiq/aiq-rpc/sessionio"
+	"github.com/aiq/aiq-rpc/tools/dbtest"
 )
+
+func TestMain(m *testing.M) { os.Exit(dbtest.Main(m)) }
 
 // BenchmarkSmallRequest is one chat/history round trip on an empty session,
 // against a yardstick: a minimal go.lsp.dev/jsonrpc2 server answering the
@@ -396,4 +400,89 @@ func progressEvents(b *testing.B, notes []benchMessage) []timedEvent {
 		events = append(events, timedEvent{Event: e, at: n.at})
 	}
 	return events
+}
+
+// BenchmarkFirstRows is a SELECT of a million rows on each engine, the
+// statement of tools' BenchmarkSelectMillionRows, asked through the server
+// by the scripted model. It reports, as the client sees them, the time
+// from the tool_call notification to the rows notification with the first
+// page ("first-rows-ms") and to the tool_result ("result-ms"), and the
+// peak resident memory of the process, client included.
+func BenchmarkFirstRows(b *testing.B) {
+	for _, c := range []struct {
+		name   string
+		source func(testing.TB) sessionio.Source
+		sql    string
+	}{
+		{"sqlite", dbtest.SQLite, "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 1000000) " +
+			"SELECT n, hex(randomblob(16)) AS s FROM c"},
+		{"postgres", dbtest.Postgres, "SELECT g AS n, md5(g::text) AS s FROM generate_series(1, 1000000) AS g"},
+		{"mariadb", dbtest.MariaDB, "SELECT seq AS n, md5(seq) AS s FROM seq_1_to_1000000"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			src := c.source(b)
+			srv := llmtest.NewServer(b)
+			model, err := llm.New(llm.Config{URL: srv.URL, Model: "bench"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			client := startBench(b, conversation.Config{
+				Model:         func() (conversation.Model, error) { return model, nil },
+				Sources:       func() ([]sessionio.Source, error) { return []sessionio.Source{src}, nil },
+				DefaultSource: src.Name,
+			})
+			var info conversation.Info
+			client.result(b, "session/new", nil, &info)
+			args, _ := json.Marshal(map[string]string{"sql": c.sql})
+			resetPeakRSS()
+			var firstRows, result []time.Duration
+			for b.Loop() {
+				srv.Add(llmtest.Step{ToolCalls: []llmtest.Call{{ID: "c1", Name: "execute_sql", Arguments: string(args)}}},
+					llmtest.Step{Text: "Done."})
+				_, notes := client.call(b, "chat/turn", map[string]any{"sessionId": info.SessionID, "query": "all of it"})
+				at := map[string]time.Time{}
+				for _, e := range progressEvents(b, notes) {
+					if _, seen := at[e.Kind]; !seen {
+						at[e.Kind] = e.at
+					}
+					if e.Kind == conversation.EventToolResult && (e.Statement == nil || e.Statement.RowCount != 1_000_000) {
+						b.Fatalf("the result is not a million rows: %+v", e.Statement)
+					}
+				}
+				if at[conversation.EventRows].IsZero() {
+					b.Fatal("no rows notification")
+				}
+				start := at[conversation.EventToolCall]
+				firstRows = append(firstRows, at[conversation.EventRows].Sub(start))
+				result = append(result, at[conversation.EventToolResult].Sub(start))
+			}
+			reportPercentiles(b, firstRows, "first-rows-ms", time.Millisecond)
+			reportPercentiles(b, result, "result-ms", time.Millisecond)
+			if peak, ok := peakRSS(); ok {
+				b.ReportMetric(float64(peak)/(1<<20), "peak-RSS-MiB")
+			}
+		})
+	}
+}
+
+// resetPeakRSS sets Linux's peak resident memory of the process back to
+// its current one, so that each benchmark reports its own peak.
+func resetPeakRSS() {
+	os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
+}
+
+// peakRSS returns the process's peak resident memory in bytes, VmHWM of
+// /proc/self/status; ok is false where there is none.
+func peakRSS() (int64, bool) {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return kb << 10, err == nil
+		}
+	}
+	return 0, false
 }
