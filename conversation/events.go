@@ -12,9 +12,9 @@ const (
 	EventToolResult = "tool_result"
 	// EventRows is the first page of a statement's rows while it still
 	// runs: at most once a tool call, before its tool_result.
-	EventRows = "rows"
-	EventStatus     = "status"
-	EventChart      = "chart"
+	EventRows   = "rows"
+	EventStatus = "status"
+	EventChart  = "chart"
 )
 
 // Event is something a turn did, for the editor to show as it happens.
