@@ -29,7 +29,8 @@ func TestMain(m *testing.M) { os.Exit(dbtest.Main(m)) }
 
 // BenchmarkSmallRequest is one chat/history round trip on an empty session,
 // against a yardstick: a minimal go.lsp.dev/jsonrpc2 server answering the
-// same request with the same result, over the same pipes and the same
+// same request with the same result, over the same kind of pipes (the
+// operating system's, as the binary's stdin and stdout) and the same
 // client. It reports the median and the 99th percentile.
 func BenchmarkSmallRequest(b *testing.B) {
 	b.Run("aiq-rpc", func(b *testing.B) {
@@ -70,8 +71,7 @@ func benchRoundTrips(b *testing.B, c *benchClient, method string, params any) {
 // startYardstick starts the minimal jsonrpc2 server: jsonrpc2's own stream
 // and codec, one handler, nothing else.
 func startYardstick(b *testing.B) *benchClient {
-	toServer, clientOut := io.Pipe()
-	clientIn, fromServer := io.Pipe()
+	toServer, clientOut, clientIn, fromServer := osPipes(b)
 	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(pipeRWC{toServer, fromServer}))
 	conn.Go(context.Background(), func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 		var p struct {
@@ -87,8 +87,22 @@ func startYardstick(b *testing.B) *benchClient {
 }
 
 type pipeRWC struct {
-	r *io.PipeReader
-	w *io.PipeWriter
+	r *os.File
+	w *os.File
+}
+
+// osPipes returns two pipes of the operating system: the server reads what
+// the client writes, and the client reads what the server writes.
+func osPipes(b *testing.B) (toServer, clientOut, clientIn, fromServer *os.File) {
+	toServer, clientOut, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	clientIn, fromServer, err = os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return toServer, clientOut, clientIn, fromServer
 }
 
 func (p pipeRWC) Read(b []byte) (int, error)  { return p.r.Read(b) }
@@ -275,8 +289,7 @@ func startBench(b *testing.B, cfg conversation.Config) *benchClient {
 	}
 	ws := conversation.NewWorkspace(cfg)
 	server := rpc.NewServer(ws, rpc.Options{Name: "aiq-rpc", Version: "bench", Home: cfg.Home, ModelConfigured: cfg.Model != nil})
-	toServer, clientOut := io.Pipe()
-	clientIn, fromServer := io.Pipe()
+	toServer, clientOut, clientIn, fromServer := osPipes(b)
 	done := make(chan struct{})
 	go func() { server.Serve(context.Background(), toServer, fromServer); close(done) }()
 	b.Cleanup(func() { clientOut.Close(); clientIn.Close(); <-done })
