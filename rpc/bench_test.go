@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -32,17 +33,27 @@ func TestMain(m *testing.M) { os.Exit(dbtest.Main(m)) }
 // same request with the same result, over the same kind of pipes (the
 // operating system's, as the binary's stdin and stdout) and the same
 // client. It reports the median and the 99th percentile.
+//
+// The pipes are "polled" as os.Pipe makes them, or "blocking" as the
+// binary's stdin usually is, which the server reads on a goroutine of its
+// own (see closableReader).
 func BenchmarkSmallRequest(b *testing.B) {
-	b.Run("aiq-rpc", func(b *testing.B) {
-		c := startBench(b, conversation.Config{})
-		var info conversation.Info
-		c.result(b, "session/new", nil, &info)
-		benchRoundTrips(b, c, "chat/history", map[string]any{"sessionId": info.SessionID})
-	})
-	b.Run("jsonrpc2-yardstick", func(b *testing.B) {
-		c := startYardstick(b)
-		benchRoundTrips(b, c, "chat/history", map[string]any{"sessionId": "s1"})
-	})
+	for _, blocking := range []bool{false, true} {
+		pipes := "polled"
+		if blocking {
+			pipes = "blocking"
+		}
+		b.Run("pipes="+pipes+"/aiq-rpc", func(b *testing.B) {
+			c := startBenchOn(b, conversation.Config{}, blocking)
+			var info conversation.Info
+			c.result(b, "session/new", nil, &info)
+			benchRoundTrips(b, c, "chat/history", map[string]any{"sessionId": info.SessionID})
+		})
+		b.Run("pipes="+pipes+"/jsonrpc2-yardstick", func(b *testing.B) {
+			c := startYardstick(b, blocking)
+			benchRoundTrips(b, c, "chat/history", map[string]any{"sessionId": "s1"})
+		})
+	}
 }
 
 func benchRoundTrips(b *testing.B, c *benchClient, method string, params any) {
@@ -70,8 +81,8 @@ func benchRoundTrips(b *testing.B, c *benchClient, method string, params any) {
 
 // startYardstick starts the minimal jsonrpc2 server: jsonrpc2's own stream
 // and codec, one handler, nothing else.
-func startYardstick(b *testing.B) *benchClient {
-	toServer, clientOut, clientIn, fromServer := osPipes(b)
+func startYardstick(b *testing.B, blocking bool) *benchClient {
+	toServer, clientOut, clientIn, fromServer := osPipes(b, blocking)
 	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(pipeRWC{toServer, fromServer}))
 	conn.Go(context.Background(), func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 		var p struct {
@@ -86,15 +97,29 @@ func startYardstick(b *testing.B) *benchClient {
 	return &benchClient{r: bufio.NewReader(clientIn), w: clientOut}
 }
 
+// blockingPipe returns a pipe in blocking mode, which the runtime does not
+// poll: a read blocks its thread, as on the binary's stdin.
+func blockingPipe() (r, w *os.File, err error) {
+	var fds [2]int
+	if err := syscall.Pipe2(fds[:], syscall.O_CLOEXEC); err != nil {
+		return nil, nil, err
+	}
+	return os.NewFile(uintptr(fds[0]), "pipe-r"), os.NewFile(uintptr(fds[1]), "pipe-w"), nil
+}
+
 type pipeRWC struct {
 	r *os.File
 	w *os.File
 }
 
 // osPipes returns two pipes of the operating system: the server reads what
-// the client writes, and the client reads what the server writes.
-func osPipes(b *testing.B) (toServer, clientOut, clientIn, fromServer *os.File) {
+// the client writes, and the client reads what the server writes. When
+// blocking, the server's input is in blocking mode, as stdin is.
+func osPipes(b *testing.B, blocking bool) (toServer, clientOut, clientIn, fromServer *os.File) {
 	toServer, clientOut, err := os.Pipe()
+	if blocking {
+		toServer, clientOut, err = blockingPipe()
+	}
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -283,13 +308,18 @@ type benchClient struct {
 // initializes it. cfg's Home is set to a temporary folder, and it has no
 // data source unless cfg lists some.
 func startBench(b *testing.B, cfg conversation.Config) *benchClient {
+	return startBenchOn(b, cfg, false)
+}
+
+// startBenchOn is startBench, on a blocking input when blocking.
+func startBenchOn(b *testing.B, cfg conversation.Config, blocking bool) *benchClient {
 	cfg.Home = sessionio.Home{Dir: b.TempDir()}
 	if cfg.Sources == nil {
 		cfg.Sources = func() ([]sessionio.Source, error) { return nil, nil }
 	}
 	ws := conversation.NewWorkspace(cfg)
 	server := rpc.NewServer(ws, rpc.Options{Name: "aiq-rpc", Version: "bench", Home: cfg.Home, ModelConfigured: cfg.Model != nil})
-	toServer, clientOut, clientIn, fromServer := osPipes(b)
+	toServer, clientOut, clientIn, fromServer := osPipes(b, blocking)
 	done := make(chan struct{})
 	go func() { server.Serve(context.Background(), toServer, fromServer); close(done) }()
 	b.Cleanup(func() { clientOut.Close(); clientIn.Close(); <-done })
