@@ -20,13 +20,14 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(dbtest.Main(m)) }
 
-// rowsEngine is a real database with a statement of a million rows, and a
-// slow one that streams rows until it is cancelled.
+// rowsEngine is a real database with a statement of many rows (20,000:
+// enough for 40 pages, few enough for the race detector), and a slow one
+// that streams rows until it is cancelled.
 type rowsEngine struct {
-	name    string
-	source  func(testing.TB) sessionio.Source
-	million string
-	slow    string
+	name   string
+	source func(testing.TB) sessionio.Source
+	many   string
+	slow   string
 	// running counts the slow statements on the server; "" for SQLite,
 	// which runs in this process.
 	running string
@@ -36,23 +37,23 @@ var rowsEngines = []rowsEngine{
 	{
 		name:   "sqlite",
 		source: dbtest.SQLite,
-		million: "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 1000000) " +
+		many: "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 20000) " +
 			"SELECT n, 'row ' || n AS s FROM c",
 		slow: "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c) SELECT n, hex(randomblob(64)) AS s FROM c",
 	},
 	{
-		name:    "postgres",
-		source:  dbtest.Postgres,
-		million: "SELECT g AS n, 'row ' || g AS s FROM generate_series(1, 1000000) AS g",
-		slow:    "SELECT g AS n, pg_sleep(0.0005)::text AS s FROM generate_series(1, 100000) AS g",
+		name:   "postgres",
+		source: dbtest.Postgres,
+		many:   "SELECT g AS n, 'row ' || g AS s FROM generate_series(1, 20000) AS g",
+		slow:   "SELECT g AS n, pg_sleep(0.0005)::text AS s FROM generate_series(1, 100000) AS g",
 		running: "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' " +
 			"AND query LIKE '%pg_sleep(0.0005)%' AND pid <> pg_backend_pid()",
 	},
 	{
-		name:    "mariadb",
-		source:  dbtest.MariaDB,
-		million: "SELECT seq AS n, CONCAT('row ', seq) AS s FROM seq_1_to_1000000",
-		slow:    "SELECT seq AS n, SLEEP(0.0005) AS s FROM seq_1_to_100000",
+		name:   "mariadb",
+		source: dbtest.MariaDB,
+		many:   "SELECT seq AS n, CONCAT('row ', seq) AS s FROM seq_1_to_20000",
+		slow:   "SELECT seq AS n, SLEEP(0.0005) AS s FROM seq_1_to_100000",
 		running: "SELECT count(*) FROM information_schema.processlist " +
 			"WHERE info LIKE '%SLEEP(0.0005)%' AND id <> CONNECTION_ID()",
 	},
@@ -112,14 +113,14 @@ func (e *events) of(kind string) conversation.Event {
 	return conversation.Event{}
 }
 
-// TestFirstPageBeforeResult runs a million-row SELECT on each engine: the
+// TestFirstPageBeforeResult runs a SELECT of many rows on each engine: the
 // first page comes as a rows event while the statement runs (fewer rows
 // read than it returns), before its tool_result, with the same rows.
 func TestFirstPageBeforeResult(t *testing.T) {
 	for _, e := range rowsEngines {
 		t.Run(e.name, func(t *testing.T) {
 			t.Parallel()
-			ws, id := sqlWorkspace(t, e.source(t), e.million)
+			ws, id := sqlWorkspace(t, e.source(t), e.many)
 			var got events
 			ans, err := ws.Ask(context.Background(), id, conversation.Question{Query: "all the rows"}, nil, got.add)
 			require.NoError(t, err)
@@ -135,7 +136,7 @@ func TestFirstPageBeforeResult(t *testing.T) {
 			p, f := page.Statement, final.Statement
 			assert.Equal(t, "running", p.Status)
 			assert.Equal(t, "success", f.Status)
-			assert.Equal(t, int64(1_000_000), f.RowCount)
+			assert.Equal(t, int64(20_000), f.RowCount)
 			assert.Less(t, p.RowCount, f.RowCount, "the page comes while the statement runs")
 			assert.True(t, p.Truncated)
 			assert.Equal(t, f.SQL, p.SQL)
