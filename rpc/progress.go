@@ -57,18 +57,18 @@ func (p *progress) event(e conversation.Event) {
 }
 
 // addText sends text at once when no text went out in the last frame,
-// else gathers it until the frame has passed.
+// else gathers it until the frame has passed. Text that comes after the
+// frame's end goes out with what waited, ahead of a timer that is late.
 func (p *progress) addText(text string) {
 	p.text.WriteString(text)
-	if p.timer != nil && p.text.Len() < maxTextBuffered {
-		return // the timer sends it
-	}
 	wait := textFrame - time.Since(p.lastText)
 	if wait <= 0 || p.text.Len() >= maxTextBuffered {
 		p.flushLocked()
 		return
 	}
-	p.timer = time.AfterFunc(wait, p.flush)
+	if p.timer == nil {
+		p.timer = time.AfterFunc(wait, p.flush)
+	}
 }
 
 func (p *progress) flush() {
