@@ -449,8 +449,8 @@ func progressEvents(b *testing.B, notes []benchMessage) []timedEvent {
 // statement of tools' BenchmarkSelectMillionRows, asked through the server
 // by the scripted model. It reports, as the client sees them, the time
 // from the tool_call notification to the rows notification with the first
-// page ("first-rows-ms") and to the tool_result ("result-ms"), and the
-// peak resident memory of the process, client included.
+// page ("first-rows-ms") and to the tool_result ("result-ms"). The
+// memory the statement takes is tools' benchmark's to report.
 func BenchmarkFirstRows(b *testing.B) {
 	for _, c := range []struct {
 		name   string
@@ -477,7 +477,6 @@ func BenchmarkFirstRows(b *testing.B) {
 			var info conversation.Info
 			client.result(b, "session/new", nil, &info)
 			args, _ := json.Marshal(map[string]string{"sql": c.sql})
-			resetPeakRSS()
 			var firstRows, result []time.Duration
 			for b.Loop() {
 				srv.Add(llmtest.Step{ToolCalls: []llmtest.Call{{ID: "c1", Name: "execute_sql", Arguments: string(args)}}},
@@ -501,31 +500,6 @@ func BenchmarkFirstRows(b *testing.B) {
 			}
 			reportPercentiles(b, firstRows, "first-rows-ms", time.Millisecond)
 			reportPercentiles(b, result, "result-ms", time.Millisecond)
-			if peak, ok := peakRSS(); ok {
-				b.ReportMetric(float64(peak)/(1<<20), "peak-RSS-MiB")
-			}
 		})
 	}
-}
-
-// resetPeakRSS sets Linux's peak resident memory of the process back to
-// its current one, so that each benchmark reports its own peak.
-func resetPeakRSS() {
-	os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
-}
-
-// peakRSS returns the process's peak resident memory in bytes, VmHWM of
-// /proc/self/status; ok is false where there is none.
-func peakRSS() (int64, bool) {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0, false
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-			return kb << 10, err == nil
-		}
-	}
-	return 0, false
 }
