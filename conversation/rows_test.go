@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -127,6 +126,7 @@ func TestFirstPageBeforeResult(t *testing.T) {
 			require.Equal(t, conversation.StopEndTurn, ans.StopReason)
 
 			kinds := got.kinds()
+			require.GreaterOrEqual(t, len(kinds), 3, kinds)
 			assert.Equal(t, []string{"tool_call", "rows", "tool_result"}, kinds[:3])
 			page, final := got.of(conversation.EventRows), got.of(conversation.EventToolResult)
 			require.NotNil(t, page.Statement)
@@ -176,7 +176,9 @@ func TestCancelAfterFirstPage(t *testing.T) {
 			assert.Equal(t, conversation.StopCancelled, ans.StopReason)
 			require.False(t, cancelled.IsZero(), "no rows event came; events: %v", got.kinds())
 			t.Logf("the turn ended %v after the cancel", time.Since(cancelled))
-			assert.True(t, slices.Equal([]string{"tool_call", "rows", "tool_result"}, got.kinds()[:3]), got.kinds())
+			kinds := got.kinds()
+			require.GreaterOrEqual(t, len(kinds), 3, kinds)
+			assert.Equal(t, []string{"tool_call", "rows", "tool_result"}, kinds[:3])
 			require.NotNil(t, got.of(conversation.EventToolResult).Statement)
 			assert.Equal(t, "cancelled", got.of(conversation.EventToolResult).Statement.Status)
 			if e.running == "" {

@@ -40,6 +40,7 @@ func TestRowsProgress(t *testing.T) {
 			rows = m.Params
 		}
 	}
+	require.GreaterOrEqual(t, len(kinds), 3, kinds)
 	assert.Equal(t, []string{"tool_call", "rows", "tool_result"}, kinds[:3])
 	assert.JSONEq(t, `{"sessionId":"`+ans.SessionID+`","requestId":2,"kind":"rows","tool":"execute_sql","callId":"c1",
 		"statement":{"sql":"SELECT id, name FROM t","status":"running","rowCount":2,"columns":["id","name"],
