@@ -10,8 +10,11 @@ const (
 	EventText       = "text"
 	EventToolCall   = "tool_call"
 	EventToolResult = "tool_result"
-	EventStatus     = "status"
-	EventChart      = "chart"
+	// EventRows is the first page of a statement's rows while it still
+	// runs: at most once a tool call, before its tool_result.
+	EventRows   = "rows"
+	EventStatus = "status"
+	EventChart  = "chart"
 )
 
 // Event is something a turn did, for the editor to show as it happens.
@@ -27,7 +30,7 @@ type Event struct {
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	SQL       string          `json:"sql,omitempty"`
 	// Summary says what a tool did; Statement is a statement's outcome with
-	// its rows (tool_result).
+	// its rows (tool_result), or its first page while it runs (rows).
 	Summary   string     `json:"summary,omitempty"`
 	Statement *Statement `json:"statement,omitempty"`
 	// Chart is a chart to draw (chart).
@@ -79,6 +82,10 @@ func (r *recorder) ToolStarted(call ToolCall) {
 		}
 	}
 	r.listen(e)
+}
+
+func (r *recorder) ToolRows(call ToolCall, st Statement) {
+	r.listen(Event{Kind: EventRows, Tool: call.Function.Name, CallID: call.ID, Statement: &st})
 }
 
 func (r *recorder) ToolFinished(o ToolOutcome) {
