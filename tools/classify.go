@@ -33,6 +33,10 @@ type Verdict struct {
 	Kind string
 	// Reason says why a write is one, in words for the confirmation dialog.
 	Reason string
+	// Outside marks a write that is one only because it reaches outside
+	// the database (reads a server file, opens another database file, ...):
+	// it changes no data, yet asks first as a write does.
+	Outside bool
 	// unknown marks a statement whose first word the classifier does not
 	// know: a write, since it might be one, but perhaps not SQL at all.
 	unknown bool
@@ -784,7 +788,9 @@ func explainVerdict(toks []sqlToken, i int, d Dialect) Verdict {
 			continue
 		}
 		if v := classifyStatement(inner, d); v.Class == Write {
-			return verdictWrite(kind, kind+" runs the statement it explains: "+v.Reason)
+			w := verdictWrite(kind, kind+" runs the statement it explains: "+v.Reason)
+			w.Outside = v.Outside
+			return w
 		}
 		return verdictRead(kind)
 	}
@@ -917,7 +923,9 @@ func sideEffectVerdict(toks []sqlToken, d Dialect, v Verdict) Verdict {
 			return verdictWrite(v.Kind+" ... "+t.text, reason)
 		}
 		if reason := outsideFunction(t.text, d); reason != "" {
-			return verdictWrite(v.Kind+" ... "+t.text, reason)
+			w := verdictWrite(v.Kind+" ... "+t.text, reason)
+			w.Outside = true
+			return w
 		}
 		if d == DialectMySQL && t.isWord("NEXT") && j+2 < len(toks) && toks[j+1].isWord("VALUE") && toks[j+2].isWord("FOR") {
 			kind := v.Kind + " ... NEXT VALUE FOR"
@@ -1030,7 +1038,9 @@ func writeVerdict(toks []sqlToken, i int) Verdict {
 	}
 	reason := writeReason(lead, kind)
 	if reason != "" {
-		return verdictWrite(kind, reason)
+		v := verdictWrite(kind, reason)
+		v.Outside = lead == "ATTACH"
+		return v
 	}
 	v := verdictWrite(kind, lead+" is not a statement known to be read-only, so it is treated as a write.")
 	v.unknown = true

@@ -108,6 +108,9 @@ func TestOutsideReadsAskFirst(t *testing.T) {
 				if res.Status != StatusRejected || !strings.Contains(res.Error, "outside the database") || len(res.Rows) != 0 {
 					t.Errorf("%s: status %q, error %q, rows %v; want it refused, saying that it reads outside the database", r.sql, res.Status, res.Error, res.Rows)
 				}
+				if strings.Contains(res.Error, "change") {
+					t.Errorf("%s: the model is told %q; a read changes nothing", r.sql, res.Error)
+				}
 
 				c.answers = []Decision{Reject}
 				res = execSQL(t, s, r.sql)
@@ -127,6 +130,9 @@ func TestOutsideReadsAskFirst(t *testing.T) {
 			for _, req := range c.requests {
 				if !strings.Contains(req.Reason, "on the database server, outside the database") {
 					t.Errorf("%s: the user is told %q, want it to say the statement reads the database server's files", req.SQL, req.Reason)
+				}
+				if req.Risk != "outside" {
+					t.Errorf("%s: risk %q, want \"outside\": the dialog must not call a read a write", req.SQL, req.Risk)
 				}
 			}
 		})

@@ -238,13 +238,15 @@ func (db *DB) Run(ctx context.Context, sql string, write bool) *StatementResult 
 	return db.execute(ctx, sql, write)
 }
 
-// needsConfirmation explains to the model why a write did not run.
+// needsConfirmation explains to the model why a statement did not run:
+// the classifier's reason, which is true of a write and of a read that
+// reaches outside the database alike.
 func needsConfirmation(v Verdict) string {
-	msg := "not run: this statement (" + v.Kind + ") can change the database"
-	if v.Reason != "" {
-		msg += " (" + v.Reason + ")"
+	reason := strings.TrimSpace(v.Reason)
+	if reason == "" {
+		reason = "this statement (" + v.Kind + ") can change the database."
 	}
-	return msg + ", which needs the user's confirmation"
+	return "not run: it needs the user's confirmation: " + reason
 }
 
 // failed returns a result that did not run.

@@ -38,7 +38,9 @@ type ConfirmRequest struct {
 	Tool string `json:"tool"`
 	SQL  string `json:"sql"`
 	// Risk is "ddl" for a statement that changes the schema or the
-	// privileges, "write" for one that changes data.
+	// privileges, "outside" for one that reaches outside the database
+	// (a server file, another database file) without changing data,
+	// "write" for one that changes data.
 	Risk string `json:"risk"`
 	// Reason says why the statement is a write, from Classify or from the
 	// database that refused it in read-only mode.
@@ -161,7 +163,7 @@ func (s *Set) executeSQL(ctx context.Context, args json.RawMessage) (any, error)
 	var res *StatementResult
 	v, err := Classify(a.SQL, s.db.Dialect())
 	if err == nil && v.Class == Write {
-		res = s.confirmAndRun(ctx, ConfirmRequest{Tool: ToolExecuteSQL, SQL: a.SQL, Risk: riskOf(v.Kind), Reason: v.Reason})
+		res = s.confirmAndRun(ctx, ConfirmRequest{Tool: ToolExecuteSQL, SQL: a.SQL, Risk: riskOf(v), Reason: v.Reason})
 	} else {
 		res = s.db.Run(ctx, a.SQL, false)
 		if res.readOnlyRefused {
@@ -179,10 +181,14 @@ func (s *Set) executeSQL(ctx context.Context, args json.RawMessage) (any, error)
 	return res, nil
 }
 
-// riskOf returns "ddl" for a kind of statement that changes the schema or
-// the privileges, else "write".
-func riskOf(kind string) string {
-	first, _, _ := strings.Cut(strings.TrimSpace(kind), " ")
+// riskOf returns "ddl" for a statement that changes the schema or the
+// privileges, "outside" for one that only reaches outside the database,
+// else "write".
+func riskOf(v Verdict) string {
+	if v.Outside {
+		return "outside"
+	}
+	first, _, _ := strings.Cut(strings.TrimSpace(v.Kind), " ")
 	switch strings.ToUpper(first) {
 	case "CREATE", "ALTER", "DROP", "TRUNCATE", "RENAME", "COMMENT", "GRANT", "REVOKE":
 		return "ddl"

@@ -272,3 +272,39 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(data)
 }
+
+// TestConfirmationSaysWhy checks what the model and the dialog are told of
+// a statement that must ask first: the classifier's reason, true of a read
+// that leaves the database as of a write, and a risk that names which.
+func TestConfirmationSaysWhy(t *testing.T) {
+	cases := []struct {
+		sql      string
+		d        Dialect
+		risk     string
+		saysWhat string
+	}{
+		{"INSERT INTO t VALUES (1)", DialectSQLite, "write", "INSERT adds rows"},
+		{"DROP TABLE t", DialectPostgres, "ddl", "DROP TABLE deletes"},
+		{"SELECT pg_read_file('/etc/passwd')", DialectPostgres, "outside", "reads a file on the database server"},
+		{"EXPLAIN ANALYZE SELECT pg_read_file('/etc/passwd')", DialectPostgres, "outside", "reads a file on the database server"},
+		{"SELECT LOAD_FILE('/etc/passwd')", DialectMySQL, "outside", "reads a file on the database server"},
+		{"ATTACH DATABASE '/tmp/x.db' AS x", DialectSQLite, "outside", "opens another database file"},
+		{"SELECT readfile('/etc/passwd')", DialectSQLite, "outside", "reads a file on the machine"},
+	}
+	for _, c := range cases {
+		v, err := Classify(c.sql, c.d)
+		if err != nil || v.Class != Write {
+			t.Fatalf("%s: %+v, %v; want a statement that asks first", c.sql, v, err)
+		}
+		if got := riskOf(v); got != c.risk {
+			t.Errorf("%s: risk %q, want %q", c.sql, got, c.risk)
+		}
+		msg := needsConfirmation(v)
+		if !strings.HasPrefix(msg, "not run: it needs the user's confirmation: ") || !strings.Contains(msg, c.saysWhat) {
+			t.Errorf("%s: the model is told %q, want the confirmation and %q", c.sql, msg, c.saysWhat)
+		}
+		if c.risk == "outside" && strings.Contains(msg, "change") {
+			t.Errorf("%s: the model is told %q, which says a read changes the database", c.sql, msg)
+		}
+	}
+}

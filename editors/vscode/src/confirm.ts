@@ -37,10 +37,22 @@ function safeFirst(safe: string, others: string[]): ModalItem[] {
   return [safe, ...others].map((title) => ({ title }));
 }
 
+/** What the statement does, by its risk: "outside" reads or works outside the database and changes no data. */
+function riskHeading(risk: string): string {
+  switch (risk) {
+    case "outside":
+      return "AIQ wants to run a statement that reaches outside the database.";
+    case "ddl":
+      return "AIQ wants to run a statement that changes the schema.";
+    default:
+      return "AIQ wants to run a statement that writes.";
+  }
+}
+
 export function confirmPrompt(p: ConfirmParams): ModalPrompt {
   const reason = p.reason?.trim() || "This statement changes the database.";
   return {
-    message: `AIQ wants to run a statement that writes (${p.risk || "write"}). ${reason}`,
+    message: `${riskHeading(p.risk)} ${reason}`,
     detail:
       `${p.sql}\n\nReject (Enter, Escape) does not run it. "Allow always" allows writes without asking ` +
       "for the rest of this conversation.",

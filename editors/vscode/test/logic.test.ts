@@ -315,6 +315,16 @@ describe("confirm and clear dialogs", () => {
     assert.equal(decisionFor("Cancel"), "reject");
   });
 
+  it("a read that reaches outside the database is not called a write", () => {
+    const p = confirmPrompt({
+      sessionId: "s1", tool: "execute_sql", sql: "SELECT pg_read_file('/etc/passwd')", risk: "outside",
+      reason: "pg_read_file reads a file on the database server, outside the database.",
+    });
+    assert.match(p.message, /reaches outside the database\. pg_read_file reads a file/);
+    assert.doesNotMatch(p.message, /writes/);
+    assert.match(confirmPrompt({ sessionId: "s1", tool: "execute_sql", sql: "DROP TABLE t", risk: "ddl", reason: "" }).message, /changes the schema/);
+  });
+
   it("Enter and Escape on the write dialog reject, in VS Code's modal", () => {
     const keys = modalKeys(confirmPrompt({ sessionId: "s1", tool: "execute_sql", sql: "DELETE FROM t", risk: "write", reason: "" }).items);
     assert.equal(keys.buttons[0], REJECT, "the primary button, focused at open, is Reject");

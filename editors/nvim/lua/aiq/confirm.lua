@@ -17,11 +17,19 @@ local decisions = {
 -- returns 0 for Esc, which no decision has).
 local REJECT = 3
 
--- ask shows the SQL and why it writes. Neovim 0.7 needs the answer at
--- once, so the dialog blocks.
+-- What the statement does, by its risk: "outside" reads or works outside
+-- the database and changes no data.
+local headings = {
+  outside = "aiq wants to run a statement that reaches outside the database:",
+  ddl = "aiq wants to run a statement that changes the schema:",
+}
+
+-- ask shows the SQL and why it must ask first. Neovim 0.7 needs the
+-- answer at once, so the dialog blocks.
 function M.ask(params)
   local msg = string.format(
-    "aiq wants to run a statement that writes:\n\n%s\n\n%s\n",
+    "%s\n\n%s\n\n%s\n",
+    headings[params.risk] or "aiq wants to run a statement that writes:",
     params.sql or "",
     params.reason or params.risk or ""
   )
