@@ -281,6 +281,22 @@ func TestNvimPlugin(t *testing.T) {
 		n.run("early")
 	})
 
+	t.Run("EarlyRowsFromTheServer", func(t *testing.T) {
+		t.Parallel()
+		newNvimTest(t, nvim,
+			sqlCall("call_1", "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200000) SELECT i, i * 2 AS twice FROM n"),
+			llmtest.Step{Text: "200,000 numbers."},
+		).run("early_real")
+	})
+
+	t.Run("ConfirmOutsideRead", func(t *testing.T) {
+		t.Parallel()
+		n := newNvimTest(t, nvim, sqlCall("call_1", "SELECT readfile('/etc/hostname') AS name"), llmtest.Step{Text: "Not read."})
+		n.run("early_real_outside")
+		assert.Contains(t, n.model.Requests()[1].Messages[len(n.model.Requests()[1].Messages)-1].Content, "declined",
+			"the model is told the user declined")
+	})
+
 	t.Run("ConfirmWrites", func(t *testing.T) {
 		t.Parallel()
 		n := newNvimTest(t, nvim,
