@@ -268,28 +268,44 @@ describe("Controller with the real aiq-rpc", () => {
     assert.equal(view.historyTurns(again.turns, again.messages)[0].items[0].statement.rowCount, live!.statements[0].rowCount);
   });
 
-  it("a long SELECT: early rows, when the server sends them, are the result's first page, then replaced", async (t) => {
+  it("a long SELECT: the server's early rows reach the view before the result, as its first page, then are replaced", async () => {
     const sql = "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 200000) SELECT n, n * 2 AS twice FROM c";
     const { ui, ctl } = await setup([{ toolCalls: [{ id: "call_big", name: "execute_sql", arguments: { sql } }] }, { text: ["Counted."] }]);
     const result = await ctl.ask("Count to 200,000");
     assert.equal(result?.statements[0].status, "success", JSON.stringify(ui.of("turnError")));
-    const events = ui.of("progress").map((p) => p.event);
-    const early = events.filter((e) => e.kind === "rows");
-    const final = events.find((e) => e.kind === "tool_result")!;
-    // aiq-rpc sends rows since issue 11; an older one sends only the result.
-    t.diagnostic(`early rows events: ${early.length}`);
-    for (const e of early) {
-      assert.ok(events.indexOf(e) < events.indexOf(final), "before the result");
-      assert.equal(e.callId, final.callId);
-      assert.equal(e.statement?.status, "running");
-      assert.deepEqual(e.statement?.rows, final.statement?.rows?.slice(0, e.statement?.rows?.length), "the result's first rows");
-    }
-    let model = view.emptyModel();
-    for (const m of ui.views) model = view.apply(model, m).model;
-    const item = model.entries[0].items.find((i: any) => i.kind === "sql");
-    assert.equal(item.statement.status, "success", "the result replaced the early rows");
-    assert.equal(item.statement.rowCount, 200000);
-    assert.equal(item.statement.rows.length, 500);
+
+    // The messages to the view, in order: one rows, then the tool_result of the same call.
+    const isEvent = (kind: string) => (m: (typeof ui.views)[number]) => m.type === "progress" && m.event.kind === kind;
+    const rowsAt = ui.views.findIndex(isEvent("rows"));
+    const resultAt = ui.views.findIndex(isEvent("tool_result"));
+    assert.ok(rowsAt >= 0, "the view got the early rows");
+    assert.equal(ui.views.filter(isEvent("rows")).length, 1, "one rows message per statement");
+    assert.ok(rowsAt < resultAt, `the early rows (message ${rowsAt}) came before the result (message ${resultAt})`);
+    const early = ui.views[rowsAt].type === "progress" ? ui.views[rowsAt].event : undefined;
+    const final = ui.views[resultAt].type === "progress" ? ui.views[resultAt].event : undefined;
+    assert.equal(early?.callId, "call_big");
+    assert.equal(final?.callId, "call_big");
+    assert.equal(early?.statement?.status, "running");
+    assert.equal(early?.statement?.rowCount, 501, "the page, and the row that follows it");
+    assert.equal(early?.statement?.rows?.length, 500);
+    assert.deepEqual(early?.statement?.rows?.slice(0, 3), [[1, 2], [2, 4], [3, 6]]);
+    assert.deepEqual(early?.statement?.rows, final?.statement?.rows, "the same first rows as the result");
+
+    // What the view shows at the early rows, then at the end.
+    const sqlItem = (upTo: number) => {
+      let model = view.emptyModel();
+      for (const m of ui.views.slice(0, upTo + 1)) model = view.apply(model, m).model;
+      const items = model.entries[0].items.filter((i: any) => i.kind === "sql");
+      assert.equal(items.length, 1, "one table for the statement");
+      return items[0];
+    };
+    const running = sqlItem(rowsAt);
+    assert.equal(running.statement.status, "running", "the view shows the early rows as running");
+    assert.deepEqual(running.statement.rows, early?.statement?.rows);
+    const done = sqlItem(ui.views.length - 1);
+    assert.equal(done.statement.status, "success", "the result replaced the early rows");
+    assert.equal(done.statement.rowCount, 200000);
+    assert.deepEqual(done.statement.rows, early?.statement?.rows);
   });
 
   it("sets the data source and reports it in the state", async () => {
