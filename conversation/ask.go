@@ -76,7 +76,7 @@ type Answer struct {
 	SavedTo  string   `json:"savedTo"`
 	Warnings []string `json:"warnings"`
 	// SaveError is why the autosave failed, for the front end to tell the
-	// user apart from the answer.
+	// user apart from the answer; Warnings leaves it out.
 	SaveError error `json:"-"`
 }
 
@@ -150,8 +150,8 @@ func (w *Workspace) runTurn(ctx context.Context, o *openSession, text string, co
 	o.mu.Unlock()
 	saved, err := w.autosave(o)
 	if err != nil {
+		// The front end tells the user, once; Warnings does not repeat it.
 		ans.SaveError = err
-		ans.Warnings = append(ans.Warnings, "The turn was not saved: "+err.Error())
 	}
 	ans.SavedTo = saved.Path
 	ans.Warnings = append(ans.Warnings, saved.Notes...)

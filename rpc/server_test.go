@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,6 +40,7 @@ type fixtureOptions struct {
 	tools   modeltest.Tools  // the tools of the source "test"
 	confirm bool             // the client announces chat/confirm
 	noInit  bool
+	log     *slog.Logger // the server's log; nil: discarded
 }
 
 func start(t *testing.T, o fixtureOptions) *fixture {
@@ -62,7 +64,7 @@ func start(t *testing.T, o fixtureOptions) *fixture {
 		cfg.Model = func() (conversation.Model, error) { return o.model, nil }
 	}
 	ws := conversation.NewWorkspace(cfg)
-	server := rpc.NewServer(ws, rpc.Options{Name: "aiq-rpc", Version: "test", Home: home, ModelConfigured: o.model != nil})
+	server := rpc.NewServer(ws, rpc.Options{Name: "aiq-rpc", Version: "test", Home: home, ModelConfigured: o.model != nil, Log: o.log})
 	toServer, clientOut := io.Pipe()
 	clientIn, fromServer := io.Pipe()
 	f.stdin = clientOut
