@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -122,6 +123,14 @@ func TestOutsideReadsAskFirst(t *testing.T) {
 				wantStatus(t, res, StatusSuccess)
 				if got := fmt.Sprint(res.Rows[0][0]); got != r.want {
 					t.Errorf("%s allowed: %q, want %q", r.sql, got, r.want)
+				}
+			}
+			// Where no one can confirm, or the question fails, the user
+			// is not told that a read writes.
+			for _, set := range []*Set{NewSet(db, nil), NewSet(db, (&confirmer{err: errors.New("no editor")}).confirm)} {
+				res := execSQL(t, set, reads[e.name][0].sql)
+				if res.Status != StatusRejected || !strings.HasPrefix(res.Error, "This statement reaches outside the database, ") || strings.Contains(mustJSON(t, res), "change") {
+					t.Errorf("%s, unconfirmed: status %q, the user reads %q, the model %s; want it not run, said to reach outside the database", reads[e.name][0].sql, res.Status, res.Error, mustJSON(t, res))
 				}
 			}
 			if len(c.requests) != 2*len(reads[e.name]) {

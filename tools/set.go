@@ -47,6 +47,14 @@ type ConfirmRequest struct {
 	Reason string `json:"reason"`
 }
 
+// what says, for the user, why the statement asks first.
+func (req ConfirmRequest) what() string {
+	if req.Risk == "outside" {
+		return "This statement reaches outside the database"
+	}
+	return "This statement writes to the database"
+}
+
 // Confirmer asks the user to confirm a write and returns the decision. An
 // error means that no answer came; the write does not run.
 type Confirmer func(ctx context.Context, req ConfirmRequest) (Decision, error)
@@ -221,6 +229,11 @@ func (s *Set) confirmAndRun(ctx context.Context, req ConfirmRequest) *StatementR
 // and for the model what to do next.
 func (s *Set) ask(ctx context.Context, req ConfirmRequest) *StatementResult {
 	if s.confirm == nil {
+		if req.Risk == "outside" {
+			return s.refused(req.SQL, StatusRejected,
+				"This statement reaches outside the database, which no one can confirm here, so it did not run.",
+				"not run: it needs the user's confirmation ("+strings.TrimSuffix(req.Reason, ".")+"), and no one can confirm it here; do not retry it")
+		}
 		return s.refused(req.SQL, StatusRejected,
 			"This statement writes to the database, and writes are turned off here, so it did not run.",
 			"not run: this statement can change the database, and writes are turned off here because no one can confirm them; do not retry it")
@@ -233,7 +246,7 @@ func (s *Set) ask(ctx context.Context, req ConfirmRequest) *StatementResult {
 			"cancelled while waiting for the user's confirmation; the statement did not run")
 	case err != nil:
 		return s.refused(req.SQL, StatusRejected,
-			"This statement writes to the database, and it could not be confirmed here, so it did not run.",
+			req.what()+", and it could not be confirmed here, so it did not run.",
 			"not run: the user's confirmation could not be asked ("+err.Error()+")")
 	case d == AllowOnce:
 		return nil
