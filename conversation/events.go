@@ -69,15 +69,7 @@ func (r *recorder) Text(delta string) {
 
 func (r *recorder) ToolStarted(call ToolCall) {
 	e := Event{Kind: EventToolCall, Tool: call.Function.Name, CallID: call.ID}
-	if args, err := toolArgs(call.Function.Arguments); err == nil {
-		e.Arguments = args
-		var sql struct {
-			SQL string `json:"sql"`
-		}
-		if json.Unmarshal(args, &sql) == nil {
-			e.SQL = sql.SQL
-		}
-	}
+	e.Arguments, e.SQL = callArgs(call)
 	r.listen(e)
 }
 

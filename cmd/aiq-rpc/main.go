@@ -23,6 +23,7 @@ Usage:
   aiq-rpc [flags]                 serve JSON-RPC on stdin and stdout (editors run this)
   aiq-rpc ask [flags] QUESTION    run one turn in the terminal; QUESTION "-" reads stdin
   aiq-rpc sessions [flags]        list the saved sessions, newest first
+  aiq-rpc acp [flags]             serve the Agent Client Protocol (Zed, JetBrains, ...)
 
 Flags:
 `
@@ -41,7 +42,7 @@ type env struct {
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	e := env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
 	cmd := "serve"
-	if len(args) > 0 && (args[0] == "ask" || args[0] == "sessions") {
+	if len(args) > 0 && (args[0] == "ask" || args[0] == "sessions" || args[0] == "acp") {
 		cmd, args = args[0], args[1:]
 	}
 	var f flags
@@ -61,6 +62,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runAsk(ctx, e, f, fs.Args())
 	case "sessions":
 		return runSessions(e, f)
+	case "acp":
+		return runACP(ctx, e, f)
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "aiq-rpc: unknown command %q; run 'aiq-rpc --help'\n", fs.Arg(0))
