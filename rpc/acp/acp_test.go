@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -55,17 +54,18 @@ func TestNewSession(t *testing.T) {
 	require.Len(t, res.ConfigOptions, 1)
 	assert.EqualValues(t, "db", res.ConfigOptions[0].Select.CurrentValue)
 
-	f.lines.waitFor(t, "available_commands_update", func(line []byte) bool {
-		return strings.Contains(string(line), "available_commands_update")
-	})
 	var names []string
-	for _, u := range f.client.of(res.SessionId) {
-		if u.AvailableCommandsUpdate != nil {
-			for _, c := range u.AvailableCommandsUpdate.AvailableCommands {
-				names = append(names, c.Name)
+	require.Eventually(t, func() bool {
+		for _, u := range f.client.of(res.SessionId) {
+			if u.AvailableCommandsUpdate != nil {
+				for _, c := range u.AvailableCommandsUpdate.AvailableCommands {
+					names = append(names, c.Name)
+				}
+				return true
 			}
 		}
-	}
+		return false
+	}, waitTimeout, time.Millisecond, "no available_commands_update")
 	assert.Equal(t, []string{"history", "clear", "source", "save"}, names)
 
 	// An editor opens a session whenever its panel opens: one never used
