@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -79,9 +80,23 @@ func decodeParams(raw json.RawMessage, v any) error {
 	err := json.Unmarshal(text, v)
 	var typeErr *json.UnmarshalTypeError
 	if errors.As(err, &typeErr) && typeErr.Field != "" {
-		return fmt.Errorf("%s must not be %s", typeErr.Field, typeErr.Value)
+		return fmt.Errorf("%s must be %s, not %s", typeErr.Field, kindName(typeErr.Type.Kind()), typeErr.Value)
 	}
 	return err
+}
+
+func kindName(k reflect.Kind) string {
+	switch k {
+	case reflect.String:
+		return "a string"
+	case reflect.Struct, reflect.Map, reflect.Pointer:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Bool:
+		return "a boolean"
+	}
+	return "a number"
 }
 
 func initialize(ctx context.Context, a *Agent, p sdk.InitializeRequest) (any, error) {
