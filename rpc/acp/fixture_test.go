@@ -50,6 +50,8 @@ type fixture struct {
 	raw    *io.PipeWriter // the agent's stdin, for lines the SDK would not send
 	lines  *lineLog
 	served chan error
+	// modelOverride, when set, is the model instead of the scripted server.
+	modelOverride conversation.Model
 }
 
 func newFixture(t testing.TB, steps ...llmtest.Step) *fixture {
@@ -77,6 +79,9 @@ func newFixture(t testing.TB, steps ...llmtest.Step) *fixture {
 // newModel is the real model client against the scripted server. A
 // question that asks for it panics, for the test of a panic in a request.
 func (f *fixture) newModel() (conversation.Model, error) {
+	if f.modelOverride != nil {
+		return f.modelOverride, nil
+	}
 	m, err := llm.New(llm.Config{URL: f.model.URL, APIKey: sessionio.Secret(testAPIKey), Model: "test-model", MaxTries: 1})
 	if err != nil {
 		return nil, err
@@ -202,19 +207,20 @@ type client struct {
 	updates []sdk.SessionNotification
 	asked   []sdk.RequestPermissionRequest
 	permit  func(sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome
-	changed chan struct{}
+	// heard, when set, hears each update instead of the list, for the
+	// benchmarks.
+	heard func(sdk.SessionNotification)
 }
 
 func (c *client) SessionUpdate(ctx context.Context, n sdk.SessionNotification) error {
 	c.mu.Lock()
-	c.updates = append(c.updates, n)
-	ch := c.changed
+	heard := c.heard
+	if heard == nil {
+		c.updates = append(c.updates, n)
+	}
 	c.mu.Unlock()
-	if ch != nil {
-		select {
-		case ch <- struct{}{}:
-		default:
-		}
+	if heard != nil {
+		heard(n)
 	}
 	return nil
 }
