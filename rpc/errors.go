@@ -8,7 +8,6 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/aiq/aiq-rpc/conversation"
-	"github.com/aiq/aiq-rpc/sessionio"
 )
 
 // The error codes of aiq-rpc, past JSON-RPC's and LSP's own.
@@ -31,36 +30,33 @@ func wireError(method string, err error) error {
 	}
 	code := jsonrpc2.InternalError
 	var data any
-	switch {
-	case errors.As(err, &wire):
+	if errors.As(err, &wire) {
 		code = wire.Code
-	case errors.Is(err, conversation.ErrUnknownSession):
-		code = CodeUnknownSession
-	case errors.Is(err, sessionio.ErrTooLarge):
-		code = CodeSessionTooLarge
-	case errors.Is(err, sessionio.ErrInvalid):
-		code = CodeInvalidSession
-	case errors.Is(err, conversation.ErrSourceUnavailable):
-		code = CodeSourceUnavailable
-	case errors.Is(err, conversation.ErrNoModel):
-		code = CodeModelNotConfigured
-	case errors.Is(err, conversation.ErrBusy):
-		code = CodeSessionBusy
-	case errors.Is(err, conversation.ErrInvalidRequest):
-		code = jsonrpc2.InvalidParams
-	case isModelError(err):
-		code, data = CodeModelError, modelErrorData(err)
+	} else {
+		switch conversation.KindOf(err) {
+		case conversation.KindUnknownSession:
+			code = CodeUnknownSession
+		case conversation.KindSessionTooLarge:
+			code = CodeSessionTooLarge
+		case conversation.KindInvalidSession:
+			code = CodeInvalidSession
+		case conversation.KindSourceUnavailable:
+			code = CodeSourceUnavailable
+		case conversation.KindNoModel:
+			code = CodeModelNotConfigured
+		case conversation.KindBusy:
+			code = CodeSessionBusy
+		case conversation.KindInvalidRequest:
+			code = jsonrpc2.InvalidParams
+		case conversation.KindModel:
+			code, data = CodeModelError, modelErrorData(err)
+		}
 	}
 	e := jsonrpc2.NewError(code, method+": "+err.Error())
 	if data != nil {
 		e.Data, _ = json.Marshal(data)
 	}
 	return e
-}
-
-func isModelError(err error) bool {
-	var m *conversation.ModelError
-	return errors.As(err, &m)
 }
 
 // modelErrorData is the data of a model error: the HTTP status and how

@@ -7,7 +7,6 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/aiq/aiq-rpc/conversation"
-	"github.com/aiq/aiq-rpc/sessionio"
 )
 
 // The error codes past JSON-RPC's own: ACP's resource_not_found, and
@@ -24,27 +23,30 @@ const (
 // written for the user: ACP editors show it as it is.
 func wireError(method string, err error) *sdk.RequestError {
 	var rerr *sdk.RequestError
-	if errors.As(err, &rerr) {
-		return rerr
-	}
-	code := codeInternalError
 	var bad *invalidParams
-	var model *conversation.ModelError
 	switch {
+	case errors.As(err, &rerr):
+		return rerr
 	case errors.As(err, &bad):
 		return &sdk.RequestError{Code: codeInvalidParams, Message: err.Error()}
-	case errors.Is(err, conversation.ErrUnknownSession):
-		code = codeResourceNotFound
-	case errors.Is(err, sessionio.ErrTooLarge), errors.Is(err, sessionio.ErrInvalid), errors.Is(err, conversation.ErrInvalidRequest):
-		code = codeInvalidParams
-	case errors.Is(err, conversation.ErrSourceUnavailable):
-		code = codeSourceUnavailable
-	case errors.Is(err, conversation.ErrNoModel):
-		code = codeModelNotConfigured
-	case errors.Is(err, conversation.ErrBusy):
-		code = codeSessionBusy
-	case errors.As(err, &model):
-		code = codeModelError
 	}
-	return &sdk.RequestError{Code: code, Message: fmt.Sprintf("%s: %v", method, err)}
+	return &sdk.RequestError{Code: kindCode(conversation.KindOf(err)), Message: fmt.Sprintf("%s: %v", method, err)}
+}
+
+func kindCode(kind conversation.ErrorKind) int {
+	switch kind {
+	case conversation.KindUnknownSession:
+		return codeResourceNotFound
+	case conversation.KindSessionTooLarge, conversation.KindInvalidSession, conversation.KindInvalidRequest:
+		return codeInvalidParams
+	case conversation.KindSourceUnavailable:
+		return codeSourceUnavailable
+	case conversation.KindNoModel:
+		return codeModelNotConfigured
+	case conversation.KindBusy:
+		return codeSessionBusy
+	case conversation.KindModel:
+		return codeModelError
+	}
+	return codeInternalError
 }

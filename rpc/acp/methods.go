@@ -6,8 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -32,12 +33,7 @@ func methodTable() map[string]method {
 }
 
 func methodNames(table map[string]method) []string {
-	names := make([]string, 0, len(table))
-	for name := range table {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(table))
 }
 
 // invalidParams is the error of a request whose params are wrong.
