@@ -30,6 +30,9 @@ type Event struct {
 	// its rows (tool_result).
 	Summary   string     `json:"summary,omitempty"`
 	Statement *Statement `json:"statement,omitempty"`
+	// Failed says that the call did not succeed: the tool's error, or a
+	// statement that failed, was rejected or was cancelled (tool_result).
+	Failed bool `json:"failed,omitempty"`
 	// Chart is a chart to draw (chart).
 	Chart any `json:"chart,omitempty"`
 	// Message is a status line (status).
@@ -74,12 +77,13 @@ func (r *recorder) ToolStarted(call ToolCall) {
 }
 
 func (r *recorder) ToolFinished(o ToolOutcome) {
-	e := Event{Kind: EventToolResult, Tool: o.Call.Function.Name, CallID: o.Call.ID, Summary: summarize(o)}
+	e := Event{Kind: EventToolResult, Tool: o.Call.Function.Name, CallID: o.Call.ID, Summary: summarize(o), Failed: o.Err != nil}
 	switch res := o.Result.(type) {
 	case SQLResult:
 		st := res.Statement
 		r.statements = append(r.statements, st)
 		e.Statement = &st
+		e.Failed = st.Status != "success"
 	case ChartResult:
 		r.listen(Event{Kind: EventChart, Tool: e.Tool, CallID: e.CallID, Chart: res.Chart})
 	}

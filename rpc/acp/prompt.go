@@ -167,14 +167,14 @@ func (u *updates) event(e conversation.Event) {
 // the rows as a Markdown table, the row count and the error if any.
 func (u *updates) result(e conversation.Event) sdk.SessionUpdate {
 	status := sdk.ToolCallStatusCompleted
+	if e.Failed {
+		status = sdk.ToolCallStatusFailed
+	}
 	content := e.Summary
 	var output any
 	switch {
 	case e.Statement != nil:
 		content = statementMarkdown(*e.Statement)
-		if e.Statement.Status != "success" {
-			status = sdk.ToolCallStatusFailed
-		}
 		output = map[string]any{"status": e.Statement.Status, "rowCount": e.Statement.RowCount, "error": e.Statement.Error}
 	case u.charts[e.CallID] != "":
 		content = u.charts[e.CallID]

@@ -75,11 +75,18 @@ func cellText(v any) string {
 		data, _ := json.Marshal(v)
 		s = string(data)
 	}
-	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "|", `\|`).Replace(s)
+	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
 	if r := []rune(s); len(r) > 100 {
 		s = string(r[:99]) + "…"
 	}
-	return s
+	return inlineText(s)
+}
+
+// inlineText escapes what Markdown would read as markup in a value: a
+// pipe that ends a cell, and HTML, which an editor must never be handed
+// from a database or a model.
+func inlineText(s string) string {
+	return strings.NewReplacer("|", `\|`, "<", `\<`, ">", `\>`, "&", `\&`, "`", "\\`", "*", `\*`, "_", `\_`).Replace(s)
 }
 
 // chartMarkdown shows a chart as its title and a table of its data: ACP
@@ -105,7 +112,7 @@ func chartMarkdown(data []byte) string {
 		title = c.Y + " by " + c.X
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "**%s** (%s chart)\n\n", title, c.ChartType)
+	fmt.Fprintf(&b, "**%s** (%s chart)\n\n", inlineText(title), inlineText(c.ChartType))
 	row(&b, []string{cellText(c.X), cellText(c.Y)})
 	b.WriteString("| --- | ---: |\n")
 	for i, label := range c.Labels[:min(len(c.Labels), len(c.Values))] {
