@@ -67,6 +67,7 @@ type session struct {
 
 	mu        sync.Mutex
 	cancel    context.CancelFunc // of the turn or command that runs; nil when idle
+	ended     chan struct{}      // closed when it ends
 	callID    string             // the tool call that runs, which a permission is asked for
 	rejectAll bool               // the user answered "reject always"
 }
@@ -197,26 +198,32 @@ func (a *Agent) start(s *session, cancel context.CancelFunc) error {
 	if s.cancel != nil {
 		return fmt.Errorf("prompt: %w; wait for it to finish or cancel it", conversation.ErrBusy)
 	}
-	s.cancel = cancel
+	s.cancel, s.ended = cancel, make(chan struct{})
 	a.turns.Add(1)
 	return nil
 }
 
 func (a *Agent) done(s *session) {
 	s.mu.Lock()
-	s.cancel, s.callID = nil, ""
+	close(s.ended)
+	s.cancel, s.callID, s.ended = nil, "", nil
 	s.mu.Unlock()
 	a.turns.Done()
 }
 
-// stop cancels what runs on the session, if anything.
-func (s *session) stop() {
+// stop cancels what runs on the session, if anything, and returns a
+// channel closed when it has ended.
+func (s *session) stop() <-chan struct{} {
 	s.mu.Lock()
-	cancel := s.cancel
+	cancel, ended := s.cancel, s.ended
 	s.mu.Unlock()
-	if cancel != nil {
+	if cancel == nil {
+		ended = make(chan struct{})
+		close(ended)
+	} else {
 		cancel()
 	}
+	return ended
 }
 
 // notify sends a session/update. A cancelled turn still reports how far it

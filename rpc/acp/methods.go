@@ -9,6 +9,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -29,6 +30,8 @@ func methodTable() map[string]method {
 		sdk.AgentMethodSessionCancel:          typed(sessionCancel),
 		sdk.AgentMethodSessionSetMode:         typed(sessionSetMode),
 		sdk.AgentMethodSessionSetConfigOption: typed(sessionSetConfigOption),
+		sdk.AgentMethodSessionList:            typed(sessionList),
+		sdk.AgentMethodSessionClose:           typed(sessionClose),
 	}
 }
 
@@ -104,6 +107,10 @@ func initialize(ctx context.Context, a *Agent, p sdk.InitializeRequest) (any, er
 		AgentCapabilities: sdk.AgentCapabilities{
 			LoadSession:        true,
 			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true},
+			SessionCapabilities: sdk.SessionCapabilities{
+				List:  &sdk.SessionListCapabilities{},
+				Close: &sdk.SessionCloseCapabilities{},
+			},
 		},
 		AuthMethods: []sdk.AuthMethod{},
 	}, nil
@@ -260,4 +267,57 @@ func (a *Agent) setSource(ctx context.Context, s *session, source string) (conve
 			ConfigOptions: options, SessionUpdate: "config_option_update"}})
 	}
 	return info, nil
+}
+
+// sessionList lists the saved sessions, newest first: their ids are
+// their files, which session/load opens. Sessions are the home's, not a
+// project's, so each is listed with the folder the client asked about.
+func sessionList(ctx context.Context, a *Agent, p sdk.ListSessionsRequest) (any, error) {
+	list, err := conversation.ListSessions(a.opts.Home.SessionsDir())
+	if err != nil {
+		return nil, err
+	}
+	cwd := a.opts.Home.SessionsDir()
+	if p.Cwd != nil && *p.Cwd != "" {
+		cwd = *p.Cwd
+	}
+	sessions := []sdk.SessionInfo{}
+	for _, l := range list {
+		if l.Error != "" {
+			continue // cannot be loaded either
+		}
+		info := sdk.SessionInfo{SessionId: sdk.SessionId(l.Path), Cwd: cwd}
+		if l.FirstQuestion != "" {
+			info.Title = sdk.Ptr(l.FirstQuestion)
+		}
+		if !l.Updated.IsZero() {
+			info.UpdatedAt = sdk.Ptr(l.Updated.UTC().Format(time.RFC3339))
+		}
+		sessions = append(sessions, info)
+	}
+	return sdk.ListSessionsResponse{Sessions: sessions}, nil
+}
+
+// sessionClose stops what runs on the session, saves it if it changed and
+// forgets it.
+func sessionClose(ctx context.Context, a *Agent, p sdk.CloseSessionRequest) (any, error) {
+	s, err := a.session(p.SessionId)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case <-s.stop():
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	a.removeIfUnused(s)
+	if _, err := a.ws.CloseSession(ctx, s.wsID); err != nil && !errors.Is(err, conversation.ErrUnknownSession) {
+		return nil, err
+	}
+	a.mu.Lock()
+	if a.sessions[p.SessionId] == s {
+		delete(a.sessions, p.SessionId)
+	}
+	a.mu.Unlock()
+	return sdk.CloseSessionResponse{}, nil
 }

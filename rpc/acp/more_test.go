@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 	"github.com/stretchr/testify/assert"
@@ -90,4 +91,71 @@ func TestResume(t *testing.T) {
 	second, err := f.conn.NewSession(f.ctx(), sdk.NewSessionRequest{Cwd: "/", McpServers: []sdk.McpServer{}})
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(string(second.SessionId), f.home.SessionsDir()), "the second session is a new one")
+}
+
+// TestListAndClose: session/list gives the saved sessions, newest first,
+// with their first question; session/close saves and forgets a session.
+func TestListAndClose(t *testing.T) {
+	f := newFixture(t, llmtest.Step{Text: "One."}, llmtest.Step{Text: "Two."})
+	first := f.newSession()
+	f.say(first, "the first question")
+	second, err := f.conn.NewSession(f.ctx(), sdk.NewSessionRequest{Cwd: "/", McpServers: []sdk.McpServer{}})
+	require.NoError(t, err)
+	f.say(second.SessionId, "the second question")
+	empty, err := f.conn.NewSession(f.ctx(), sdk.NewSessionRequest{Cwd: "/", McpServers: []sdk.McpServer{}})
+	require.NoError(t, err)
+
+	list, err := f.conn.ListSessions(f.ctx(), sdk.ListSessionsRequest{Cwd: sdk.Ptr("/work")})
+	require.NoError(t, err)
+	var titles []string
+	for _, s := range list.Sessions {
+		assert.Equal(t, "/work", s.Cwd)
+		if s.Title != nil {
+			titles = append(titles, string(s.SessionId)+" "+*s.Title)
+		}
+	}
+	assert.ElementsMatch(t, []string{string(first) + " the first question", string(second.SessionId) + " the second question"}, titles)
+
+	_, err = f.conn.CloseSession(f.ctx(), sdk.CloseSessionRequest{SessionId: empty.SessionId})
+	require.NoError(t, err)
+	assert.NoFileExists(t, string(empty.SessionId), "a closed session that was never used left its file")
+	_, err = f.conn.CloseSession(f.ctx(), sdk.CloseSessionRequest{SessionId: first})
+	require.NoError(t, err)
+	assert.FileExists(t, string(first))
+	_, err = f.prompt(first, sdk.TextBlock("still there?"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "no open session has this id")
+	_, err = f.conn.LoadSession(f.ctx(), sdk.LoadSessionRequest{SessionId: first, Cwd: "/", McpServers: []sdk.McpServer{}})
+	require.NoError(t, err, "a closed session loads again")
+}
+
+// TestCancelRunningSQL: session/cancel stops a statement that would
+// never end on its own.
+func TestCancelRunningSQL(t *testing.T) {
+	f := newFixture(t, sqlCall("call_1", "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"))
+	id := f.newSession()
+	result := make(chan sdk.PromptResponse, 1)
+	go func() {
+		res, err := f.prompt(id, sdk.TextBlock("count forever"))
+		assert.NoError(t, err)
+		result <- res
+	}()
+	require.Eventually(t, func() bool {
+		for _, u := range f.client.of(id) {
+			if u.ToolCall != nil {
+				return true
+			}
+		}
+		return false
+	}, waitTimeout, time.Millisecond, "the statement never started")
+	require.NoError(t, f.conn.Cancel(f.ctx(), sdk.CancelNotification{SessionId: id}))
+	select {
+	case res := <-result:
+		assert.Equal(t, sdk.StopReasonCancelled, res.StopReason)
+	case <-time.After(waitTimeout):
+		t.Fatal("the statement was not cancelled")
+	}
+	h, err := f.ws.History(f.ctx(), "s1", false)
+	require.NoError(t, err)
+	assert.Empty(t, h.Turns)
 }
