@@ -13,7 +13,11 @@ import (
 // runACP speaks the Agent Client Protocol on stdin and stdout, for the
 // editors that spawn an ACP agent (docs/acp.md). -s FILE is the session
 // the first session/new continues.
-func runACP(ctx context.Context, e env, f flags) int {
+func runACP(ctx context.Context, e env, f flags, args []string) int {
+	if len(args) > 0 {
+		fmt.Fprintf(e.stderr, "aiq-rpc acp: unexpected argument %q; it takes only flags (run 'aiq-rpc acp --help')\n", args[0])
+		return 2
+	}
 	resume := f.session
 	f.session = ""
 	a, err := setup(ctx, e, f)

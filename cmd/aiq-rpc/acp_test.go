@@ -141,3 +141,34 @@ func acpScript(tmp string) func(req llmtest.Request) llmtest.Step {
 		return llmtest.Step{Text: "I was not scripted for: " + q}
 	}
 }
+
+// TestACPBinary: the built binary's stdout carries ACP frames only, a bad
+// line among them is answered, and the end of input is a clean exit.
+func TestACPBinary(t *testing.T) {
+	h := newHome(t)
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, "acp", "--home", h.Dir)
+	cmd.Env = childEnv()
+	cmd.Stdin = strings.NewReader("this is not json\n" +
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}` + "\n")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(t, cmd.Run(), "stderr:\n%s", stderr.String())
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	require.Len(t, lines, 2, "stdout:\n%s", stdout.String())
+	for _, line := range lines {
+		require.True(t, json.Valid([]byte(line)), "stdout holds a line that is not a frame: %q", line)
+	}
+	assert.Contains(t, stdout.String(), `"code":-32700`)
+	assert.Contains(t, stdout.String(), `"title":"AIQ"`)
+	assert.Contains(t, stderr.String(), "malformed message", "the bad line was not logged on stderr")
+
+	extra := exec.CommandContext(ctx, binary, "acp", "--home", h.Dir, "now")
+	extra.Env = childEnv()
+	out, err := extra.CombinedOutput()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit)
+	assert.Equal(t, 2, exit.ExitCode())
+	assert.Contains(t, string(out), `unexpected argument "now"`)
+}

@@ -63,7 +63,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "sessions":
 		return runSessions(e, f)
 	case "acp":
-		return runACP(ctx, e, f)
+		return runACP(ctx, e, f, fs.Args())
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "aiq-rpc: unknown command %q; run 'aiq-rpc --help'\n", fs.Arg(0))

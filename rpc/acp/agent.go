@@ -17,6 +17,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -50,8 +51,8 @@ type Agent struct {
 	mu       sync.Mutex
 	sessions map[sdk.SessionId]*session
 	resume   string // consumed by the first session/new
-	closing  bool   // no turn starts once set
-	turns    sync.WaitGroup
+	closing  bool   // no request starts once set
+	inflight sync.WaitGroup
 }
 
 // session is an ACP session: the id the client holds and the workspace's
@@ -99,11 +100,14 @@ func (a *Agent) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	return a.finish()
 }
 
+// drainLimit bounds the wait for the answers to the last requests: turns
+// are cancelled by then, and end at once.
+const drainLimit = 5 * time.Second
+
 // finish ends the turns, saves what changed and removes the files of new
 // sessions that were never used.
 func (a *Agent) finish() error {
 	a.mu.Lock()
-	a.closing = true
 	open := make([]*session, 0, len(a.sessions))
 	for _, s := range a.sessions {
 		open = append(open, s)
@@ -112,7 +116,13 @@ func (a *Agent) finish() error {
 	for _, s := range open {
 		s.stop()
 	}
-	a.turns.Wait()
+	// A client may close its end right after a request: the request is
+	// still answered (a turn as cancelled) before the agent ends.
+	a.out.drain(drainLimit)
+	a.mu.Lock()
+	a.closing = true
+	a.mu.Unlock()
+	a.inflight.Wait()
 	for _, s := range open {
 		a.removeIfUnused(s)
 	}
@@ -151,6 +161,10 @@ func (a *Agent) removeIfUnused(s *session) {
 // handle answers one request or notification. The SDK runs each request
 // on its own goroutine and the notifications in order on one.
 func (a *Agent) handle(ctx context.Context, name string, params json.RawMessage) (res any, rerr *sdk.RequestError) {
+	if !a.enter() {
+		return nil, &sdk.RequestError{Code: codeInternalError, Message: name + ": the agent is shutting down"}
+	}
+	defer a.inflight.Done()
 	defer func() {
 		if r := recover(); r != nil {
 			a.log.Error("panic in request", "method", name, "panic", r, "stack", string(debug.Stack()))
@@ -171,6 +185,18 @@ func (a *Agent) handle(ctx context.Context, name string, params json.RawMessage)
 		return nil, wireError(name, err)
 	}
 	return res, nil
+}
+
+// enter counts a request in, unless the agent is ending; then finish
+// waits for it.
+func (a *Agent) enter() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closing {
+		return false
+	}
+	a.inflight.Add(1)
+	return true
 }
 
 // session returns the session the client calls id.
@@ -199,7 +225,6 @@ func (a *Agent) start(s *session, cancel context.CancelFunc) error {
 		return fmt.Errorf("prompt: %w; wait for it to finish or cancel it", conversation.ErrBusy)
 	}
 	s.cancel, s.ended = cancel, make(chan struct{})
-	a.turns.Add(1)
 	return nil
 }
 
@@ -208,7 +233,6 @@ func (a *Agent) done(s *session) {
 	close(s.ended)
 	s.cancel, s.callID, s.ended = nil, "", nil
 	s.mu.Unlock()
-	a.turns.Done()
 }
 
 // stop cancels what runs on the session, if anything, and returns a

@@ -49,7 +49,8 @@ type fixture struct {
 	client *client
 	raw    *io.PipeWriter // the agent's stdin, for lines the SDK would not send
 	lines  *lineLog
-	served chan error
+	done   chan struct{} // closed when the agent's Serve has returned
+	served error         // what it returned
 	// modelOverride, when set, is the model instead of the scripted server.
 	modelOverride conversation.Model
 }
@@ -57,7 +58,7 @@ type fixture struct {
 func newFixture(t testing.TB, steps ...llmtest.Step) *fixture {
 	t.Helper()
 	f := &fixture{t: t, home: sessionio.Home{Dir: t.TempDir()}, src: dbtest.SQLite(t), model: llmtest.NewServer(t, steps...),
-		client: &client{}, lines: &lineLog{}, served: make(chan error, 1)}
+		client: &client{}, lines: &lineLog{}}
 	f.src.Name = "db"
 	dbtest.Exec(t, f.src,
 		"CREATE TABLE orders (id integer PRIMARY KEY, status text NOT NULL)",
@@ -105,22 +106,34 @@ func (f *fixture) start(opts acp.Options) {
 	toClient, tapOut := io.Pipe()
 	f.raw = raw
 	agent := acp.New(f.ws, opts)
+	done := make(chan struct{})
+	f.done = done
 	go func() {
-		f.served <- agent.Serve(context.Background(), toAgent, agentOut)
+		f.served = agent.Serve(context.Background(), toAgent, agentOut)
 		agentOut.Close()
+		close(done)
 	}()
 	go f.lines.tap(fromAgent, tapOut)
 	f.conn = sdk.NewClientSideConnection(f.client, raw, toClient)
 	f.conn.SetLogger(slog.New(slog.DiscardHandler))
-	f.t.Cleanup(func() { raw.Close() })
+	// The agent saves as it ends: it must be done before the test's
+	// folders are removed.
+	f.t.Cleanup(func() {
+		raw.Close()
+		select {
+		case <-done:
+		case <-time.After(waitTimeout):
+			f.t.Error("the agent did not stop after its input ended")
+		}
+	})
 }
 
 // stop ends the agent's input and waits for it to finish.
 func (f *fixture) stop() error {
 	f.raw.Close()
 	select {
-	case err := <-f.served:
-		return err
+	case <-f.done:
+		return f.served
 	case <-time.After(waitTimeout):
 		f.t.Fatal("the agent did not stop after its input ended")
 		return nil

@@ -80,8 +80,7 @@ func TestResume(t *testing.T) {
 	f := newFixture(t, llmtest.Step{Text: "Continued."})
 	path := filepath.Join(t.TempDir(), "resumed.json")
 	require.NoError(t, os.WriteFile(path, sessiontest.CLIFiles()["cli-db-mode.session.json"], 0o600))
-	f.raw.Close()
-	<-f.served
+	require.NoError(t, f.stop())
 	f.start(acp.Options{Name: "aiq-rpc", Version: "test", Home: f.home, Resume: path})
 	id := f.newSession()
 	assert.EqualValues(t, path, id)

@@ -9,6 +9,8 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 )
@@ -25,6 +27,9 @@ type output struct {
 	mu    sync.Mutex
 	w     io.Writer
 	after []afterResponse
+	// unanswered counts the requests given to the SDK and not yet
+	// answered, so that the agent answers them all before it ends.
+	unanswered atomic.Int64
 }
 
 // afterResponse runs fn once a response holding match has been written:
@@ -36,6 +41,34 @@ type afterResponse struct {
 }
 
 func (o *output) Write(p []byte) (int, error) {
+	if isResponse(p) {
+		defer o.unanswered.Add(-1)
+	}
+	return o.write(p)
+}
+
+// isResponse reports whether a line the SDK writes answers a request: it
+// has an id and no method. The SDK writes the keys in this order.
+func isResponse(line []byte) bool {
+	if !bytes.HasPrefix(line, []byte(`{"jsonrpc":"2.0","id":`)) {
+		return false // a notification
+	}
+	var msg struct {
+		Method *string `json:"method"`
+	}
+	return json.Unmarshal(line, &msg) == nil && msg.Method == nil
+}
+
+// drain waits, limit at the most, until every request is answered: a
+// client may close its end right after a request.
+func (o *output) drain(limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	for o.unanswered.Load() > 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func (o *output) write(p []byte) (int, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	n, err := o.w.Write(p)
@@ -73,7 +106,7 @@ func (o *output) reply(id json.RawMessage, code int, message string) error {
 	if err != nil {
 		return err
 	}
-	_, err = o.Write(append(line, '\n'))
+	_, err = o.write(append(line, '\n'))
 	return err
 }
 
@@ -95,9 +128,15 @@ func filter(in io.Reader, to *io.PipeWriter, out *output, log *slog.Logger) {
 	for n := 1; ; n++ {
 		line, err := readLine(r)
 		if len(bytes.TrimSpace(line)) > 0 || errors.Is(err, errLineTooLong) {
-			code, problem := check(line, err)
+			code, problem, request := check(line, err)
 			if code == 0 {
+				if request {
+					out.unanswered.Add(1)
+				}
 				if _, err := to.Write(append(line, '\n')); err != nil {
+					if request {
+						out.unanswered.Add(-1)
+					}
 					return // the connection is gone
 				}
 			} else {
@@ -143,13 +182,14 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 }
 
 // check says what is wrong with a line as a JSON-RPC message, in the shape
-// the SDK reads; code 0 means nothing.
-func check(line []byte, readErr error) (code int, problem string) {
+// the SDK reads; code 0 means nothing. request says that the line is a
+// request, which the SDK will answer.
+func check(line []byte, readErr error) (code int, problem string, request bool) {
 	if errors.Is(readErr, errLineTooLong) {
-		return codeInvalidRequest, fmt.Sprintf("the message is over %d MiB and was skipped; send smaller messages", maxLine>>20)
+		return codeInvalidRequest, fmt.Sprintf("the message is over %d MiB and was skipped; send smaller messages", maxLine>>20), false
 	}
 	if !json.Valid(line) {
-		return codeParseError, "parse error: the line is not JSON; send one JSON-RPC 2.0 message per line, as ACP requires"
+		return codeParseError, "parse error: the line is not JSON; send one JSON-RPC 2.0 message per line, as ACP requires", false
 	}
 	var msg struct {
 		ID     *json.RawMessage  `json:"id"`
@@ -159,15 +199,15 @@ func check(line []byte, readErr error) (code int, problem string) {
 		Error  *sdk.RequestError `json:"error"`
 	}
 	if err := json.Unmarshal(line, &msg); err != nil {
-		return codeInvalidRequest, fmt.Sprintf("invalid request: %v; a message is a JSON object with a string method, or a response", shorten(err.Error()))
+		return codeInvalidRequest, fmt.Sprintf("invalid request: %v; a message is a JSON object with a string method, or a response", shorten(err.Error())), false
 	}
 	if msg.Method == nil && msg.ID == nil {
-		return codeInvalidRequest, "invalid request: the message has neither a method nor an id"
+		return codeInvalidRequest, "invalid request: the message has neither a method nor an id", false
 	}
 	if msg.ID != nil && !validID(*msg.ID) {
-		return codeInvalidRequest, "invalid request: the id must be a string, a number or null"
+		return codeInvalidRequest, "invalid request: the id must be a string, a number or null", false
 	}
-	return 0, ""
+	return 0, "", msg.ID != nil && msg.Method != nil && *msg.Method != "$/cancel_request"
 }
 
 func validID(raw json.RawMessage) bool {
