@@ -154,7 +154,7 @@ func TestWrites(t *testing.T) {
 	for _, o := range asked[0].Options {
 		kinds = append(kinds, o.Kind)
 	}
-	assert.Equal(t, []sdk.PermissionOptionKind{"allow_once", "allow_always", "reject_once", "reject_always"}, kinds)
+	assert.Equal(t, []sdk.PermissionOptionKind{"reject_once", "allow_once", "allow_always", "reject_always"}, kinds)
 	assert.Contains(t, f.lastToolMessage(1), "declined", "the model was not told")
 	updates := f.client.take()
 	assert.Equal(t, sdk.ToolKindEdit, toolCall(updates, "call_r").Kind)

@@ -10,12 +10,13 @@ import (
 	"github.com/aiq/aiq-rpc/conversation"
 )
 
-// writeOptions are the permission options of a write.
+// writeOptions are the permission options of a write, the safe one first:
+// a client that picks the first option on Enter rejects.
 func writeOptions() []sdk.PermissionOption {
 	return []sdk.PermissionOption{
+		{OptionId: "reject_once", Name: "Reject", Kind: sdk.PermissionOptionKindRejectOnce},
 		{OptionId: "allow_once", Name: "Allow once", Kind: sdk.PermissionOptionKindAllowOnce},
 		{OptionId: "allow_always", Name: "Allow always", Kind: sdk.PermissionOptionKindAllowAlways},
-		{OptionId: "reject_once", Name: "Reject", Kind: sdk.PermissionOptionKindRejectOnce},
 		{OptionId: "reject_always", Name: "Reject always", Kind: sdk.PermissionOptionKindRejectAlways},
 	}
 }

@@ -144,7 +144,7 @@ ok("session/new");
   assert.equal(permissions[0].toolCall.toolCallId, "call_100");
   assert.deepEqual(
     permissions[0].options.map((o) => o.kind),
-    ["allow_once", "allow_always", "reject_once", "reject_always"],
+    ["reject_once", "allow_once", "allow_always", "reject_always"],
   );
   const failed = rejected.updates.find((u) => u.sessionUpdate === "tool_call_update" && u.status);
   assert.equal(failed.status, "failed");
