@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/aiq/aiq-rpc/conversation"
+	"github.com/aiq/aiq-rpc/sessionio"
 )
 
 // promptRequest is session/prompt's params with the blocks left raw, so
@@ -122,14 +124,13 @@ func (a *Agent) turn(ctx context.Context, s *session, q conversation.Question) (
 // sourceProblem answers a prompt on a session whose source cannot be
 // used: what is wrong and how to pick another.
 func (a *Agent) sourceProblem(ctx context.Context, source string, err error) string {
-	var b strings.Builder
-	if source != "" {
-		fmt.Fprintf(&b, "The data source %q of this session cannot be used: %v\n\n", source, err)
-	} else {
-		fmt.Fprintf(&b, "The data source cannot be used: %v\n\n", err)
+	sources, _ := a.ws.Sources()
+	configured := slices.ContainsFunc(sources, func(s sessionio.Source) bool { return s.Name == source })
+	problem := fmt.Sprintf("The data source cannot be used: %v", err)
+	if !configured {
+		problem = fmt.Sprintf("The data source %q of this session is not configured any more.", source)
 	}
-	b.WriteString(a.sourceList(ctx, source))
-	return b.String()
+	return problem + "\n\n" + a.sourceList(ctx, source)
 }
 
 // updates turns a turn's events into session/update notifications.
