@@ -287,8 +287,8 @@ func sessionList(ctx context.Context, a *Agent, p sdk.ListSessionsRequest) (any,
 			continue // cannot be loaded either
 		}
 		info := sdk.SessionInfo{SessionId: sdk.SessionId(l.Path), Cwd: cwd}
-		if l.FirstQuestion != "" {
-			info.Title = sdk.Ptr(l.FirstQuestion)
+		if title := firstLine(l.FirstQuestion, ""); title != "" {
+			info.Title = sdk.Ptr(title)
 		}
 		if !l.Updated.IsZero() {
 			info.UpdatedAt = sdk.Ptr(l.Updated.UTC().Format(time.RFC3339))

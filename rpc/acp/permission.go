@@ -35,7 +35,7 @@ func (a *Agent) confirmer(s *session) conversation.Confirmer {
 		kind := riskKind(req.Risk) // "ddl" or "write"
 		call := sdk.ToolCallUpdate{
 			ToolCallId: sdk.ToolCallId(callID),
-			Title:      sdk.Ptr(firstLine(req.SQL)),
+			Title:      sdk.Ptr(firstLine(req.SQL, "Run SQL")),
 			Kind:       &kind,
 			Status:     sdk.Ptr(sdk.ToolCallStatusPending),
 			RawInput:   map[string]string{"sql": req.SQL},

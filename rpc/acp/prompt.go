@@ -206,7 +206,7 @@ func callTitle(tool string, args json.RawMessage, sql, databaseType string) (str
 	json.Unmarshal(args, &a)
 	switch tool {
 	case toolExecuteSQL:
-		return firstLine(sql), riskKind(conversation.StatementRisk(sql, databaseType))
+		return firstLine(sql, "Run SQL"), riskKind(conversation.StatementRisk(sql, databaseType))
 	case toolListTables:
 		return "List the tables", sdk.ToolKindRead
 	case toolDescribeTable:
@@ -230,9 +230,10 @@ func riskKind(risk string) sdk.ToolKind {
 	return sdk.ToolKindEdit
 }
 
-// firstLine is the first line of a statement with text, shortened.
-func firstLine(sql string) string {
-	for _, line := range strings.Split(sql, "\n") {
+// firstLine is the first line of text that is not blank, shortened, or
+// else the fallback.
+func firstLine(text, fallback string) string {
+	for _, line := range strings.Split(text, "\n") {
 		if line = strings.TrimSpace(line); line != "" {
 			if r := []rune(line); len(r) > 80 {
 				return string(r[:79]) + "…"
@@ -240,7 +241,7 @@ func firstLine(sql string) string {
 			return line
 		}
 	}
-	return "Run SQL"
+	return fallback
 }
 
 // rawInput is a call's arguments as the client should show them: the JSON

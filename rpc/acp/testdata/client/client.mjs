@@ -201,6 +201,14 @@ ok("session/new");
   assert.equal(await command(other, "/history"), "The conversation is empty.");
   ok("/clear asks first, then empties the conversation");
 
+  // session/list gives the saved sessions with their first question
+  const listed = await agent.request(acp.methods.agent.session.list, { cwd: tmp });
+  const mine = listed.sessions.find((s) => s.sessionId === sessionId);
+  assert.ok(mine, `session/list does not give ${sessionId}`);
+  assert.equal(mine.title, "what does this do?");
+  assert.ok(!Number.isNaN(Date.parse(mine.updatedAt)), `updatedAt ${mine.updatedAt} is not a time`);
+  ok("session/list");
+
   // session/load of a file the AIQ CLI wrote replays its history
   const cli = env("AIQ_TEST_CLI_SESSION");
   await agent.request(acp.methods.agent.session.load, { sessionId: cli, cwd: tmp, mcpServers: [] });
