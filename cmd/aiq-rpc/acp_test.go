@@ -150,19 +150,28 @@ func TestACPBinary(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, "acp", "--home", h.Dir)
 	cmd.Env = childEnv()
+	// The input ends right after the requests: they are answered all the
+	// same, and the session made and never used leaves no file.
 	cmd.Stdin = strings.NewReader("this is not json\n" +
-		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}` + "\n")
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}` + "\n")
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	require.NoError(t, cmd.Run(), "stderr:\n%s", stderr.String())
-	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
-	require.Len(t, lines, 2, "stdout:\n%s", stdout.String())
-	for _, line := range lines {
-		require.True(t, json.Valid([]byte(line)), "stdout holds a line that is not a frame: %q", line)
+	answered := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
+		var msg struct {
+			ID json.RawMessage `json:"id"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(line), &msg), "stdout holds a line that is not a frame: %q", line)
+		answered[string(msg.ID)] = true
 	}
+	delete(answered, "") // notifications, such as the session's commands
+	assert.Equal(t, map[string]bool{"null": true, "1": true, "2": true}, answered, "stdout:\n%s", stdout.String())
 	assert.Contains(t, stdout.String(), `"code":-32700`)
 	assert.Contains(t, stdout.String(), `"title":"AIQ"`)
 	assert.Contains(t, stderr.String(), "malformed message", "the bad line was not logged on stderr")
+	assert.Empty(t, h.sessionFiles(t), "the unused session left its file")
 
 	extra := exec.CommandContext(ctx, binary, "acp", "--home", h.Dir, "now")
 	extra.Env = childEnv()

@@ -82,9 +82,10 @@ func New(ws *conversation.Workspace, opts Options) *Agent {
 		sessions: map[sdk.SessionId]*session{}, resume: opts.Resume}
 }
 
-// Serve speaks ACP over in and out until in ends or ctx is done. Then it
-// cancels the turns that still run, waits for them, and saves every
-// session with unsaved changes. It returns an error when a save failed.
+// Serve speaks ACP over in and out until in ends or ctx is done. Then the
+// turns that still run are cancelled; it waits for every request to be
+// answered and saves every session with unsaved changes. It returns an
+// error when a save failed.
 func (a *Agent) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	a.out = &output{w: out}
 	pr, pw := io.Pipe()
@@ -107,20 +108,16 @@ const drainLimit = 5 * time.Second
 // finish ends the turns, saves what changed and removes the files of new
 // sessions that were never used.
 func (a *Agent) finish() error {
+	// A client may close its end right after a request: the request is
+	// still answered before the agent ends. The SDK has cancelled the
+	// requests' contexts by now, so a turn ends at once, as cancelled.
+	a.out.drain(drainLimit)
 	a.mu.Lock()
+	a.closing = true
 	open := make([]*session, 0, len(a.sessions))
 	for _, s := range a.sessions {
 		open = append(open, s)
 	}
-	a.mu.Unlock()
-	for _, s := range open {
-		s.stop()
-	}
-	// A client may close its end right after a request: the request is
-	// still answered (a turn as cancelled) before the agent ends.
-	a.out.drain(drainLimit)
-	a.mu.Lock()
-	a.closing = true
 	a.mu.Unlock()
 	a.inflight.Wait()
 	for _, s := range open {
