@@ -58,15 +58,15 @@ type Agent struct {
 // session is an ACP session: the id the client holds and the workspace's
 // session it names, with the turn that runs on it.
 type session struct {
-	id   sdk.SessionId
-	wsID string
-	cwd  string
-	// made says that session/new created its file here, so that a session
-	// left empty can be removed again when the client leaves.
-	made     string
+	id       sdk.SessionId
+	wsID     string
+	cwd      string
 	commands int // requests of permission made for commands, for their ids
 
-	mu        sync.Mutex
+	mu sync.Mutex
+	// made says that session/new created its file here, so that a session
+	// left empty can be removed again when the client leaves.
+	made      string
 	cancel    context.CancelFunc // of the turn or command that runs; nil when idle
 	ended     chan struct{}      // closed when it ends
 	callID    string             // the tool call that runs, which a permission is asked for
@@ -140,18 +140,21 @@ func (a *Agent) finish() error {
 // never got a turn: every editor makes a session whenever its panel opens,
 // and the sessions folder should not fill with empty conversations.
 func (a *Agent) removeIfUnused(s *session) {
-	if s.made == "" {
+	s.mu.Lock()
+	made := s.made
+	s.mu.Unlock()
+	if made == "" {
 		return
 	}
 	info, err := a.ws.Info(context.Background(), s.wsID)
-	if err != nil || info.Turns > 0 || info.Path != s.made {
+	if err != nil || info.Turns > 0 || info.Path != made {
 		return
 	}
 	if _, err := a.ws.CloseSession(context.Background(), s.wsID); err != nil {
 		return
 	}
-	if err := os.Remove(s.made); err != nil {
-		a.log.Warn("remove unused session file", "path", s.made, "err", err)
+	if err := os.Remove(made); err != nil {
+		a.log.Warn("remove unused session file", "path", made, "err", err)
 	}
 }
 

@@ -164,6 +164,8 @@ func (a *Agent) save(ctx context.Context, s *session, path string) (string, erro
 	if err != nil {
 		return "", err
 	}
+	s.mu.Lock()
 	s.made = "" // saved on purpose: never removed as unused
+	s.mu.Unlock()
 	return fmt.Sprintf("Saved to %s. %s", saved.Path, saved.Hint), nil
 }

@@ -142,9 +142,8 @@ func sessionNew(ctx context.Context, a *Agent, p sdk.NewSessionRequest) (any, er
 		a.ws.CloseSession(ctx, info.SessionID)
 		return nil, err
 	}
-	s := a.add(sdk.SessionId(saved.Path), info.SessionID, p.Cwd)
-	s.made = saved.Path
-	return a.newResponse(ctx, s)
+	s := &session{id: sdk.SessionId(saved.Path), wsID: info.SessionID, cwd: p.Cwd, made: saved.Path}
+	return a.newResponse(ctx, a.add(s))
 }
 
 // resumeSession opens the -s file as the new session.
@@ -156,7 +155,7 @@ func (a *Agent) resumeSession(ctx context.Context, path, cwd string) (any, error
 	for _, w := range info.Warnings {
 		a.log.Warn("restore session", "path", info.Path, "warning", w)
 	}
-	return a.newResponse(ctx, a.add(sdk.SessionId(info.Path), info.SessionID, cwd))
+	return a.newResponse(ctx, a.add(&session{id: sdk.SessionId(info.Path), wsID: info.SessionID, cwd: cwd}))
 }
 
 func (a *Agent) newResponse(ctx context.Context, s *session) (any, error) {
@@ -168,11 +167,11 @@ func (a *Agent) newResponse(ctx context.Context, s *session) (any, error) {
 	return sdk.NewSessionResponse{SessionId: s.id, Modes: modes, ConfigOptions: options}, nil
 }
 
-func (a *Agent) add(id sdk.SessionId, wsID, cwd string) *session {
-	s := &session{id: id, wsID: wsID, cwd: cwd}
+// add makes s the session its id names, closing the one it replaces.
+func (a *Agent) add(s *session) *session {
 	a.mu.Lock()
-	old := a.sessions[id]
-	a.sessions[id] = s
+	old := a.sessions[s.id]
+	a.sessions[s.id] = s
 	a.mu.Unlock()
 	if old != nil {
 		a.ws.CloseSession(context.Background(), old.wsID)
@@ -202,7 +201,7 @@ func sessionLoad(ctx context.Context, a *Agent, p sdk.LoadSessionRequest) (any, 
 	for _, w := range info.Warnings {
 		a.log.Warn("load session", "path", info.Path, "warning", w)
 	}
-	s := a.add(p.SessionId, info.SessionID, p.Cwd)
+	s := a.add(&session{id: p.SessionId, wsID: info.SessionID, cwd: p.Cwd})
 	if err := a.replay(ctx, s); err != nil {
 		return nil, err
 	}
