@@ -20,7 +20,7 @@ func runACP(ctx context.Context, e env, f flags, args []string) int {
 	}
 	resume := f.session
 	f.session = ""
-	a, err := setup(ctx, e, f)
+	a, err := setup(ctx, e, f, setupOptions{})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "aiq-rpc: %v\n", err)
 		return 1

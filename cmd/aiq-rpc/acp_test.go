@@ -97,7 +97,7 @@ func TestACPClient(t *testing.T) {
 	answer, err := ask.CombinedOutput()
 	require.NoError(t, err, "aiq-rpc ask -s did not continue the ACP session:\n%s", answer)
 	assert.Contains(t, string(answer), "There are five orders.")
-	assert.Contains(t, string(answer), "Run 'aiq -s "+result.Saved+"' to continue.")
+	assert.Contains(t, string(answer), "Continue it with 'aiq -s "+result.Saved+"'")
 	// The model saw the ACP session's earlier turn.
 	reqs := model.Requests()
 	last := reqs[len(reqs)-1]
