@@ -35,7 +35,7 @@ func TestBadLines(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":11,"method":"session/prompt","params":{"sessionId":"x"}}`, "11", -32602, "prompt is required"},
 		{`{"jsonrpc":"2.0","id":12,"method":"session/new","params":{"cwd":"/"}}`, "12", -32602, "mcpServers is required"},
 		{`{"jsonrpc":"2.0","id":13,"method":"session/load","params":{"sessionId":3,"cwd":"/","mcpServers":[]}}`, "13", -32602, "sessionId must be a string, not number"},
-		{`{"jsonrpc":"2.0","id":"s14","method":"session/prompt","params":{"sessionId":"nowhere","prompt":[{"type":"text","text":"hi"}]}}`, `"s14"`, -32002, `no open session has this id: "nowhere"; open it with session/new or session/load`},
+		{`{"jsonrpc":"2.0","id":"s14","method":"session/prompt","params":{"sessionId":"nowhere","prompt":[{"type":"text","text":"hi"}]}}`, `"s14"`, -32002, `No open session has this id: "nowhere"; open it with session/new or session/load.`},
 	}
 	f := newFixture(t)
 	f.initialize()

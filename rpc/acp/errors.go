@@ -19,8 +19,9 @@ const (
 	codeSessionBusy        = -32030
 )
 
-// wireError gives an error its code. The message is the error's own,
-// written for the user: ACP editors show it as it is.
+// wireError gives an error its code. The message is one sentence for the
+// user, which ACP editors show as it is; the data's detail holds the
+// whole chain, with the method, for logs and bug reports.
 func wireError(method string, err error) *sdk.RequestError {
 	var rerr *sdk.RequestError
 	var bad *invalidParams
@@ -30,7 +31,8 @@ func wireError(method string, err error) *sdk.RequestError {
 	case errors.As(err, &bad):
 		return &sdk.RequestError{Code: codeInvalidParams, Message: err.Error()}
 	}
-	return &sdk.RequestError{Code: kindCode(conversation.KindOf(err)), Message: fmt.Sprintf("%s: %v", method, err)}
+	return &sdk.RequestError{Code: kindCode(conversation.KindOf(err)), Message: conversation.UserMessage(err),
+		Data: map[string]string{"detail": fmt.Sprintf("%s: %v", method, err)}}
 }
 
 func kindCode(kind conversation.ErrorKind) int {

@@ -126,7 +126,7 @@ func (a *Agent) turn(ctx context.Context, s *session, q conversation.Question) (
 func (a *Agent) sourceProblem(ctx context.Context, source string, err error) string {
 	sources, _ := a.ws.Sources()
 	configured := slices.ContainsFunc(sources, func(s sessionio.Source) bool { return s.Name == source })
-	problem := fmt.Sprintf("The data source cannot be used: %v", err)
+	problem := conversation.UserMessage(err)
 	if !configured {
 		problem = fmt.Sprintf("The data source %q of this session is not configured any more.", source)
 	}
