@@ -104,7 +104,7 @@ export async function startVsCode(): Promise<VsCode> {
     page.setDefaultTimeout(15_000);
     const problems: string[] = [];
     page.on("console", (m) => {
-      if (m.type() === "error") problems.push(m.text());
+      if (m.type() === "error") problems.push(`${m.location().url}: ${m.text()}`);
     });
     page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
     await page.goto(`${url}?folder=${encodeURIComponent(workspace)}`);
@@ -191,7 +191,13 @@ export async function runCommand(page: Page, title: string): Promise<void> {
 /** Opens the AIQ panel from the activity bar and waits until its input shows. */
 export async function openPanel(vs: VsCode): Promise<void> {
   await vs.page.locator('.activitybar .action-item a[aria-label="AIQ"]').click();
-  await vs.chat.locator("textarea.ask-input").waitFor();
+  try {
+    await vs.chat.locator("textarea.ask-input").waitFor();
+  } catch (e) {
+    // VS Code shows a view's failure inside the webview's frame.
+    const shown = await vs.chat.locator("body").innerText({ timeout: 1000 }).catch(() => "");
+    throw new Error(`the AIQ panel did not load; it shows: ${shown.trim() || "nothing"}`, { cause: e });
+  }
 }
 
 /** Types a question into the panel and presses Enter. */
