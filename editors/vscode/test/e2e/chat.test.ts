@@ -9,7 +9,7 @@ import { after, afterEach, before, it } from "node:test";
 import type { Locator } from "playwright-core";
 import { extensionRoot } from "../support/chatPage";
 import type { RecordedRequest, Step } from "../support/scriptedModel";
-import { ask, dialog, e2eSuite, notification, openPanel, runCommand, startVsCode, turn, type VsCode } from "./codeServer";
+import { ask, dialog, e2eSuite, openFile, openPanel, runCommand, startVsCode, turn, type VsCode } from "./codeServer";
 
 const REVENUE_SQL =
   "SELECT p.category, round(sum(oi.quantity * oi.unit_price_cents) / 100.0, 2) AS revenue\n" +
@@ -140,12 +140,7 @@ e2eSuite("the AIQ panel in code-server", () => {
   });
 
   it("asks about the editor's selection, with a question the user adds", async () => {
-    await vs.page.keyboard.press("Control+P");
-    await vs.page.locator(".quick-input-widget input.input").fill("query.sql");
-    await vs.page.locator(".quick-input-list .monaco-list-row", { hasText: "query.sql" }).first().waitFor();
-    await vs.page.keyboard.press("Enter");
-    const editor = vs.page.locator(".editor-instance .monaco-editor").first();
-    await editor.locator(".view-lines", { hasText: "SELECT category" }).waitFor();
+    const editor = await openFile(vs.page, "query.sql");
     await editor.locator(".view-lines").click();
     await vs.page.keyboard.press("Control+A");
 
@@ -160,6 +155,25 @@ e2eSuite("the AIQ panel in code-server", () => {
     const user = vs.model.requests[vs.model.requests.length - 1].body.messages.filter((m) => m.role === "user").pop();
     assert.match(String(user?.content), /What does this count\?/);
     assert.match(String(user?.content), /SELECT category, count\(\*\) FROM products GROUP BY category;/);
+  });
+
+  it("shows the database's values as text, sorts a table by a header, and inserts the SQL into the editor", async () => {
+    const hostile = "<img src=x onerror=alert(1)>";
+    const statement = `SELECT '${hostile}' AS label, 2 AS n UNION ALL SELECT 'plain', 1`;
+    const question = "Show me a value that looks like HTML";
+    const t = await askAndWait(question, sql("html", statement), { text: [`It is \`${hostile}\`.`] });
+    assert.equal(await vs.chat.locator("img").count(), 0, "no img element exists");
+    assert.ok((await t.locator("table.data td").allTextContents()).includes(hostile), "the value is text in the table");
+    assert.ok((await t.locator(".answer .md code").allTextContents()).includes(hostile), "and in the answer");
+
+    await t.getByRole("columnheader", { name: "n", exact: true }).click();
+    assert.deepEqual(await t.locator("table.data tbody td:first-child").allTextContents(), ["plain", hostile], "sorted by n, ascending");
+
+    const editor = await openFile(vs.page, "query.sql");
+    await editor.locator(".view-lines").click();
+    await vs.page.keyboard.press("Control+End");
+    await t.locator(".code-block.statement button.insert").click();
+    await editor.locator(".view-lines", { hasText: "UNION ALL SELECT 'plain', 1" }).waitFor();
   });
 
   it("selects another data source for the conversation", async () => {

@@ -87,7 +87,7 @@ export async function startVsCode(): Promise<VsCode> {
   fs.writeFileSync(path.join(userData, "User", "settings.json"), JSON.stringify(settings(binary, home), null, 2));
   fs.writeFileSync(path.join(dir, "config.yaml"), "auth: none\n");
 
-  // code-server writes its own config and logs under XDG folders: keep them in dir.
+  // code-server and Chromium write their config, logs and caches under the XDG folders: keep them in dir.
   const env = { ...childEnv(), XDG_CONFIG_HOME: dir, XDG_DATA_HOME: dir, XDG_CACHE_HOME: dir };
   const common = ["--config", path.join(dir, "config.yaml"), "--user-data-dir", userData, "--extensions-dir", path.join(dir, "extensions")];
   await promisify(execFile)(CODE_SERVER, [...common, "--install-extension", VSIX], { env });
@@ -99,7 +99,12 @@ export async function startVsCode(): Promise<VsCode> {
   let browser: Browser | undefined;
   try {
     const url = await listeningUrl(server);
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
+      env: { ...process.env, XDG_CONFIG_HOME: dir, XDG_CACHE_HOME: dir }, // its crash reports too
+    });
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     page.setDefaultTimeout(15_000);
     const problems: string[] = [];
@@ -198,6 +203,17 @@ export async function openPanel(vs: VsCode): Promise<void> {
     const shown = await vs.chat.locator("body").innerText({ timeout: 1000 }).catch(() => "");
     throw new Error(`the AIQ panel did not load; it shows: ${shown.trim() || "nothing"}`, { cause: e });
   }
+}
+
+/** Opens a file of the workspace with Quick Open (Ctrl+P); returns its editor. */
+export async function openFile(page: Page, name: string): Promise<Locator> {
+  await page.keyboard.press("Control+P");
+  await page.locator(".quick-input-widget input.input").fill(name);
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: name }).first().waitFor();
+  await page.keyboard.press("Enter");
+  const editor = page.locator(".editor-instance .monaco-editor").first();
+  await editor.locator(".view-lines").waitFor();
+  return editor;
 }
 
 /** Types a question into the panel and presses Enter. */
