@@ -140,6 +140,11 @@ func (w *Workspace) runTurn(ctx context.Context, o *openSession, text string, co
 		return Answer{}, err
 	}
 	ans.Answer = legacyAnswer(res)
+	if _, direct := model.(directModel); direct {
+		// The statement's outcome, which the editor shows, is the whole
+		// answer; the saved file still gets its summary, as the CLI's do.
+		ans.Answer = res.Answer
+	}
 	o.mu.Lock()
 	o.s, o.dirty = work, true
 	o.mu.Unlock()
@@ -173,8 +178,8 @@ func (w *Workspace) model(box *sessionToolbox, text string, listen func(Event)) 
 }
 
 // directModel stands in for a model when there is none: it asks to run
-// the user's statement, then answers with a summary of the result, so the
-// turn is recorded as any other.
+// the user's statement, then ends the turn without text, so the turn is
+// recorded as any other and the saved answer is the result's summary.
 type directModel struct {
 	sql string
 }
@@ -189,30 +194,13 @@ func (d directModel) Complete(ctx context.Context, req Request, onText func(stri
 		call := ToolCall{ID: "call_direct_1", Type: "function", Function: FunctionCall{Name: "execute_sql", Arguments: string(args)}}
 		return Reply{ToolCalls: []ToolCall{call}}, nil
 	}
-	text := summarize(ToolOutcome{Call: ToolCall{Function: FunctionCall{Name: "execute_sql"}}, Content: last.Content})
-	onText(text)
-	return Reply{Content: text}, nil
+	return Reply{}, nil
 }
 
-// startsStatement reports whether a plain SQL statement may start with
-// word, in upper case.
-func startsStatement(word string) bool {
-	switch word {
-	case "ALTER", "CREATE", "DELETE", "DESC", "DESCRIBE", "DROP", "EXPLAIN", "INSERT", "MERGE",
-		"PRAGMA", "REPLACE", "SELECT", "SHOW", "TABLE", "TRUNCATE", "UPDATE", "VALUES", "WITH":
-		return true
-	}
-	return false
-}
-
-// isPlainSQL reports whether text is one SQL statement and nothing else.
+// isPlainSQL reports whether text is one SQL statement that the classifier
+// knows by its first keyword, whatever comments lead it, and nothing else.
+// A text that ends in a question mark is a question: no statement ends in
+// a bind parameter it has no value for.
 func isPlainSQL(text string, d string) bool {
-	word := strings.TrimLeft(strings.TrimSpace(text), "(")
-	if i := strings.IndexFunc(word, func(r rune) bool { return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') }); i >= 0 {
-		word = word[:i]
-	}
-	if !startsStatement(strings.ToUpper(word)) {
-		return false
-	}
-	return singleStatement(text, d)
+	return !strings.HasSuffix(strings.TrimSpace(text), "?") && singleStatement(text, d)
 }

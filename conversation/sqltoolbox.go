@@ -30,10 +30,10 @@ func ConfiguredSources(home sessionio.Home) ([]sessionio.Source, error) {
 	return sources, nil
 }
 
-// singleStatement reports whether text is exactly one SQL statement.
+// singleStatement reports whether text is exactly one SQL statement that
+// the classifier knows.
 func singleStatement(text, dialect string) bool {
-	_, err := tools.Classify(text, tools.Dialect(dialect))
-	return err == nil
+	return tools.IsStatement(text, tools.Dialect(dialect))
 }
 
 func dialectOf(sourceType string) string { return string(tools.DialectOf(sourceType)) }

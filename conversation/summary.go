@@ -42,7 +42,11 @@ func summarize(o ToolOutcome) string {
 	case r.Status == "error":
 		return "The query failed: " + r.Error
 	case r.Status == "rejected":
-		return "The statement was not run: " + r.Error
+		// The statement carries the user's sentence; Content the model's.
+		if sql, ok := o.Result.(SQLResult); ok && sql.Statement.Error != "" {
+			return sql.Statement.Error
+		}
+		return "The statement was not run: " + strings.TrimPrefix(r.Error, "not run: ")
 	case r.Status == "cancelled":
 		return "The statement was cancelled."
 	case r.RowCount != nil && len(r.Columns) == 0 && r.Status == "success":

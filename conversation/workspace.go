@@ -261,7 +261,7 @@ func (w *Workspace) Load(ctx context.Context, path string) (LoadInfo, error) {
 	if s.Source != "" {
 		if _, err := w.lookupSource(s.Source); err != nil {
 			available = false
-			warnings = append(warnings, fmt.Sprintf("the session's source %q is not configured any more; pick another with session/setSource", s.Source))
+			warnings = append(warnings, fmt.Sprintf("The session's data source %q is not configured here; until another is chosen, it has no database.", s.Source))
 		}
 	}
 	o := w.add(s, path)

@@ -63,11 +63,15 @@ func TestAskWithoutModelRunsPlainSQL(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"SELECT count(*) AS n FROM t;"}, ran)
 	require.Len(t, ans.Statements, 1)
-	assert.Contains(t, ans.Answer, "Returned 1 row(s)")
+	assert.Empty(t, ans.Answer, "the statement's outcome is the answer: no summary under the table")
 	assert.Equal(t, conversation.EventStatus, events[0].Kind)
+	for _, e := range events {
+		assert.NotEqual(t, conversation.EventText, e.Kind, "no text to show: %+v", e)
+	}
 	h, err := ws.History(ctx, id, false)
 	require.NoError(t, err)
-	assert.Len(t, h.Turns, 2, "the direct statement is a turn like any other")
+	require.Len(t, h.Turns, 2, "the direct statement is a turn like any other")
+	assert.Contains(t, h.Turns[1].Content, "Returned 1 row(s)", "the saved answer is the CLI's summary")
 
 	for _, q := range []string{"how many rows are in t?", "SELECT 1; SELECT 2", "selection of prose"} {
 		_, err = ws.Ask(ctx, id, conversation.Question{Query: q}, nil, nil)

@@ -368,7 +368,7 @@ func TestErrorCodes(t *testing.T) {
 		{"params not an object", "session/new", []int{1}, -32602, "must be an object"},
 		{"invalid session file", "session/load", map[string]string{"path": broken}, -32010, "metadata"},
 		{"folder as session file", "session/load", map[string]string{"path": dir}, -32010, dir},
-		{"missing session file", "session/load", map[string]string{"path": filepath.Join(dir, "none.json")}, -32010, "no such file"},
+		{"missing session file", "session/load", map[string]string{"path": filepath.Join(dir, "none.json")}, -32010, "There is no session file at " + filepath.Join(dir, "none.json")},
 		{"session too large", "session/load", map[string]string{"path": large}, -32011, "10.0 MiB limit"},
 		{"unknown source", "session/new", map[string]string{"source": "nope"}, -32012, "nope"},
 		{"source that cannot open", "chat/turn", map[string]any{"sessionId": mustNew(t, f, "other"), "query": "SELECT 1"}, -32012, "connection refused"},
@@ -381,6 +381,18 @@ func TestErrorCodes(t *testing.T) {
 			assert.Equal(t, c.code, errorCode(t, m), m.Error.Message)
 			assert.Contains(t, m.Error.Message, c.says)
 			assert.NotContains(t, m.Error.Message, "hunter2")
+			if c.code <= -32001 && c.code >= -32099 {
+				// One sentence for the user; the steps that led to it are
+				// the data's detail.
+				assert.NotContains(t, m.Error.Message, c.method+":", "no method in the user's sentence")
+				for _, internal := range []string{"load session ", "invalid session file:", "run turn:", "not available: open"} {
+					assert.NotContains(t, m.Error.Message, internal)
+				}
+				assert.Regexp(t, `^[A-Z].*\.$`, m.Error.Message, "a sentence")
+				var data struct{ Detail string }
+				require.NoError(t, json.Unmarshal(m.Error.Data, &data), "data: %s", m.Error.Data)
+				assert.True(t, strings.HasPrefix(data.Detail, c.method+": "), "the detail names the method: %q", data.Detail)
+			}
 		})
 	}
 	_, err := os.Stat(broken)
@@ -397,7 +409,8 @@ func TestModelError(t *testing.T) {
 	f := start(t, fixtureOptions{model: &modeltest.Model{Steps: []modeltest.Step{{Err: httpError{429, 3 * time.Second}}}}})
 	m := f.client.Call("chat/turn", map[string]any{"query": "hi"})
 	assert.Equal(t, -32020, errorCode(t, m))
-	assert.JSONEq(t, `{"status":429,"retryAfter":3}`, string(m.Error.Data))
+	assert.JSONEq(t, `{"status":429,"retryAfter":3,"detail":"chat/turn: run turn: model request 1: the endpoint answered 429"}`, string(m.Error.Data))
+	assert.Equal(t, "The endpoint answered 429.", m.Error.Message, "the endpoint's sentence, without the steps")
 }
 
 type httpError struct {

@@ -33,6 +33,19 @@ type Verdict struct {
 	Kind string
 	// Reason says why a write is one, in words for the confirmation dialog.
 	Reason string
+	// unknown marks a statement whose first word the classifier does not
+	// know: a write, since it might be one, but perhaps not SQL at all.
+	unknown bool
+}
+
+// IsStatement reports whether sql is exactly one statement in dialect d
+// that the classifier knows by its first keyword, whether it reads or
+// writes: a text a user without a model may mean to run as it is. Text
+// that Classify reads as one statement of unknown kind, as it does most
+// prose, is not one.
+func IsStatement(sql string, d Dialect) bool {
+	v, err := Classify(sql, d)
+	return err == nil && !v.unknown
 }
 
 // Classify reads one SQL statement in dialect d and says whether it may
@@ -74,7 +87,8 @@ func Classify(sql string, d Dialect) (Verdict, error) {
 		return Verdict{}, errors.New("the statement is not valid UTF-8; send it as UTF-8 text")
 	}
 	var verdict Verdict
-	for n, r := range sqlReadings(sql, d) {
+	readings := sqlReadings(sql, d)
+	for n, r := range readings {
 		toks, regions, err := lexSQL(sql, d, r)
 		if err != nil {
 			if n == 0 || isClassifyError(err, errAmbiguous) {
@@ -82,8 +96,8 @@ func Classify(sql string, d Dialect) (Verdict, error) {
 			}
 			continue // not SQL when read this way: the server would refuse it
 		}
-		if regions > maxExecComments {
-			stmt, err := oneStatement(sql, toks, "")
+		if regions > maxExecComments || regions > 0 && len(readings)<<regions*len(toks) > maxReadingTokens {
+			stmt, err := oneStatement(sql, toks, d, "")
 			if err != nil {
 				return Verdict{}, err
 			}
@@ -91,7 +105,7 @@ func Classify(sql string, d Dialect) (Verdict, error) {
 			if v.Class == Write {
 				return v, nil
 			}
-			return verdictWrite(v.Kind, fmt.Sprintf("It has more than %d MySQL executable comments or optimizer hints, too many to check every way a server may read them.", maxExecComments)), nil
+			return verdictWrite(v.Kind, fmt.Sprintf("It has %d MySQL executable comments or optimizer hints, too many for a statement of this length to check every way a server may read them.", regions)), nil
 		}
 		// Each executable comment is code on some servers and a comment
 		// on others, independently: try every combination.
@@ -101,7 +115,7 @@ func Classify(sql string, d Dialect) (Verdict, error) {
 			if !first {
 				how = readingNote(r, mask)
 			}
-			stmt, err := oneStatement(sql, execCommentsSkipped(toks, mask), how)
+			stmt, err := oneStatement(sql, execCommentsSkipped(toks, mask), d, how)
 			if err != nil {
 				if first || isClassifyError(err, errMultiple) {
 					return Verdict{}, err
@@ -128,6 +142,12 @@ func Classify(sql string, d Dialect) (Verdict, error) {
 // maxExecComments bounds the MySQL executable comments Classify reads both
 // ways: n of them make 2^n readings.
 const maxExecComments = 8
+
+// maxReadingTokens bounds the tokens Classify reads over the readings of
+// MySQL's executable comments, so that its time stays linear in the
+// statement's length: readings double with each such comment, and a long
+// statement can afford fewer of them.
+const maxReadingTokens = 1 << 18
 
 // classifyErrorKind tells apart errors that a reading under unusual server
 // settings may ignore from those it must report.
@@ -566,11 +586,19 @@ func execCommentsSkipped(toks []sqlToken, mask int) []sqlToken {
 }
 
 // oneStatement returns the tokens of the one statement in toks, without a
-// trailing semicolon, or an error when there is none or more than one. how
+// trailing semicolon, or an error when there is none or more than one. The
+// semicolons inside a trigger's or a routine's body do not count. how
 // names the reading for messages.
-func oneStatement(s string, toks []sqlToken, how string) ([]sqlToken, error) {
+func oneStatement(s string, toks []sqlToken, d Dialect, how string) ([]sqlToken, error) {
+	var inBody map[int]bool
+	if hasBody(toks, d) {
+		var err error
+		if inBody, err = bodySemicolons(s, toks, d); err != nil {
+			return nil, err
+		}
+	}
 	for k, t := range toks {
-		if !t.isPunct(";") {
+		if !t.isPunct(";") || inBody[k] {
 			continue
 		}
 		if k == 0 && len(toks) == 1 {
@@ -628,7 +656,9 @@ func classifyStatement(toks []sqlToken, d Dialect) Verdict {
 		i++ // (SELECT ...) UNION (SELECT ...)
 	}
 	if i == len(toks) || toks[i].kind != tokWord {
-		return verdictWrite("UNKNOWN", "It does not start with a keyword, so it is treated as a write.")
+		v := verdictWrite("UNKNOWN", "It does not start with a keyword, so it is treated as a write.")
+		v.unknown = true
+		return v
 	}
 	var v Verdict
 	switch toks[i].text {
@@ -665,6 +695,10 @@ func queryVerdict(toks []sqlToken, i int) Verdict {
 		}
 		switch t.text {
 		case "INTO":
+			if j+1 < len(toks) && (toks[j+1].isWord("OUTFILE") || toks[j+1].isWord("DUMPFILE")) {
+				kind := lead + " ... INTO " + toks[j+1].text
+				return verdictWrite(kind, kind+" writes the result to a file on the database server.")
+			}
 			kind := lead + " ... INTO"
 			return verdictWrite(kind, kind+" writes the result into a table, a file or variables.")
 		case "UPDATE", "SHARE":
@@ -716,16 +750,50 @@ func lockClause(toks []sqlToken, j int) string {
 
 // explainVerdict classifies EXPLAIN, DESCRIBE and DESC. They only plan a
 // statement, except with ANALYZE, which runs it (MariaDB's ANALYZE
-// statement is a write of its own). ANALYZE anywhere counts.
+// statement is a write of its own). ANALYZE anywhere counts. An EXPLAIN of
+// an EXPLAIN is followed in a loop, with where ANALYZE last appears found
+// once, so that a chain of them costs one pass over the tokens.
 func explainVerdict(toks []sqlToken, i int, d Dialect) Verdict {
-	lead := toks[i].text
-	analyze := false
-	for _, t := range toks[i+1:] {
-		if t.isWord("ANALYZE") || t.isWord("ANALYSE") {
-			analyze = true
+	lastAnalyze := -1
+	for k := len(toks) - 1; k > i; k-- {
+		if toks[k].isWord("ANALYZE") || toks[k].isWord("ANALYSE") {
+			lastAnalyze = k
+			break
 		}
 	}
-	// Skip the options: PostgreSQL's (...), the words of the others.
+	lead := toks[i].text
+	kind := lead
+	if lastAnalyze > i {
+		kind += " ANALYZE"
+	}
+	for {
+		inner := toks[explainOptionsEnd(toks, i):]
+		if len(inner) > 0 && inner[0].isWord("INTO") {
+			into := lead + " ... INTO"
+			return verdictWrite(into, into+" stores the plan in a variable.")
+		}
+		if lastAnalyze <= i || len(inner) == 0 {
+			return verdictRead(kind)
+		}
+		k := 0
+		for k < len(inner) && inner[k].isPunct("(") {
+			k++
+		}
+		if k < len(inner) && (inner[k].isWord("EXPLAIN") || inner[k].isWord("DESCRIBE") || inner[k].isWord("DESC")) {
+			i = len(toks) - len(inner) + k
+			continue
+		}
+		if v := classifyStatement(inner, d); v.Class == Write {
+			return verdictWrite(kind, kind+" runs the statement it explains: "+v.Reason)
+		}
+		return verdictRead(kind)
+	}
+}
+
+// explainOptionsEnd returns the index of the first token after the
+// options of the EXPLAIN at toks[i]: PostgreSQL's (...), the words of the
+// others.
+func explainOptionsEnd(toks []sqlToken, i int) int {
 	j := i + 1
 	if j < len(toks) && toks[j].isPunct("(") {
 		for depth := 0; j < len(toks); {
@@ -755,22 +823,7 @@ func explainVerdict(toks []sqlToken, i int, d Dialect) Verdict {
 		}
 		break
 	}
-	inner := toks[j:]
-	if len(inner) > 0 && inner[0].isWord("INTO") {
-		kind := lead + " ... INTO"
-		return verdictWrite(kind, kind+" stores the plan in a variable.")
-	}
-	if !analyze {
-		return verdictRead(lead)
-	}
-	kind := lead + " ANALYZE"
-	if len(inner) == 0 {
-		return verdictRead(kind)
-	}
-	if v := classifyStatement(inner, d); v.Class == Write {
-		return verdictWrite(kind, kind+" runs the statement it explains: "+v.Reason)
-	}
-	return verdictRead(kind)
+	return j
 }
 
 // pragmaVerdict classifies an SQLite PRAGMA: read-only only for a pragma
@@ -842,8 +895,9 @@ func pragmaReadsArg(name string) bool {
 
 // sideEffectVerdict turns read-only verdict v into a write when the
 // statement names a function known to change something (a sequence, a
-// lock, another session, a file) or, in MySQL, assigns a variable or takes
-// a sequence's next value. A name counts wherever it is outside strings,
+// lock, another session, a file) or to reach outside the database (a
+// server file, the network) or, in MySQL, assigns a variable or takes a
+// sequence's next value. A name counts wherever it is outside strings,
 // quoted or not, called or not: conservative, since a column named nextval
 // is rare.
 func sideEffectVerdict(toks []sqlToken, d Dialect, v Verdict) Verdict {
@@ -862,6 +916,9 @@ func sideEffectVerdict(toks []sqlToken, d Dialect, v Verdict) Verdict {
 		if reason := writingFunction(t.text, d); reason != "" {
 			return verdictWrite(v.Kind+" ... "+t.text, reason)
 		}
+		if reason := outsideFunction(t.text, d); reason != "" {
+			return verdictWrite(v.Kind+" ... "+t.text, reason)
+		}
 		if d == DialectMySQL && t.isWord("NEXT") && j+2 < len(toks) && toks[j+1].isWord("VALUE") && toks[j+2].isWord("FOR") {
 			kind := v.Kind + " ... NEXT VALUE FOR"
 			return verdictWrite(kind, "NEXT VALUE FOR advances a sequence.")
@@ -874,7 +931,7 @@ func sideEffectVerdict(toks []sqlToken, d Dialect, v Verdict) Verdict {
 // changes something in d, or "" when it is not known to. SLEEP and
 // pg_sleep are fine: waiting changes nothing.
 func writingFunction(name string, d Dialect) string {
-	fn := strings.ToLower(name)
+
 	switch d {
 	case DialectPostgres:
 		switch name {
@@ -888,18 +945,18 @@ func writingFunction(name string, d Dialect) string {
 			return "pg_terminate_backend ends another session."
 		case "PG_CANCEL_BACKEND":
 			return "pg_cancel_backend cancels another session's statement."
-		case "LO_IMPORT", "LO_EXPORT", "LO_UNLINK", "LO_CREATE", "LO_CREAT", "LO_FROM_BYTEA",
-			"LO_PUT", "LO_TRUNCATE", "LO_TRUNCATE64", "LOWRITE":
-			return fn + " writes large objects or files on the server."
+		case "LO_UNLINK", "LO_CREATE", "LO_CREAT", "LO_FROM_BYTEA", "LO_PUT", "LO_TRUNCATE",
+			"LO_TRUNCATE64", "LOWRITE":
+			return strings.ToLower(name) + " writes large objects."
 		case "PG_ADVISORY_LOCK", "PG_ADVISORY_LOCK_SHARED", "PG_ADVISORY_XACT_LOCK",
 			"PG_ADVISORY_XACT_LOCK_SHARED", "PG_TRY_ADVISORY_LOCK", "PG_TRY_ADVISORY_LOCK_SHARED",
 			"PG_TRY_ADVISORY_XACT_LOCK", "PG_TRY_ADVISORY_XACT_LOCK_SHARED", "PG_ADVISORY_UNLOCK",
 			"PG_ADVISORY_UNLOCK_SHARED", "PG_ADVISORY_UNLOCK_ALL":
-			return fn + " takes or releases an advisory lock."
+			return strings.ToLower(name) + " takes or releases an advisory lock."
 		case "DBLINK", "DBLINK_EXEC", "DBLINK_SEND_QUERY":
-			return fn + " runs SQL over another connection, where this check does not apply."
+			return strings.ToLower(name) + " runs SQL over another connection, where this check does not apply."
 		case "QUERY_TO_XML", "QUERY_TO_XMLSCHEMA", "QUERY_TO_XML_AND_XMLSCHEMA":
-			return fn + " runs SQL given as text, which this check cannot see."
+			return strings.ToLower(name) + " runs SQL given as text, which this check cannot see."
 		case "PG_NOTIFY":
 			return "pg_notify sends a notification to other sessions."
 		case "PG_RELOAD_CONF", "PG_ROTATE_LOGFILE", "PG_SWITCH_WAL", "PG_PROMOTE",
@@ -909,24 +966,24 @@ func writingFunction(name string, d Dialect) string {
 			"PG_STAT_RESET_SINGLE_FUNCTION_COUNTERS", "PG_STAT_RESET_SLRU",
 			"PG_STAT_RESET_REPLICATION_SLOT", "PG_STAT_RESET_SUBSCRIPTION_STATS",
 			"PG_STAT_STATEMENTS_RESET", "PG_IMPORT_SYSTEM_COLLATIONS":
-			return fn + " changes the state of the server."
+			return strings.ToLower(name) + " changes the state of the server."
 		case "PG_CREATE_LOGICAL_REPLICATION_SLOT", "PG_CREATE_PHYSICAL_REPLICATION_SLOT",
 			"PG_DROP_REPLICATION_SLOT", "PG_COPY_LOGICAL_REPLICATION_SLOT",
 			"PG_COPY_PHYSICAL_REPLICATION_SLOT", "PG_LOGICAL_SLOT_GET_CHANGES",
 			"PG_LOGICAL_SLOT_GET_BINARY_CHANGES", "PG_REPLICATION_SLOT_ADVANCE",
 			"PG_LOGICAL_EMIT_MESSAGE":
-			return fn + " changes replication state."
+			return strings.ToLower(name) + " changes replication state."
 		case "PG_FILE_WRITE", "PG_FILE_RENAME", "PG_FILE_UNLINK", "PG_FILE_SYNC":
-			return fn + " writes files on the server."
+			return strings.ToLower(name) + " writes files on the server."
 		}
 	case DialectMySQL:
 		switch name {
 		case "GET_LOCK", "RELEASE_LOCK", "RELEASE_ALL_LOCKS":
-			return fn + " takes or releases a named lock."
+			return strings.ToLower(name) + " takes or releases a named lock."
 		case "NEXTVAL", "SETVAL": // MariaDB's sequences
-			return fn + " changes a sequence."
+			return strings.ToLower(name) + " changes a sequence."
 		case "SYS_EXEC", "SYS_EVAL":
-			return fn + " runs a command on the server."
+			return strings.ToLower(name) + " runs a command on the server."
 		}
 	case DialectSQLite:
 		switch name {
@@ -959,43 +1016,65 @@ func writeVerdict(toks []sqlToken, i int) Verdict {
 		if next == "TRANSACTION" {
 			kind += " " + next
 		}
+	case "BEGIN":
+		if beginNotAtomic(toks[i:]) {
+			return verdictWrite("BEGIN NOT ATOMIC", "BEGIN NOT ATOMIC runs a compound statement, which may change data.")
+		}
 	case "LOAD":
 		if next == "DATA" || next == "XML" {
 			kind += " " + next
 		}
 	}
-	return verdictWrite(kind, writeReason(lead, kind))
+	if v, ok := outsideVerdict(toks[i:], kind); ok {
+		return v
+	}
+	reason := writeReason(lead, kind)
+	if reason != "" {
+		return verdictWrite(kind, reason)
+	}
+	v := verdictWrite(kind, lead+" is not a statement known to be read-only, so it is treated as a write.")
+	v.unknown = true
+	return v
 }
 
-// objectKind returns what a CREATE, ALTER or DROP is about ("TABLE",
-// "MATERIALIZED VIEW") from the words after it, or "".
-func objectKind(rest []sqlToken) string {
-	for k, t := range rest {
-		if k >= 6 || t.kind != tokWord {
-			return ""
-		}
-		switch t.text {
-		case "OR", "REPLACE", "TEMP", "TEMPORARY", "UNIQUE", "UNLOGGED", "GLOBAL", "LOCAL",
-			"IF", "NOT", "EXISTS", "RECURSIVE", "ONLINE", "OFFLINE", "IGNORE":
-			continue
-		case "MATERIALIZED", "VIRTUAL", "FOREIGN":
-			if k+1 < len(rest) && rest[k+1].kind == tokWord {
-				return t.text + " " + rest[k+1].text
+// outsideVerdict returns the verdict of a statement that, beyond writing,
+// reads or writes files or runs programs outside the database: COPY with
+// a file or PROGRAM, LOAD DATA, VACUUM INTO. ok is false for any other.
+func outsideVerdict(toks []sqlToken, kind string) (Verdict, bool) {
+	has := func(word string) bool {
+		for _, t := range toks {
+			if t.isWord(word) {
+				return true
 			}
-			return t.text
-		case "TABLE", "VIEW", "INDEX", "SCHEMA", "DATABASE", "SEQUENCE", "FUNCTION", "PROCEDURE",
-			"TRIGGER", "TYPE", "EXTENSION", "USER", "ROLE", "DOMAIN", "EVENT", "SERVER", "POLICY",
-			"TABLESPACE", "PUBLICATION", "SUBSCRIPTION", "RULE", "AGGREGATE", "COLLATION",
-			"OPERATOR", "STATISTICS":
-			return t.text
 		}
-		return ""
+		return false
 	}
-	return ""
+	switch kind {
+	case "COPY":
+		if has("PROGRAM") {
+			return verdictWrite("COPY ... PROGRAM", "COPY ... PROGRAM runs a command on the database server."), true
+		}
+		for k := 1; k+1 < len(toks); k++ {
+			if (toks[k].isWord("FROM") || toks[k].isWord("TO")) && toks[k+1].kind == tokString {
+				return verdictWrite("COPY", "COPY with a file name reads or writes a file on the database server."), true
+			}
+		}
+	case "LOAD DATA", "LOAD XML":
+		if has("LOCAL") { // LOAD DATA [LOW_PRIORITY | CONCURRENT] LOCAL INFILE
+			return verdictWrite(kind+" LOCAL", kind+" LOCAL reads a file on the machine aiq-rpc runs on into a table."), true
+		}
+		return verdictWrite(kind, kind+" reads a file on the database server into a table."), true
+	case "VACUUM":
+		if has("INTO") {
+			return verdictWrite("VACUUM INTO", "VACUUM INTO writes a copy of the database to a file."), true
+		}
+	}
+	return Verdict{}, false
 }
 
 // writeReason says, for the confirmation dialog, what a statement that
-// starts with lead does; kind is its full name.
+// starts with lead does; kind is its full name. It returns "" for a
+// statement it does not know.
 func writeReason(lead, kind string) string {
 	switch lead {
 	case "INSERT":
@@ -1045,7 +1124,7 @@ func writeReason(lead, kind string) string {
 	case "HANDLER":
 		return "HANDLER reads and changes tables below the SQL layer."
 	case "ATTACH":
-		return "ATTACH opens another database file on this connection."
+		return "ATTACH opens another database file, or creates it, on the machine aiq-rpc runs on."
 	case "DETACH":
 		return "DETACH closes an attached database file."
 	case "BEGIN", "START", "COMMIT", "END", "ROLLBACK", "ABORT", "SAVEPOINT", "RELEASE", "XA":
@@ -1069,5 +1148,5 @@ func writeReason(lead, kind string) string {
 	case "FLUSH", "KILL", "SHUTDOWN", "RESTART", "PURGE", "INSTALL", "UNINSTALL", "CHECKPOINT":
 		return lead + " acts on the server itself."
 	}
-	return lead + " is not a statement known to be read-only, so it is treated as a write."
+	return ""
 }

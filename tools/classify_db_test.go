@@ -2,7 +2,12 @@ package tools
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"strings"
 	"testing"
+
+	"github.com/aiq/aiq-rpc/tools/dbtest"
 )
 
 // TestClassifyCasesOnDatabase runs the classifier's shared cases on each
@@ -59,4 +64,158 @@ func TestClassifyCasesPastClassifier(t *testing.T) {
 		}
 		wantStatus(t, db.Run(ctx, "SELECT id, name FROM t", false), StatusSuccess)
 	})
+}
+
+// TestOutsideReadsAskFirst reads a server file as a superuser, the setup
+// in which the read-only transaction stops nothing: the statement runs
+// past it, so the classifier alone must make the user decide. Declined, it
+// does not run; allowed, it returns what it read.
+func TestOutsideReadsAskFirst(t *testing.T) {
+	data, err := os.ReadFile("/etc/hostname")
+	if err != nil {
+		t.Skipf("skipped: the test reads /etc/hostname, which cannot be read here: %v", err)
+	}
+	hostname := string(data)
+	type read struct{ sql, want string }
+	reads := map[string][]read{
+		"postgres": {
+			{"SELECT pg_read_file('/etc/hostname')", hostname},
+			{"SELECT convert_from(pg_read_binary_file('/etc/hostname'), 'UTF8')", hostname},
+			{"SELECT count(*) FROM pg_ls_dir('/etc') AS f WHERE f = 'hostname'", "1"},
+			{"SELECT size FROM pg_stat_file('/etc/hostname')", fmt.Sprint(len(hostname))},
+		},
+		"mariadb": {
+			{"SELECT CAST(LOAD_FILE('/etc/hostname') AS CHAR)", hostname},
+			{"select cast(load_file('/etc/hostname') as char) as f", hostname},
+		},
+	}
+	for _, e := range testEngines {
+		if len(reads[e.name]) == 0 {
+			continue // SQLite has no server, and no file functions built in
+		}
+		t.Run(e.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			src, _ := seeded(t, e, Options{})
+			db := openDB(t, dbtest.AsSuperuser(src), Options{})
+			c := &confirmer{}
+			s := NewSet(db, c.confirm)
+			for _, r := range reads[e.name] {
+				if res := db.execute(ctx, r.sql, false); res.Status != StatusSuccess {
+					t.Fatalf("%s: status %q (%s): the test needs the read to run past the read-only transaction", r.sql, res.Status, res.Error)
+				}
+				res := db.Run(ctx, r.sql, false)
+				if res.Status != StatusRejected || !strings.Contains(res.Error, "outside the database") || len(res.Rows) != 0 {
+					t.Errorf("%s: status %q, error %q, rows %v; want it refused, saying that it reads outside the database", r.sql, res.Status, res.Error, res.Rows)
+				}
+
+				c.answers = []Decision{Reject}
+				res = execSQL(t, s, r.sql)
+				if res.Status != StatusRejected || len(res.Rows) != 0 {
+					t.Errorf("%s declined: status %q, rows %v; want it not run", r.sql, res.Status, res.Rows)
+				}
+				c.answers = []Decision{AllowOnce}
+				res = execSQL(t, s, r.sql)
+				wantStatus(t, res, StatusSuccess)
+				if got := fmt.Sprint(res.Rows[0][0]); got != r.want {
+					t.Errorf("%s allowed: %q, want %q", r.sql, got, r.want)
+				}
+			}
+			if len(c.requests) != 2*len(reads[e.name]) {
+				t.Fatalf("%d confirmations for %d statements, want 2 each", len(c.requests), len(reads[e.name]))
+			}
+			for _, req := range c.requests {
+				if !strings.Contains(req.Reason, "on the database server, outside the database") {
+					t.Errorf("%s: the user is told %q, want it to say the statement reads the database server's files", req.SQL, req.Reason)
+				}
+			}
+		})
+	}
+}
+
+// TestBodiesRunAfterApproval creates triggers and routines whose bodies
+// hold several statements through execute_sql: the user is asked, as for
+// any DDL; declined, nothing changes; allowed, each runs as one statement,
+// and works.
+func TestBodiesRunAfterApproval(t *testing.T) {
+	type body struct {
+		create string   // the statement with a body
+		fire   []string // writes that make the body run
+	}
+	bodies := map[string][]body{
+		"sqlite": {
+			{create: "CREATE TABLE log (msg text)"},
+			{create: "CREATE TEMP TRIGGER trg AFTER INSERT ON log BEGIN DELETE FROM t; END"},
+			{
+				create: "CREATE TRIGGER renamed AFTER INSERT ON t BEGIN " +
+					"UPDATE t SET name = CASE WHEN new.id > 3 THEN 'fired' ELSE name END WHERE id = 1; " +
+					"DELETE FROM t WHERE id = 2; END;",
+				fire: []string{"INSERT INTO t (id, name) VALUES (4, 'four')"},
+			},
+		},
+		"postgres": {
+			{
+				create: "CREATE FUNCTION bump() RETURNS int LANGUAGE sql BEGIN ATOMIC " +
+					"UPDATE t SET name = CASE WHEN id = 1 THEN 'fired' ELSE name END; DELETE FROM t WHERE id = 2; SELECT 1; END",
+				fire: []string{"SELECT bump()"},
+			},
+			{
+				create: "CREATE RULE also AS ON INSERT TO t DO ALSO (UPDATE t SET name = 'fired' WHERE id = 1; DELETE FROM t WHERE id = 2)",
+				fire:   []string{"INSERT INTO t (id, name) VALUES (4, 'four')"},
+			},
+		},
+		"mariadb": {
+			{
+				create: "CREATE PROCEDURE bump(n INT) BEGIN DECLARE i INT DEFAULT 0; " +
+					"lbl: LOOP SET i = i + 1; IF i >= n THEN LEAVE lbl; END IF; END LOOP lbl; " +
+					"CASE i WHEN 3 THEN UPDATE t SET name = IF(id = 1, 'fired', name); ELSE BEGIN END; END CASE; " +
+					"WHILE i > 0 DO SET i = i - 1; END WHILE; DELETE FROM t WHERE id = 2; END",
+				fire: []string{"CALL bump(3)"},
+			},
+			{
+				create: "CREATE TRIGGER trg BEFORE INSERT ON t FOR EACH ROW BEGIN IF NEW.id > 3 THEN SET NEW.name = 'four!'; END IF; END",
+				fire:   []string{"INSERT INTO t (id, name) VALUES (4, 'four')"},
+			},
+		},
+	}
+	want := map[string]string{
+		"sqlite":   "1|fired 3|three 4|four",
+		"postgres": "1|fired 3|three 4|four",
+		"mariadb":  "1|fired 3|three 4|four!",
+	}
+	forEachEngine(t, func(t *testing.T, e testEngine) {
+		ctx := context.Background()
+		src, db := seeded(t, e, Options{})
+		c := &confirmer{}
+		s := NewSet(db, c.confirm)
+		for _, b := range bodies[e.name] {
+			before := fingerprint(t, e, src)
+			c.answers = []Decision{Reject}
+			res := execSQL(t, s, b.create)
+			if res.Status != StatusRejected || len(c.requests) != 1 || c.requests[0].Risk != "ddl" {
+				t.Fatalf("%s declined: status %q (%s), confirmations %+v; want one DDL confirmation, declined", b.create, res.Status, res.Error, c.requests)
+			}
+			if after := fingerprint(t, e, src); after != before {
+				t.Fatalf("%s changed the database unconfirmed", b.create)
+			}
+			c.answers, c.requests = []Decision{AllowOnce}, nil
+			wantStatus(t, execSQL(t, s, b.create), StatusSuccess)
+			c.requests = nil
+			for _, w := range b.fire {
+				wantStatus(t, db.Run(ctx, w, true), StatusSuccess)
+			}
+		}
+		rows := dbtest.QueryStrings(t, src, "SELECT "+concatIDName(e.dialect)+" FROM t ORDER BY id")
+		if got := strings.Join(rows, " "); got != want[e.name] {
+			t.Errorf("rows of t after the bodies ran: %q, want %q", got, want[e.name])
+		}
+	})
+}
+
+// concatIDName is the expression "id|name" in d.
+func concatIDName(d Dialect) string {
+	if d == DialectMySQL {
+		return "CONCAT(id, '|', name)"
+	}
+	return "id || '|' || name"
 }

@@ -83,6 +83,21 @@ func TestClassifyKind(t *testing.T) {
 		{DialectSQLite, "PRAGMA table_info(t)", "PRAGMA", ""},
 		{DialectSQLite, "PRAGMA journal_mode = WAL", "PRAGMA", "PRAGMA journal_mode with a value"},
 		{DialectSQLite, "INSERT INTO t VALUES (1, 'a')", "INSERT", "INSERT adds rows to a table."},
+		{DialectPostgres, "SELECT pg_read_file('/etc/hostname')", "SELECT ... PG_READ_FILE", "pg_read_file reads a file on the database server, outside the database."},
+		{DialectPostgres, "SELECT * FROM pg_ls_logicalsnapdir()", "SELECT ... PG_LS_LOGICALSNAPDIR", "lists a folder on the database server"},
+		{DialectPostgres, "SELECT dblink_connect('x')", "SELECT ... DBLINK_CONNECT", "over the network"},
+		{DialectPostgres, "COPY t TO PROGRAM 'gzip > /tmp/t.gz'", "COPY ... PROGRAM", "runs a command on the database server"},
+		{DialectPostgres, "COPY t FROM '/tmp/t.csv'", "COPY", "reads or writes a file on the database server"},
+		{DialectPostgres, "EXPLAIN ANALYZE EXPLAIN ANALYZE DELETE FROM t", "EXPLAIN ANALYZE", "runs the statement it explains: DELETE removes rows"},
+		{DialectMySQL, "SELECT LOAD_FILE('/etc/hostname')", "SELECT ... LOAD_FILE", "load_file reads a file on the database server"},
+		{DialectMySQL, "SELECT * FROM t INTO OUTFILE '/tmp/t'", "SELECT ... INTO OUTFILE", "writes the result to a file on the database server"},
+		{DialectMySQL, "LOAD DATA LOCAL INFILE 'x' INTO TABLE t", "LOAD DATA LOCAL", "on the machine aiq-rpc runs on"},
+		{DialectMySQL, "CREATE DEFINER=`root`@`%` PROCEDURE p() BEGIN SELECT 1; END", "CREATE PROCEDURE", ""},
+		{DialectMySQL, "CREATE AGGREGATE FUNCTION f(x INT) RETURNS INT BEGIN RETURN 1; END", "CREATE AGGREGATE FUNCTION", ""},
+		{DialectMySQL, "BEGIN NOT ATOMIC SELECT 1; END", "BEGIN NOT ATOMIC", "compound statement"},
+		{DialectSQLite, "CREATE TEMP TRIGGER trg AFTER INSERT ON log BEGIN DELETE FROM t; END", "CREATE TRIGGER", "creates a new object"},
+		{DialectSQLite, "VACUUM INTO '/tmp/copy.db'", "VACUUM INTO", "writes a copy of the database to a file"},
+		{DialectSQLite, "SELECT readfile('/etc/hostname')", "SELECT ... READFILE", "on the machine aiq-rpc runs on"},
 	}
 	for _, tt := range tests {
 		v, err := Classify(tt.sql, tt.d)
@@ -114,6 +129,11 @@ func TestClassifyErrors(t *testing.T) {
 		{DialectMySQL, "SELECT 1 --\u00a0x", []string{"put a space after it"}},
 		{DialectSQLite, "SELECT 1\x00", []string{"NUL byte", "line 1, column 9"}},
 		{Dialect("oracle"), "SELECT 1", []string{`unknown SQL dialect "oracle"`}},
+		{DialectSQLite, "CREATE TRIGGER trg AFTER INSERT ON t BEGIN DELETE FROM t;", []string{"the BEGIN at line 1, column 38 is never closed with END"}},
+		{DialectMySQL, "CREATE PROCEDURE p()\nBEGIN\n  WHILE 1 DO SELECT 1; END IF;\nEND", []string{"the END IF at line 3, column 24 does not close the WHILE at line 3, column 3; end the WHILE with END WHILE"}},
+		{DialectMySQL, "CREATE PROCEDURE p() BEGIN WHILE 1 DO SELECT 1; END; END", []string{"does not close the WHILE", "with END WHILE"}},
+		{DialectMySQL, "CREATE PROCEDURE p() BEGIN IF 1 THEN SELECT 1; END IF; END IF", []string{"the END IF at line 1, column 56 does not close the BEGIN at line 1, column 22; end the BEGIN with END"}},
+		{DialectMySQL, "CREATE PROCEDURE p() BEGIN SELECT 1; END; DROP TABLE t", []string{"more than one statement", `"DROP TABLE t"`}},
 	}
 	for _, tt := range tests {
 		v, err := Classify(tt.sql, tt.d)
@@ -138,6 +158,16 @@ func TestClassifyManyExecComments(t *testing.T) {
 	v, err = Classify(sql, DialectMySQL)
 	require.NoError(t, err)
 	assert.Equal(t, ReadOnly, v.Class)
+
+	// A long statement affords fewer: its work stays linear.
+	long := strings.Repeat(`, 'a\'b', "c"`, maxReadingTokens/16)
+	v, err = Classify("SELECT 1 /*!, 2 */"+long, DialectMySQL)
+	require.NoError(t, err)
+	assert.Equal(t, Write, v.Class)
+	assert.Contains(t, v.Reason, "too many for a statement of this length")
+	v, err = Classify("SELECT 1, 2"+long, DialectMySQL)
+	require.NoError(t, err)
+	assert.Equal(t, ReadOnly, v.Class, "without executable comments, length alone is no reason")
 }
 
 // classifyASCIICase changes the case of ASCII letters only, byte by byte,
@@ -159,10 +189,12 @@ func classifyASCIICase(s string, upper bool) string {
 //   - ASCII letter case does not change a verdict (except around $, since
 //     PostgreSQL's dollar-quote tags are case-sensitive);
 //   - nothing can follow a read-only statement: appending a second
-//     statement is always refused;
+//     statement is always refused, and none holds a semicolon but a
+//     trailing one;
 //   - a read-only statement has no word outside strings, comments and
 //     quoted identifiers that makes a query write (INSERT, INTO, ...), and
-//     names no function known to write, in any executable comment either.
+//     names no function known to write or to read outside the database,
+//     in any executable comment either.
 func FuzzClassify(f *testing.F) {
 	for _, c := range classifyCases {
 		for i, d := range classifyDialects {
@@ -174,9 +206,10 @@ func FuzzClassify(f *testing.F) {
 	queryWrites := []string{"INSERT", "UPDATE", "DELETE", "MERGE", "INTO", "DROP", "CREATE", "ALTER", "TRUNCATE", "GRANT", "REVOKE"}
 	functions := map[Dialect][]string{
 		DialectPostgres: {"NEXTVAL", "SETVAL", "PG_TERMINATE_BACKEND", "PG_CANCEL_BACKEND", "LO_IMPORT", "LO_EXPORT",
-			"SET_CONFIG", "PG_ADVISORY_LOCK", "DBLINK_EXEC", "PG_RELOAD_CONF", "PG_ROTATE_LOGFILE"},
-		DialectMySQL:  {"GET_LOCK", "RELEASE_LOCK"},
-		DialectSQLite: {"LOAD_EXTENSION"},
+			"SET_CONFIG", "PG_ADVISORY_LOCK", "DBLINK_EXEC", "PG_RELOAD_CONF", "PG_ROTATE_LOGFILE",
+			"PG_READ_FILE", "PG_READ_BINARY_FILE", "PG_LS_DIR", "PG_LS_WALDIR", "PG_STAT_FILE", "DBLINK_CONNECT"},
+		DialectMySQL:  {"GET_LOCK", "RELEASE_LOCK", "LOAD_FILE"},
+		DialectSQLite: {"LOAD_EXTENSION", "READFILE", "WRITEFILE", "FSDIR"},
 	}
 
 	f.Fuzz(func(t *testing.T, sql string, di uint8) {
@@ -214,7 +247,9 @@ func FuzzClassify(f *testing.F) {
 			}
 		}
 		exempt := lead == "SHOW" || lead == "EXPLAIN" || lead == "DESCRIBE" || lead == "DESC" || lead == "PRAGMA"
-		for _, tok := range toks {
+		for k, tok := range toks {
+			// Only a statement with a body holds a semicolon, and it is a write.
+			require.False(t, tok.isPunct(";") && k != len(toks)-1, "read-only, with a semicolon inside")
 			if tok.kind != tokWord && tok.kind != tokQuoted {
 				continue
 			}
@@ -224,4 +259,47 @@ func FuzzClassify(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestIsStatement: every statement of the shared cases that the classifier
+// knows by its first keyword is a statement, whatever comes before it;
+// text it cannot read as one statement, or whose first word it does not
+// know, is not.
+func TestIsStatement(t *testing.T) {
+	unknownLead := map[string]bool{"unknown statement": true, "no keyword": true, "pragma elsewhere": true}
+	for _, c := range classifyCases {
+		for _, d := range classifyDialects {
+			if !c.in(d) {
+				continue
+			}
+			want := !c.wantErr && !unknownLead[c.name]
+			assert.Equal(t, want, IsStatement(c.sql, d), "%s: %s %q", c.name, d, c.sql)
+		}
+	}
+	tests := []struct {
+		d    Dialect
+		text string
+		want bool
+	}{
+		{DialectSQLite, "/* note */ DELETE FROM t WHERE id = 1", true},
+		{DialectPostgres, "-- x\nSELECT 1", true},
+		{DialectSQLite, "ATTACH DATABASE '/tmp/other.db' AS other", true},
+		{DialectSQLite, "VACUUM INTO '/tmp/copy.db'", true},
+		{DialectSQLite, "PRAGMA table_info(t)", true},
+		{DialectMySQL, "SHOW TABLES", true},
+		{DialectPostgres, "EXPLAIN (FORMAT JSON) SELECT 1", true},
+		{DialectPostgres, "WITH x AS (SELECT 1) SELECT * FROM x", true},
+		{DialectSQLite, "CREATE TEMP TRIGGER trg AFTER INSERT ON log BEGIN DELETE FROM t; END", true},
+		{DialectPostgres, "COPY t TO STDOUT", true},
+		{DialectMySQL, "BEGIN NOT ATOMIC SELECT 1; END", true},
+		{DialectPostgres, "how many rows are in t", false},
+		{DialectPostgres, "what's in t?", false},
+		{DialectSQLite, "SELECT 1; SELECT 2", false},
+		{DialectPostgres, "PRAGMA table_info(t)", false},
+		{DialectMySQL, "", false},
+		{DialectMySQL, "-- only a comment", false},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, IsStatement(tt.text, tt.d), "%s %q", tt.d, tt.text)
+	}
 }

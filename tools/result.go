@@ -41,9 +41,13 @@ type StatementResult struct {
 	// RFC 3339.
 	Rows [][]any `json:"rows"`
 	// Truncated says that Rows holds fewer rows than RowCount.
-	Truncated bool   `json:"truncated"`
-	Error     string `json:"error,omitempty"`
+	Truncated bool `json:"truncated"`
+	// Error says why the statement did not succeed, to the user.
+	Error string `json:"error,omitempty"`
 
+	// forModel, when set, is what the model reads instead of Error: the
+	// same fact, with what it should do next.
+	forModel string
 	// modelBytes bounds the JSON of the rows in ModelView.
 	modelBytes int
 	// readOnlyRefused says that the database itself refused the statement
@@ -77,7 +81,11 @@ type modelError struct {
 // row_count.
 func (r *StatementResult) ModelView() any {
 	if r.Status != StatusSuccess {
-		return modelError{Status: r.Status, Error: r.Error}
+		msg := r.Error
+		if r.forModel != "" {
+			msg = r.forModel
+		}
+		return modelError{Status: r.Status, Error: msg}
 	}
 	rows := r.modelRows()
 	return modelRows{

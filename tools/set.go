@@ -211,18 +211,24 @@ func (s *Set) confirmAndRun(ctx context.Context, req ConfirmRequest) *StatementR
 }
 
 // ask gets the user's decision. It returns nil when the write may run,
-// else the result that says why it did not.
+// else the result that says why it did not: one sentence for the user,
+// and for the model what to do next.
 func (s *Set) ask(ctx context.Context, req ConfirmRequest) *StatementResult {
 	if s.confirm == nil {
-		return s.db.failed(req.SQL, StatusRejected, "not run: this statement can change the database, and writes "+
-			"are turned off here because no one can confirm them; do not retry it")
+		return s.refused(req.SQL, StatusRejected,
+			"This statement writes to the database, and writes are turned off here, so it did not run.",
+			"not run: this statement can change the database, and writes are turned off here because no one can confirm them; do not retry it")
 	}
 	d, err := s.confirm(ctx, req)
 	switch {
 	case ctx.Err() != nil:
-		return s.db.failed(req.SQL, StatusCancelled, "cancelled while waiting for the user's confirmation; the statement did not run")
+		return s.refused(req.SQL, StatusCancelled,
+			"Cancelled before it was confirmed; the statement did not run.",
+			"cancelled while waiting for the user's confirmation; the statement did not run")
 	case err != nil:
-		return s.db.failed(req.SQL, StatusRejected, "not run: the user's confirmation could not be asked ("+err.Error()+")")
+		return s.refused(req.SQL, StatusRejected,
+			"This statement writes to the database, and it could not be confirmed here, so it did not run.",
+			"not run: the user's confirmation could not be asked ("+err.Error()+")")
 	case d == AllowOnce:
 		return nil
 	case d == AllowAlways:
@@ -232,8 +238,16 @@ func (s *Set) ask(ctx context.Context, req ConfirmRequest) *StatementResult {
 		return nil
 	}
 	// Reject, or an answer that is not a decision: either way, no.
-	return s.db.failed(req.SQL, StatusRejected, "not run: the user declined this statement. Do not retry it or "+
-		"the same change in another form; ask the user what they want instead")
+	return s.refused(req.SQL, StatusRejected, "You declined this statement, so it did not run.",
+		"not run: the user declined this statement. Do not retry it or the same change in another form; ask the user what they want instead")
+}
+
+// refused returns a statement that did not run: user is the sentence the
+// editor shows, model what the model reads.
+func (s *Set) refused(sql, status, user, model string) *StatementResult {
+	res := s.db.failed(sql, status, user)
+	res.forModel = model
+	return res
 }
 
 // listTables returns {"tables": [names]}.

@@ -72,8 +72,11 @@ func TestSetConfirmation(t *testing.T) {
 		before := fingerprint(t, e, src)
 		res := execSQL(t, s, insert)
 		wantStatus(t, res, StatusRejected)
-		if !strings.Contains(res.Error, "declined") || !strings.Contains(res.Error, "not retry") {
-			t.Errorf("rejected error %q, want it to say the user declined and not to retry", res.Error)
+		if model := mustJSON(t, res); !strings.Contains(model, "declined") || !strings.Contains(model, "not retry") {
+			t.Errorf("the model reads %s, want it to say the user declined and not to retry", model)
+		}
+		if res.Error != "You declined this statement, so it did not run." {
+			t.Errorf("the user reads %q, want one sentence that says they declined it", res.Error)
 		}
 		if after := fingerprint(t, e, src); after != before {
 			t.Errorf("a rejected write changed the database")
@@ -150,8 +153,11 @@ func TestSetConfirmerFails(t *testing.T) {
 	c := &confirmer{err: errors.New("the editor went away")}
 	res := execSQL(t, NewSet(db, c.confirm), "DELETE FROM t")
 	wantStatus(t, res, StatusRejected)
-	if !strings.Contains(res.Error, "the editor went away") || dbtest.QueryInt(t, src, "SELECT count(*) FROM t") != 3 {
-		t.Errorf("error %q; the write must not run", res.Error)
+	if !strings.Contains(mustJSON(t, res), "the editor went away") || dbtest.QueryInt(t, src, "SELECT count(*) FROM t") != 3 {
+		t.Errorf("the model reads %s; the write must not run", mustJSON(t, res))
+	}
+	if strings.Contains(res.Error, "not run:") || !strings.HasSuffix(res.Error, "so it did not run.") {
+		t.Errorf("the user reads %q, want one sentence", res.Error)
 	}
 
 	// A turn cancelled while the user decides runs nothing.

@@ -4,10 +4,14 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
+	"sync"
 
 	"go.lsp.dev/jsonrpc2"
 	"golang.org/x/sys/unix"
@@ -15,18 +19,30 @@ import (
 	"github.com/aiq/aiq-rpc/conversation"
 )
 
+func askFlags(fs *flag.FlagSet, f *flags) {
+	fs.BoolVar(&f.json, "json", false, "print the turn's result, or its error, as JSON")
+}
+
 // runAsk runs one turn through the server, as an editor would, over an
 // in-process pipe pair: the terminal is one more client, not a second code
 // path.
 func runAsk(ctx context.Context, e env, f flags, args []string) int {
+	c := &askClient{out: e.stdout, stderr: e.stderr, json: f.json, confirmIn: confirmInput(e.stdin, args)}
+	if isTerminal(e.stderr) {
+		c.waiting = &waiting{}
+	}
 	question, err := askQuestion(e.stdin, args)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "aiq-rpc ask: %v\n", err)
+		c.fail(err)
 		return 2
 	}
-	a, err := setup(ctx, e, f)
+	// The client opens the -s session itself, to report a file it cannot
+	// open as an error rather than start a new session in its place.
+	session := f.session
+	f.session = ""
+	a, err := setup(ctx, e, f, setupOptions{clientShowsWarnings: true})
 	if err != nil {
-		fmt.Fprintf(e.stderr, "aiq-rpc ask: %v\n", err)
+		c.fail(err)
 		return 1
 	}
 	defer a.close()
@@ -34,10 +50,11 @@ func runAsk(ctx context.Context, e env, f flags, args []string) int {
 	toClient, fromServer := io.Pipe()
 	served := make(chan int, 1)
 	go func() { served <- a.server.Serve(ctx, toServer, fromServer) }()
-	c := &askClient{out: e.stdout, stderr: e.stderr, json: f.json, confirmIn: confirmInput(e.stdin, args)}
 	conn := jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(pipeConn{toClient, fromClient}))
 	conn.Go(ctx, c.handle)
-	code := c.ask(ctx, conn, question)
+	stop := c.startWaiting()
+	code := c.ask(ctx, conn, session, question)
+	stop()
 	conn.Close()
 	if status := <-served; code == 0 {
 		code = status
@@ -60,77 +77,232 @@ func askQuestion(stdin io.Reader, args []string) (string, error) {
 	return strings.Join(args, " "), nil
 }
 
-// confirmInput is where a confirmation is answered: the terminal, when
-// stdin is one and does not carry the question.
+// confirmInput is where the user answers a confirmation or a menu: the
+// terminal, when stdin is one and does not carry the question.
 func confirmInput(stdin io.Reader, args []string) *bufio.Reader {
-	f, ok := stdin.(*os.File)
-	if !ok || len(args) == 1 && args[0] == "-" {
+	if len(args) == 1 && args[0] == "-" || !isTerminal(stdin) {
 		return nil
 	}
-	// A terminal, not merely a character device such as /dev/null.
-	if _, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS); err != nil {
-		return nil
-	}
-	return bufio.NewReader(f)
+	return bufio.NewReader(stdin)
 }
 
-// askClient is the terminal's side of the connection.
+// isTerminal reports whether v is a terminal, not merely a character
+// device such as /dev/null.
+func isTerminal(v any) bool {
+	f, ok := v.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}
+
+// askClient is the terminal's side of the connection. Its output goes
+// through mu: the waiting indicator draws from its own goroutine.
 type askClient struct {
 	out, stderr io.Writer
 	json        bool
 	confirmIn   *bufio.Reader
-	printed     bool // text printed since the last newline
+
+	mu      sync.Mutex
+	printed bool     // text printed on stdout since the last newline
+	unsaved bool     // the turn ran but could not be saved
+	waiting *waiting // nil when stderr is not a terminal
 }
 
-func (c *askClient) ask(ctx context.Context, conn jsonrpc2.Conn, question string) int {
+func (c *askClient) ask(ctx context.Context, conn jsonrpc2.Conn, session, question string) int {
 	init := map[string]any{
 		"clientInfo":   map[string]string{"name": "aiq-rpc ask"},
 		"capabilities": map[string]bool{"confirm": c.confirmIn != nil},
 	}
 	var initRes json.RawMessage
 	if _, err := conn.Call(ctx, "initialize", init, &initRes); err != nil {
-		fmt.Fprintf(c.stderr, "aiq-rpc ask: %v\n", err)
-		return 1
+		return c.fail(err)
 	}
-	var ans conversation.Answer
-	_, err := conn.Call(ctx, "chat/turn", map[string]string{"query": question}, &ans)
-	code := c.report(ans, err)
+	code := c.turn(ctx, conn, session, question)
 	var shut json.RawMessage
-	if _, err := conn.Call(ctx, "shutdown", nil, &shut); err != nil {
-		fmt.Fprintf(c.stderr, "aiq-rpc ask: shutdown: %v\n", err)
-		code = 1
+	switch _, err := conn.Call(ctx, "shutdown", nil, &shut); {
+	case err == nil || code != 0:
+	case c.unsaved:
+		code = 1 // shutdown failed to save it again; the user was told once
+	default:
+		code = c.fail(err)
 	}
 	conn.Notify(ctx, "exit", nil)
 	return code
 }
 
-func (c *askClient) report(ans conversation.Answer, err error) int {
-	if err != nil {
-		c.endLine()
-		fmt.Fprintf(c.stderr, "aiq-rpc ask: %v\n", err)
-		return 1
+// turn opens the session, when one is given, and asks the question in it.
+func (c *askClient) turn(ctx context.Context, conn jsonrpc2.Conn, session, question string) int {
+	params := map[string]string{"query": question}
+	if session != "" {
+		id, err := c.open(ctx, conn, session)
+		if err != nil {
+			return c.fail(err)
+		}
+		params["sessionId"] = id
 	}
+	c.setWaiting(true, "waiting for the model")
+	var ans conversation.Answer
+	_, err := conn.Call(ctx, "chat/turn", params, &ans)
+	c.setWaiting(false, "")
+	if err != nil {
+		return c.fail(err)
+	}
+	c.report(ans)
+	return 0
+}
+
+// loaded is the part of session/load's result the terminal uses.
+type loaded struct {
+	SessionID       string   `json:"sessionId"`
+	Source          string   `json:"source"`
+	SourceAvailable bool     `json:"sourceAvailable"`
+	Warnings        []string `json:"warnings"`
+	Sources         []struct {
+		Name string `json:"name"`
+		Type string `json:"type"`
+	} `json:"sources"`
+}
+
+// open loads the session file at path. When its source is gone, the user
+// picks another on a terminal, as in the AIQ CLI; elsewhere the session
+// goes on without a database.
+func (c *askClient) open(ctx context.Context, conn jsonrpc2.Conn, path string) (string, error) {
+	var res loaded
+	if _, err := conn.Call(ctx, "session/load", map[string]string{"path": path}, &res); err != nil {
+		return "", err
+	}
+	for _, w := range res.Warnings {
+		c.warn(w)
+	}
+	if res.SourceAvailable {
+		return res.SessionID, nil
+	}
+	source := ""
+	if c.confirmIn != nil {
+		source = c.pickSource(res)
+	}
+	params := map[string]string{"sessionId": res.SessionID, "source": source}
+	if _, err := conn.Call(ctx, "session/setSource", params, nil); err != nil {
+		return "", err
+	}
+	return res.SessionID, nil
+}
+
+// pickSource asks which configured source the session goes on with; Enter,
+// or an answer that is not on the menu, is no database.
+func (c *askClient) pickSource(res loaded) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.eraseLocked()
+	fmt.Fprintf(c.stderr, "Continue the session with:\n")
+	for i, s := range res.Sources {
+		fmt.Fprintf(c.stderr, "  %d) %s (%s)\n", i+1, s.Name, s.Type)
+	}
+	none := len(res.Sources) + 1
+	fmt.Fprintf(c.stderr, "  %d) no database\nChoice [%d]: ", none, none)
+	line, _ := c.confirmIn.ReadString('\n')
+	n, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil || n < 1 || n > len(res.Sources) {
+		return ""
+	}
+	return res.Sources[n-1].Name
+}
+
+// report prints the end of a turn: its warnings and where it was saved.
+func (c *askClient) report(ans conversation.Answer) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.eraseLocked()
 	if c.json {
 		enc := json.NewEncoder(c.out)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
 		enc.Encode(ans)
-		return 0
+		return
 	}
-	c.endLine()
+	c.endLineLocked()
+	c.unsaved = ans.SavedTo == "" && ans.StopReason != conversation.StopCancelled
 	for _, w := range ans.Warnings {
+		// The server said so with window/showMessage too, for the editors
+		// that show no warnings of the answer.
+		if c.unsaved && strings.HasPrefix(w, "The turn was not saved: ") {
+			continue
+		}
 		fmt.Fprintf(c.stderr, "warning: %s\n", w)
 	}
 	if ans.StopReason == conversation.StopCancelled {
 		fmt.Fprintln(c.out, "(cancelled)")
 	}
 	if ans.SavedTo != "" {
-		fmt.Fprintf(c.out, "\nCurrent session saved to %s\n%s\n", ans.SavedTo, conversation.ContinueHint(ans.SavedTo))
+		fmt.Fprintf(c.out, "\nCurrent session saved to %s\n%s\n", ans.SavedTo, continueHint(ans.SavedTo))
 	}
-	return 0
 }
 
-func (c *askClient) endLine() {
+// continueHint names both ways to go on with a session.
+func continueHint(path string) string {
+	return fmt.Sprintf("Continue it with 'aiq -s %s' (the AIQ CLI) or 'aiq-rpc ask -s %s QUESTION'.", path, path)
+}
+
+// fail reports err, as JSON on stdout with --json, and returns the exit
+// status 1. A server error is its message, the sentence written for the
+// user; its data stays for --json and the logs.
+func (c *askClient) fail(err error) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.eraseLocked()
+	c.endLineLocked()
+	wire := &jsonrpc2.Error{Message: err.Error()}
+	errors.As(err, &wire)
+	if c.json {
+		type jsonError struct {
+			Code    jsonrpc2.Code   `json:"code,omitempty"`
+			Message string          `json:"message"`
+			Data    json.RawMessage `json:"data,omitempty"`
+		}
+		e := jsonError{Code: wire.Code, Message: wire.Message}
+		if wire.Data != nil {
+			e.Data = json.RawMessage(wire.Data)
+		}
+		enc := json.NewEncoder(c.out)
+		enc.SetEscapeHTML(false)
+		enc.Encode(map[string]jsonError{"error": e})
+		return 1
+	}
+	fmt.Fprintf(c.stderr, "aiq-rpc ask: %s\n", wire.Message)
+	return 1
+}
+
+// warn prints one warning on stderr.
+func (c *askClient) warn(msg string) {
+	c.note(messageWarning, msg)
+}
+
+// The message types of window/showMessage, as in LSP.
+const (
+	messageError   = 1
+	messageWarning = 2
+)
+
+// note prints a message of the server on stderr, labelled by its type as
+// psql does ("error:", "warning:"); information goes unlabelled.
+func (c *askClient) note(kind int, msg string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.eraseLocked()
+	c.endLineLocked()
+	switch kind {
+	case messageError:
+		fmt.Fprintf(c.stderr, "error: %s\n", msg)
+	case messageWarning:
+		fmt.Fprintf(c.stderr, "warning: %s\n", msg)
+	default:
+		fmt.Fprintln(c.stderr, msg)
+	}
+}
+
+func (c *askClient) endLineLocked() {
 	if c.printed {
 		fmt.Fprintln(c.out)
 		c.printed = false
@@ -148,10 +320,11 @@ func (c *askClient) handle(ctx context.Context, req *jsonrpc2.Request) (any, err
 		return nil, nil
 	case "window/showMessage":
 		var p struct {
+			Type    int    `json:"type"`
 			Message string `json:"message"`
 		}
 		if json.Unmarshal(req.Params(), &p) == nil {
-			fmt.Fprintf(c.stderr, "aiq-rpc: %s\n", p.Message)
+			c.note(p.Type, p.Message)
 		}
 		return nil, nil
 	case "chat/confirm":
@@ -166,29 +339,44 @@ func (c *askClient) handle(ctx context.Context, req *jsonrpc2.Request) (any, err
 
 // show prints one event: the text as it streams, the SQL, the rows.
 func (c *askClient) show(e conversation.Event) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.eraseLocked()
 	switch e.Kind {
 	case conversation.EventText:
 		fmt.Fprint(c.out, e.Text)
 		c.printed = !strings.HasSuffix(e.Text, "\n")
 	case conversation.EventToolCall:
 		if e.SQL != "" {
-			c.endLine()
+			c.endLineLocked()
 			fmt.Fprintf(c.out, "\n> %s\n", strings.ReplaceAll(strings.TrimSpace(e.SQL), "\n", "\n  "))
+			c.waiting.set(true, "running the statement")
 		}
 	case conversation.EventToolResult:
-		if e.Statement != nil {
-			c.endLine()
-			writeStatement(c.out, *e.Statement)
+		if st := e.Statement; st != nil {
+			c.endLineLocked()
+			if st.Status == "rejected" && c.confirmIn == nil {
+				st.Error = "This statement writes; run it from a terminal to confirm it."
+			}
+			writeStatement(c.out, *st)
 		}
+		c.waiting.set(true, "waiting for the model")
 	case conversation.EventStatus:
-		c.endLine()
+		c.endLineLocked()
 		fmt.Fprintf(c.stderr, "%s\n", e.Message)
 	}
 }
 
+// confirm asks about a write. Enter, or anything but yes or always, is no.
 func (c *askClient) confirm(p conversation.ConfirmRequest) conversation.Decision {
-	c.endLine()
-	fmt.Fprintf(c.out, "\nThe model wants to run a statement that changes the database (%s):\n  %s\nRun it? [y/N/a(lways)] ", p.Reason, p.SQL)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.eraseLocked()
+	c.endLineLocked()
+	c.waiting.set(false, "")
+	defer c.waiting.set(true, "running the statement")
+	fmt.Fprintf(c.stderr, "\nThis statement changes the database: %s\n  %s\nRun it? [y/N/a(lways)] ",
+		strings.TrimSpace(p.Reason), strings.ReplaceAll(strings.TrimSpace(p.SQL), "\n", "\n  "))
 	line, _ := c.confirmIn.ReadString('\n')
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "y", "yes":

@@ -33,29 +33,65 @@ func TestVersion(t *testing.T) {
 }
 
 func TestHelp(t *testing.T) {
-	for _, args := range [][]string{{"--help"}, {"-h"}, {"ask", "--help"}, {"sessions", "--help"}} {
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"ask", "--help"}, {"sessions", "--help"}, {"--home", "x", "ask", "-h"}} {
 		code, out, errOut := runCommand(t, "", nil, args...)
 		assert.Equal(t, 0, code, "%v", args)
-		assert.Empty(t, out, "%v: help goes to stderr; stdout is the protocol's", args)
-		assert.Contains(t, errOut, "Usage:", "%v", args)
+		assert.Empty(t, errOut, "%v: help goes to stdout, as asked for", args)
+		assert.Contains(t, out, "Usage:", "%v", args)
 		for _, want := range []string{"aiq-rpc ask [flags] QUESTION", "aiq-rpc sessions [flags]", "-s FILE", "-session FILE",
-			"-source NAME", "-home DIR", "-history-limit N", "-log-file PATH", "-version"} {
-			assert.Contains(t, errOut, want, "%v", args)
+			"-source NAME", "-home DIR", "-history-limit N", "-log-file PATH", "-version", "-model-timeout DURATION"} {
+			assert.Contains(t, out, want, "%v", args)
 		}
 	}
-	_, _, errOut := runCommand(t, "", nil, "ask", "--help")
-	assert.Contains(t, errOut, "-json", "ask has --json")
-	_, _, errOut = runCommand(t, "", nil, "--help")
-	assert.NotContains(t, errOut, "-json", "serve has no --json")
+	_, out, _ := runCommand(t, "", nil, "ask", "--help")
+	assert.Contains(t, out, "-json", "ask has --json")
+	_, out, _ = runCommand(t, "", nil, "--help")
+	assert.NotContains(t, out, "-json", "serve has no --json")
+}
 
-	code, out, errOut := runCommand(t, "", nil, "--no-such-flag")
-	assert.Equal(t, 2, code)
-	assert.Empty(t, out)
-	assert.Contains(t, errOut, "no-such-flag")
-	code, out, errOut = runCommand(t, "", nil, "--home", t.TempDir(), "bogus")
-	assert.Equal(t, 2, code)
-	assert.Empty(t, out)
-	assert.Contains(t, errOut, `unknown command "bogus"`)
+// TestBadCommandLine: each mistake is one line on stderr that says what is
+// wrong and points to --help, with status 2.
+func TestBadCommandLine(t *testing.T) {
+	cases := []struct {
+		args []string
+		says string
+	}{
+		{[]string{"--no-such-flag"}, "unknown flag -no-such-flag; run 'aiq-rpc --help'"},
+		{[]string{"ask", "--no-such-flag", "q"}, "aiq-rpc ask: unknown flag -no-such-flag; run 'aiq-rpc ask --help'"},
+		{[]string{"ask", "--model-timeout", "5", "q"}, `invalid value "5" for flag -model-timeout: a duration needs a unit, as in 5s or 5m`},
+		{[]string{"--statement-timeout", "soon"}, "not a duration; write it as in 30s, 2m or 1h30m"},
+		{[]string{"--model-timeout", "-1s", "ask", "q"}, "give a duration above zero"},
+		{[]string{"--home", "/nowhere", "bogus"}, `unknown command "bogus"; run 'aiq-rpc --help'`},
+		{[]string{"sessions", "extra"}, `takes no arguments`},
+		{[]string{"ask", "-s"}, "flag needs an argument: -s"},
+	}
+	for _, c := range cases {
+		code, out, errOut := runCommand(t, "", nil, c.args...)
+		assert.Equal(t, 2, code, "%v", c.args)
+		assert.Empty(t, out, "%v", c.args)
+		assert.Contains(t, errOut, c.says, "%v", c.args)
+		assert.Equal(t, 1, strings.Count(errOut, "\n"), "%v: one line: %q", c.args, errOut)
+	}
+}
+
+// TestFlagsBeforeCommand: as in git and go, the common flags may come
+// before the command, and those after it win.
+func TestFlagsBeforeCommand(t *testing.T) {
+	h, srv := askHome(t, llmtest.Step{Text: "Before."}, llmtest.Step{Text: "After."})
+	code, out, errOut := runCommand(t, "", nil, "--home", h.Dir, "ask", "q")
+	require.Equal(t, 0, code, errOut)
+	assert.True(t, strings.HasPrefix(out, "Before.\n"), out)
+	require.Len(t, h.sessionFiles(t), 1, "saved in --home")
+
+	code, out, errOut = runCommand(t, "", nil, "--home", "/nonexistent/home", "ask", "--home", h.Dir, "q")
+	require.Equal(t, 0, code, errOut)
+	assert.True(t, strings.HasPrefix(out, "After."), out)
+	assert.Len(t, srv.Requests(), 2)
+
+	code, out, errOut = runCommand(t, "", nil, "--home", h.Dir, "--source", "local", "sessions")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, h.sessionsDir())
+	assert.Equal(t, 1+2, strings.Count(out, "\n"), "the header and two sessions: %s", out)
 }
 
 func TestSessionsCommand(t *testing.T) {
@@ -98,7 +134,7 @@ func askHome(t *testing.T, steps ...llmtest.Step) (home, *llmtest.Server) {
 	return newHome(t).withModel(t, srv.URL), srv
 }
 
-var savedLine = regexp.MustCompile(`(?m)^Current session saved to (.+)\nRun 'aiq -s (.+)' to continue\.\n\z`)
+var savedLine = regexp.MustCompile(`(?m)^Current session saved to (.+)\nContinue it with 'aiq -s (.+)' \(the AIQ CLI\) or 'aiq-rpc ask -s (.+) QUESTION'\.\n\z`)
 
 func TestAsk(t *testing.T) {
 	h, srv := askHome(t, llmtest.Step{Text: "The table has three rows."})
@@ -106,8 +142,9 @@ func TestAsk(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	assert.True(t, strings.HasPrefix(out, "The table has three rows.\n"), "the answer first: %q", out)
 	m := savedLine.FindStringSubmatch(out)
-	require.NotNil(t, m, "the last lines say where the session went: %q", out)
+	require.NotNil(t, m, "the last lines say where the session went and both ways to go on: %q", out)
 	assert.Equal(t, m[1], m[2])
+	assert.Equal(t, m[1], m[3])
 	assert.Equal(t, h.sessionsDir(), filepath.Dir(m[1]))
 	assert.Equal(t, []string{m[1]}, h.sessionFiles(t))
 	data, err := os.ReadFile(m[1])
@@ -176,8 +213,9 @@ func TestAskWithoutModel(t *testing.T) {
 	code, out, errOut := runCommand(t, "", nil, "ask", "--home", h.Dir, "hello?")
 	assert.Equal(t, 1, code)
 	assert.NotContains(t, out, "Current session saved")
-	assert.Contains(t, errOut, "no model is configured")
+	assert.Contains(t, errOut, "aiq-rpc ask: No model is configured: ")
 	assert.Contains(t, errOut, filepath.Join(h.Dir, "config", "config.yaml"))
+	assert.Equal(t, 1, strings.Count(errOut, "\n"), "one line: %q", errOut)
 }
 
 // TestAskStreams shows that ask prints the answer as it arrives: with a

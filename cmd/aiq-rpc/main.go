@@ -12,20 +12,31 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aiq/aiq-rpc/conversation/llm"
 )
 
-const usage = `aiq-rpc: ask your SQL database questions from your editor.
+// command is one subcommand of aiq-rpc. Without one, aiq-rpc serves
+// JSON-RPC on stdin and stdout.
+type command struct {
+	name    string
+	args    string // what follows the name in the usage line
+	summary string
+	// flags adds the command's own flags to the common ones; nil for none.
+	flags func(fs *flag.FlagSet, f *flags)
+	run   func(ctx context.Context, e env, f flags, args []string) int
+}
 
-Usage:
-  aiq-rpc [flags]                 serve JSON-RPC on stdin and stdout (editors run this)
-  aiq-rpc ask [flags] QUESTION    run one turn in the terminal; QUESTION "-" reads stdin
-  aiq-rpc sessions [flags]        list the saved sessions, newest first
-
-Flags:
-`
+// commands are the subcommands, in the order the usage lists them.
+func commands() []command {
+	return []command{
+		{name: "ask", args: "[flags] QUESTION", summary: `run one turn in the terminal; QUESTION "-" reads stdin`, flags: askFlags, run: runAsk},
+		{name: "sessions", args: "[flags]", summary: "list the saved sessions, newest first", run: runSessions},
+	}
+}
 
 func main() {
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
@@ -38,35 +49,89 @@ type env struct {
 	getenv         func(string) string
 }
 
+// run parses the command line as git and go do: the common flags may come
+// before the command (aiq-rpc --home X ask ...) or after it.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	e := env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
-	cmd := "serve"
-	if len(args) > 0 && (args[0] == "ask" || args[0] == "sessions") {
-		cmd, args = args[0], args[1:]
+	var global flags
+	gfs := global.flagSet(nil)
+	if code, ok := parseFlags(gfs, "aiq-rpc", args, e); !ok {
+		return code
+	}
+	if gfs.NArg() == 0 {
+		if global.version {
+			return printVersion(e)
+		}
+		return runServe(ctx, e, global)
+	}
+	cmd, ok := findCommand(gfs.Arg(0))
+	if !ok {
+		fmt.Fprintf(stderr, "aiq-rpc: unknown command %q; run 'aiq-rpc --help' for the commands\n", gfs.Arg(0))
+		return 2
 	}
 	var f flags
-	fs := f.flagSet(cmd, stderr)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	fs := f.flagSet(cmd.flags)
+	// The flags given before the command are the defaults of its own.
+	gfs.Visit(func(fl *flag.Flag) { fs.Set(fl.Name, fl.Value.String()) })
+	name := "aiq-rpc " + cmd.name
+	if code, ok := parseFlags(fs, name, gfs.Args()[1:], e); !ok {
+		return code
 	}
 	if f.version {
-		fmt.Fprintln(stdout, "aiq-rpc", version())
-		return 0
+		return printVersion(e)
 	}
-	switch cmd {
-	case "ask":
-		return runAsk(ctx, e, f, fs.Args())
-	case "sessions":
-		return runSessions(e, f)
+	return cmd.run(ctx, e, f, fs.Args())
+}
+
+func findCommand(name string) (command, bool) {
+	for _, c := range commands() {
+		if c.name == name {
+			return c, true
+		}
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "aiq-rpc: unknown command %q; run 'aiq-rpc --help'\n", fs.Arg(0))
-		return 2
+	return command{}, false
+}
+
+// parseFlags parses args with fs. --help prints the usage on stdout; a
+// bad flag is one line on stderr that points to --help. ok is false when
+// the process should end with code.
+func parseFlags(fs *flag.FlagSet, name string, args []string, e env) (code int, ok bool) {
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+		return 0, true
+	case errors.Is(err, flag.ErrHelp):
+		fs.SetOutput(e.stdout)
+		fmt.Fprint(e.stdout, usage())
+		fs.PrintDefaults()
+		return 0, false
 	}
-	return runServe(ctx, e, f)
+	msg := err.Error()
+	if rest, found := strings.CutPrefix(msg, "flag provided but not defined: "); found {
+		msg = "unknown flag " + rest
+	}
+	fmt.Fprintf(e.stderr, "%s: %s; run '%s --help' for the flags\n", name, msg, name)
+	return 2, false
+}
+
+func usage() string {
+	var b strings.Builder
+	b.WriteString("aiq-rpc: ask your SQL database questions from your editor or the terminal.\n\nUsage:\n")
+	lines := [][2]string{{"aiq-rpc [flags]", "serve JSON-RPC on stdin and stdout (editors run this)"}}
+	for _, c := range commands() {
+		lines = append(lines, [2]string{"aiq-rpc " + c.name + " " + c.args, c.summary})
+	}
+	for _, l := range lines {
+		fmt.Fprintf(&b, "  %-32s %s\n", l[0], l[1])
+	}
+	b.WriteString("\nFlags (before or after the command):\n")
+	return b.String()
+}
+
+func printVersion(e env) int {
+	fmt.Fprintln(e.stdout, "aiq-rpc", version())
+	return 0
 }
 
 // flags are the flags of every command.
@@ -82,26 +147,50 @@ type flags struct {
 	sqlTimeout   time.Duration
 }
 
-func (f *flags) flagSet(cmd string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("aiq-rpc "+cmd, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+// flagSet defines the common flags on f, and the command's own with
+// extra.
+func (f *flags) flagSet(extra func(*flag.FlagSet, *flags)) *flag.FlagSet {
+	fs := flag.NewFlagSet("aiq-rpc", flag.ContinueOnError)
 	fs.StringVar(&f.session, "s", "", "restore the session in `FILE` as the default session")
 	fs.StringVar(&f.session, "session", "", "restore the session in `FILE` as the default session")
 	fs.StringVar(&f.source, "source", "", "the data source `NAME` of new sessions")
 	fs.StringVar(&f.home, "home", "", "the AIQ home `DIR` (default $AIQ_HOME, else ~/.aiq)")
 	fs.IntVar(&f.historyLimit, "history-limit", 0, "keep the last `N` turns of each session (default 20)")
 	fs.StringVar(&f.logFile, "log-file", "", "write logs to `PATH` instead of stderr")
-	fs.DurationVar(&f.modelTimeout, "model-timeout", llm.DefaultTimeout, "give up on a model that sends nothing for `DURATION`")
-	fs.DurationVar(&f.sqlTimeout, "statement-timeout", 30*time.Second, "stop a SQL statement that runs longer than `DURATION`")
+	f.modelTimeout, f.sqlTimeout = llm.DefaultTimeout, 30*time.Second
+	fs.Var(durationFlag{&f.modelTimeout}, "model-timeout", "give up on a model that sends nothing for `DURATION`")
+	fs.Var(durationFlag{&f.sqlTimeout}, "statement-timeout", "stop a SQL statement that runs longer than `DURATION`")
 	fs.BoolVar(&f.version, "version", false, "print the version and exit")
-	if cmd == "ask" {
-		fs.BoolVar(&f.json, "json", false, "print the turn's result as JSON")
-	}
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usage)
-		fs.PrintDefaults()
+	if extra != nil {
+		extra(fs, f)
 	}
 	return fs
+}
+
+// durationFlag is a duration flag whose error says what a bare number
+// lacks: "--model-timeout 5" is not five seconds.
+type durationFlag struct{ d *time.Duration }
+
+func (v durationFlag) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	switch {
+	case err == nil && d > 0:
+		*v.d = d
+		return nil
+	case err == nil:
+		return errors.New("give a duration above zero, as in 30s or 2m")
+	}
+	if _, numErr := strconv.ParseFloat(s, 64); numErr == nil {
+		return fmt.Errorf("a duration needs a unit, as in %ss or %sm", s, s)
+	}
+	return errors.New("not a duration; write it as in 30s, 2m or 1h30m")
+}
+
+func (v durationFlag) String() string {
+	if v.d == nil {
+		return ""
+	}
+	return v.d.String()
 }
 
 func version() string {

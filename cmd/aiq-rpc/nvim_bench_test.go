@@ -20,7 +20,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/aiq/aiq-rpc/conversation/llm/llmtest"
 	"github.com/aiq/aiq-rpc/tools/dbtest"
 )
 
@@ -148,9 +150,11 @@ func BenchmarkNvimAsk500Rows(b *testing.B) {
 	}
 }
 
-// BenchmarkNvimRender500Rows is render.statement of 500 rows x 6 columns
-// and chat.add of it into the open panel, without a server; the last case
-// writes under a long conversation (20,000 panel lines).
+// BenchmarkNvimRender500Rows is render.statement of 500 rows x 6 columns,
+// cut to the panel's width as a turn renders it (100 of 200 columns: the
+// note column is cut on every row), and chat.add of it into the open
+// panel, without a server; the last case writes under a long conversation
+// (20,000 panel lines).
 func BenchmarkNvimRender500Rows(b *testing.B) {
 	for _, c := range []struct{ maxRows, panelLines int }{{50, 0}, {500, 0}, {50, 20000}} {
 		name := "max_rows=" + strconv.Itoa(c.maxRows)
@@ -165,9 +169,43 @@ func BenchmarkNvimRender500Rows(b *testing.B) {
 	}
 }
 
-// BenchmarkNvimStream is chat.stream of 2,000 pieces of ~20 characters
-// into the open panel.
+// BenchmarkNvimStream is chat.stream of 1,000 and 2,000 pieces of ~20
+// characters into the open panel.
 func BenchmarkNvimStream(b *testing.B) {
-	n := newNvimBench(b)
-	n.run("bench_stream", benchSamples(b, 3), "ms/stream", 1e6)
+	for _, pieces := range []int{1000, 2000} {
+		b.Run("chunks="+strconv.Itoa(pieces), func(b *testing.B) {
+			n := newNvimBench(b)
+			n.run("bench_stream", benchSamples(b, 3), "ms/stream", 1e6, "AIQ_BENCH_PIECES="+strconv.Itoa(pieces))
+		})
+	}
+}
+
+// BenchmarkNvimAskStream is :AiqAsk through the real server of a question
+// the scripted model answers with 1,000 words, one SSE chunk each, a chunk
+// every pace (0: back to back; 1ms: a fast model). chunks=2 sends an answer
+// as long in two chunks (llmtest splits a single word in two): the
+// yardstick that streams almost nothing.
+func BenchmarkNvimAskStream(b *testing.B) {
+	const words = 1000
+	streamed := strings.TrimSpace(strings.Repeat("rows ", words))
+	whole := strings.Repeat("rows_", words)
+	for _, c := range []struct {
+		name string
+		step llmtest.Step
+	}{
+		{"chunks=2", llmtest.Step{Text: whole}},
+		{"chunks=1000/pace=0", llmtest.Step{Text: streamed}},
+		{"chunks=1000/pace=1ms", llmtest.Step{Text: streamed, Pace: time.Millisecond}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			n := newNvimBench(b).withItems()
+			samples := benchSamples(b, 5)
+			steps := make([]llmtest.Step, samples+1)
+			for i := range steps {
+				steps[i] = c.step
+			}
+			n.home = n.home.withModel(b, llmtest.NewServer(b, steps...).URL)
+			n.run("bench_ask_stream", samples, "ms/ask", 1e6, "AIQ_BENCH_ANSWER="+c.step.Text)
+		})
+	}
 }

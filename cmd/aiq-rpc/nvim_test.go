@@ -18,6 +18,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -193,6 +194,11 @@ func TestNvimPlugin(t *testing.T) {
 		(&nvimTest{t: t, nvim: nvim, tmp: t.TempDir(), xdg: t.TempDir()}).run("render")
 	})
 
+	t.Run("Messages", func(t *testing.T) {
+		t.Parallel()
+		(&nvimTest{t: t, nvim: nvim, tmp: t.TempDir(), xdg: t.TempDir()}).run("message")
+	})
+
 	t.Run("Selection", func(t *testing.T) {
 		t.Parallel()
 		(&nvimTest{t: t, nvim: nvim, tmp: t.TempDir(), xdg: t.TempDir()}).run("selection")
@@ -208,23 +214,47 @@ func TestNvimPlugin(t *testing.T) {
 	})
 	t.Run("History", func(t *testing.T) {
 		t.Parallel()
-		newNvimTest(t, nvim, llmtest.Step{Text: "There are 4 orders."}).run("history")
+		newNvimTest(t, nvim, sqlCall("call_1", "SELECT count(*) AS n FROM orders"), llmtest.Step{Text: "There are 4 orders."}).run("history")
+	})
+
+	t.Run("PanelWidth", func(t *testing.T) {
+		t.Parallel()
+		newNvimTest(t, nvim,
+			sqlCall("call_1", "SELECT id, status, 'delivered to the customer at the address on the order, '"+
+				" || 'signed by the person who opened the door' AS note FROM orders ORDER BY id"),
+			llmtest.Step{ToolCalls: []llmtest.Call{{ID: "call_2", Name: "render_chart", Arguments: `{"chart_type":"bar","x":"status","y":"id","title":"Orders by status"}`}}},
+			llmtest.Step{Text: "Four orders, each with a long note."},
+		).run("panel")
+	})
+
+	t.Run("NoModel", func(t *testing.T) {
+		t.Parallel()
+		n := newNvimTest(t, nvim)
+		require.NoError(t, os.Remove(filepath.Join(n.home.Dir, "config", "config.yaml")))
+		n.run("nomodel")
 	})
 
 	t.Run("Clear", func(t *testing.T) {
 		t.Parallel()
-		newNvimTest(t, nvim, llmtest.Step{Text: "There are 4 orders."}).run("clear")
+		newNvimTest(t, nvim, llmtest.Step{Text: "There are 4 orders."}, llmtest.Step{Text: "None."}).run("clear")
 	})
 
 	t.Run("SaveThenLoadInANewNeovim", func(t *testing.T) {
 		t.Parallel()
-		n := newNvimTest(t, nvim, llmtest.Step{Text: "There are 4 orders."}, llmtest.Step{Text: "One is pending."})
+		n := newNvimTest(t, nvim, sqlCall("call_1", "SELECT count(*) AS n FROM orders"),
+			llmtest.Step{Text: "There are 4 orders."}, llmtest.Step{Text: "One is pending."})
 		n.run("save")
 		saved := filepath.Join(n.tmp, "saved.json")
 		data, err := os.ReadFile(saved)
 		require.NoError(t, err)
 		require.NoError(t, sessiontest.CheckCLILoadRules(data), "the saved file is a session the CLI loads")
-		assert.Contains(t, string(data), "How many orders are there?")
+		assert.Contains(t, string(data), "How many orders are there?", ":AiqClear after :AiqSave PATH kept the copy")
+		own, err := filepath.Glob(filepath.Join(n.home.sessionsDir(), "session_*.json"))
+		require.NoError(t, err)
+		require.Len(t, own, 1, "the session's own file")
+		ownData, err := os.ReadFile(own[0])
+		require.NoError(t, err)
+		assert.NotContains(t, string(ownData), "How many orders are there?", ":AiqClear emptied the session's own file")
 
 		// The home's sessions folder holds only a copy, which completion
 		// and :AiqSessions must offer; the source the session used is
@@ -233,8 +263,8 @@ func TestNvimPlugin(t *testing.T) {
 		n.home.writeFile(t, "sessions/copy.json", string(data))
 		n.home.writeFile(t, "config/sources.yaml", strings.Replace(sourcesYAML(n.src), "name: db", "name: other", 1))
 		n.run("load", "AIQ_TEST_SOURCE=other")
-		assert.Contains(t, n.lastUserMessage(1), "how many are pending", "the question after loading")
-		assert.Equal(t, []string{"How many orders are there?", "And how many are pending?"}, n.userMessages(1), "the loaded conversation goes on")
+		assert.Contains(t, n.lastUserMessage(2), "how many are pending", "the question after loading")
+		assert.Equal(t, []string{"How many orders are there?", "And how many are pending?"}, n.userMessages(2), "the loaded conversation goes on")
 	})
 
 	t.Run("Cancel", func(t *testing.T) {
@@ -242,6 +272,13 @@ func TestNvimPlugin(t *testing.T) {
 		n := newNvimTest(t, nvim)
 		n.model.Add(n.holdStep(), n.holdStep())
 		n.run("cancel")
+	})
+
+	t.Run("EarlyRows", func(t *testing.T) {
+		t.Parallel()
+		n := newNvimTest(t, nvim)
+		n.model.Add(n.holdStep())
+		n.run("early")
 	})
 
 	t.Run("ConfirmWrites", func(t *testing.T) {
@@ -312,6 +349,110 @@ func askSteps() []llmtest.Step {
 	}
 }
 
+// tmuxNvim is real Neovim, not headless, in a tmux terminal of 120x40 on
+// a tmux server of its own, driven by keys as a person would.
+type tmuxNvim struct {
+	t      *testing.T
+	n      *nvimTest
+	path   string // tmux
+	socket string
+	env    []string
+}
+
+// findTmux returns tmux's path, or skips the test with the reason; CI sets
+// AIQ_DBTEST_REQUIRE=1, which makes a missing tmux a failure.
+func findTmux(t *testing.T) string {
+	path, err := exec.LookPath("tmux")
+	if err != nil {
+		if os.Getenv("AIQ_DBTEST_REQUIRE") == "1" {
+			t.Fatalf("tmux is not installed and AIQ_DBTEST_REQUIRE=1: apt-get install tmux")
+		}
+		t.Skip("tmux is not installed, so Neovim is not tested in a terminal: apt-get install tmux")
+	}
+	return path
+}
+
+// startTmuxNvim starts Neovim in tmux in n's scratch folder, running
+// editors/nvim/test/<script>.lua and then editing the files args.
+func startTmuxNvim(t *testing.T, n *nvimTest, tmuxPath, script string, args ...string) *tmuxNvim {
+	tn := &tmuxNvim{t: t, n: n, path: tmuxPath, socket: "aiq-nvim-test-" + filepath.Base(n.tmp)}
+	tn.env = childEnv(
+		"AIQ_TEST_SERVER="+binary, "AIQ_TEST_HOME="+n.home.Dir, "AIQ_TEST_SOURCE=db", "AIQ_TEST_TMP="+n.tmp,
+		"XDG_CACHE_HOME="+filepath.Join(n.xdg, "cache"), "XDG_STATE_HOME="+filepath.Join(n.xdg, "state"),
+		"XDG_DATA_HOME="+filepath.Join(n.xdg, "data"), "XDG_CONFIG_HOME="+filepath.Join(n.xdg, "config"),
+		"LANG=C.UTF-8", "LC_ALL=C.UTF-8", "TERM=xterm-256color",
+	)
+	dir := pluginDir(t)
+	// Started in the scratch folder, so that the status line shows a
+	// file's name rather than a temporary path.
+	tn.tmux("new-session", "-d", "-s", "aiq", "-x", "120", "-y", "40", "-c", n.tmp,
+		fmt.Sprintf("%s -u NONE -i NONE --noplugin --cmd 'set rtp^=%s' -c 'runtime plugin/aiq.lua' -c 'luafile %s' %s",
+			n.nvim, dir, filepath.Join(dir, "test", script+".lua"), strings.Join(args, " ")))
+	t.Cleanup(func() {
+		exec.Command(tmuxPath, "-L", tn.socket, "kill-server").Run()
+		if t.Failed() {
+			t.Logf("the server's logs:\n%s", n.serverLogs())
+		}
+	})
+	return tn
+}
+
+func (tn *tmuxNvim) tmux(args ...string) string {
+	t := tn.t
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, tn.path, append([]string{"-u", "-L", tn.socket, "-f", "/dev/null"}, args...)...)
+	cmd.Env = tn.env
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "tmux %v: %s", args, out)
+	return string(out)
+}
+
+// keys sends keys as tmux names them (Enter, Escape, "o").
+func (tn *tmuxNvim) keys(keys ...string) {
+	tn.tmux(append([]string{"send-keys", "-t", "aiq"}, keys...)...)
+}
+
+// typeText types text literally.
+func (tn *tmuxNvim) typeText(text string) {
+	tn.tmux("send-keys", "-t", "aiq", "-l", text)
+}
+
+func (tn *tmuxNvim) screen() string { return tn.tmux("capture-pane", "-p", "-t", "aiq") }
+
+// waitScreen waits up to 30s for the screen to satisfy ok, and returns it.
+func (tn *tmuxNvim) waitScreen(what string, ok func(string) bool) string {
+	t := tn.t
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		s := tn.screen()
+		if ok(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the screen did not show %s within 30s:\n%s", what, s)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// quit quits Neovim with :qa! and waits for it to be gone.
+func (tn *tmuxNvim) quit() {
+	t := tn.t
+	t.Helper()
+	tn.keys("Escape", ":qa!", "Enter")
+	waitGone := time.Now().Add(10 * time.Second)
+	for exec.Command(tn.path, "-L", tn.socket, "has-session", "-t", "aiq").Run() == nil {
+		if time.Now().After(waitGone) {
+			t.Fatalf("Neovim did not quit within 10s:\n%s", tn.screen())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	assertNoRace(t, tn.n.serverLogs())
+}
+
 // TestNvimInTmux runs real Neovim, not headless, in a tmux terminal of
 // 120x40, types a question about a visual selection as a person would, and
 // reads the screen: the panel beside the SQL, the table, the chart and the
@@ -319,69 +460,18 @@ func askSteps() []llmtest.Step {
 // set, the screen is saved there as nvim-chat.txt for the README.
 func TestNvimInTmux(t *testing.T) {
 	nvim := findNvim(t)
-	tmuxPath, err := exec.LookPath("tmux")
-	if err != nil {
-		if os.Getenv("AIQ_DBTEST_REQUIRE") == "1" {
-			t.Fatalf("tmux is not installed and AIQ_DBTEST_REQUIRE=1: apt-get install tmux")
-		}
-		t.Skip("tmux is not installed, so Neovim is not tested in a terminal: apt-get install tmux")
-	}
+	tmuxPath := findTmux(t)
 	t.Parallel()
 	n := newNvimTest(t, nvim, askSteps()...)
 	sqlFile := filepath.Join(n.tmp, "orders.sql")
 	require.NoError(t, os.WriteFile(sqlFile, []byte("-- orders per status\nSELECT status, count(*) AS n\nFROM orders GROUP BY status;\n"), 0o644))
+	tn := startTmuxNvim(t, n, tmuxPath, "tmux", filepath.Base(sqlFile))
 
-	// A tmux server of its own, with no user configuration.
-	socket := "aiq-nvim-test-" + filepath.Base(n.tmp)
-	env := childEnv(
-		"AIQ_TEST_SERVER="+binary, "AIQ_TEST_HOME="+n.home.Dir, "AIQ_TEST_SOURCE=db",
-		"XDG_CACHE_HOME="+filepath.Join(n.xdg, "cache"), "XDG_STATE_HOME="+filepath.Join(n.xdg, "state"),
-		"XDG_DATA_HOME="+filepath.Join(n.xdg, "data"), "XDG_CONFIG_HOME="+filepath.Join(n.xdg, "config"),
-		"LANG=C.UTF-8", "LC_ALL=C.UTF-8", "TERM=xterm-256color",
-	)
-	tmux := func(args ...string) string {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, tmuxPath, append([]string{"-u", "-L", socket, "-f", "/dev/null"}, args...)...)
-		cmd.Env = env
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "tmux %v: %s", args, out)
-		return string(out)
-	}
-	dir := pluginDir(t)
-	// Started in the file's folder, so that the status line shows its name
-	// rather than a temporary path.
-	tmux("new-session", "-d", "-s", "aiq", "-x", "120", "-y", "40", "-c", n.tmp,
-		fmt.Sprintf("%s -u NONE -i NONE --noplugin --cmd 'set rtp^=%s' -c 'runtime plugin/aiq.lua' -c 'luafile %s' %s",
-			nvim, dir, filepath.Join(dir, "test", "tmux.lua"), filepath.Base(sqlFile)))
-	t.Cleanup(func() {
-		exec.Command(tmuxPath, "-L", socket, "kill-server").Run()
-		if t.Failed() {
-			t.Logf("the server's logs:\n%s", n.serverLogs())
-		}
-	})
-
-	screen := func() string { return tmux("capture-pane", "-p", "-t", "aiq") }
-	waitScreen := func(what string, ok func(string) bool) string {
-		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			s := screen()
-			if ok(s) {
-				return s
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the screen did not show %s within 30s:\n%s", what, s)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	}
-	waitScreen("the SQL file", func(s string) bool { return strings.Contains(s, "FROM orders GROUP BY status;") })
-	tmux("send-keys", "-t", "aiq", "2GVj:")
-	tmux("send-keys", "-t", "aiq", "-l", "AiqAsk what does this do?")
-	tmux("send-keys", "-t", "aiq", "Enter")
-	final := waitScreen("the whole answer", func(s string) bool {
+	tn.waitScreen("the SQL file", func(s string) bool { return strings.Contains(s, "FROM orders GROUP BY status;") })
+	tn.keys("2GVj:")
+	tn.typeText("AiqAsk what does this do?")
+	tn.keys("Enter")
+	final := tn.waitScreen("the whole answer", func(s string) bool {
 		return strings.Contains(s, "It counts") && !strings.Contains(s, "running…")
 	})
 	for _, want := range []string{
@@ -390,23 +480,69 @@ func TestNvimInTmux(t *testing.T) {
 	} {
 		assert.Contains(t, final, want, "the screen")
 	}
-	// The panel is the right-hand window; the cursor stayed on the left,
-	// in the SQL file.
-	x := strings.TrimSpace(tmux("display-message", "-p", "-t", "aiq", "#{cursor_x}"))
-	assert.Less(t, mustAtoi(t, x), 120-72, "the cursor's column: the focus left the SQL window")
+	// The panel is the right-hand half; the cursor stayed on the left, in
+	// the SQL file.
+	first, _, ok := strings.Cut(final, "│")
+	assert.True(t, ok, "no window separator on the first line:\n%s", final)
+	assert.Equal(t, 120-120/2-1, utf8.RuneCountInString(first),
+		"the separator's column: the panel takes half the width, the SQL window the rest but the separator:\n%s", final)
+	x := strings.TrimSpace(tn.tmux("display-message", "-p", "-t", "aiq", "#{cursor_x}"))
+	assert.Less(t, mustAtoi(t, x), 120/2-1, "the cursor's column: the focus left the SQL window")
 	if dir := os.Getenv("AIQ_SCREENSHOT_DIR"); dir != "" {
 		require.NoError(t, os.MkdirAll(dir, 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "nvim-chat.txt"), []byte(final), 0o644))
 	}
-	tmux("send-keys", "-t", "aiq", "Escape", ":qa!", "Enter")
-	waitGone := time.Now().Add(10 * time.Second)
-	for exec.Command(tmuxPath, "-L", socket, "has-session", "-t", "aiq").Run() == nil {
-		if time.Now().After(waitGone) {
-			t.Fatalf("Neovim did not quit within 10s:\n%s", screen())
-		}
-		time.Sleep(50 * time.Millisecond)
+	tn.quit()
+}
+
+// TestNvimDialogKeysInTmux answers the plugin's real dialogs with keys in
+// real Neovim, since headless Neovim's confirm() returns its default
+// without reading keys: each button's hotkey picks it, and Enter and Esc
+// give the safe answer (Reject for a write, No for Clear). Then a long
+// error message takes one line and no "Press ENTER" prompt.
+func TestNvimDialogKeysInTmux(t *testing.T) {
+	nvim := findNvim(t)
+	tmuxPath := findTmux(t)
+	t.Parallel()
+	n := &nvimTest{t: t, nvim: nvim, tmp: t.TempDir(), xdg: t.TempDir()}
+	tn := startTmuxNvim(t, n, tmuxPath, "tmux_keys")
+	answers := filepath.Join(n.tmp, "answers")
+	cases := []struct{ key, want string }{
+		{"Enter", "write reject"},
+		{"Escape", "write reject"},
+		{"o", "write allow_once"},
+		{"a", "write allow_always"},
+		{"r", "write reject"},
+		{"Enter", "clear false"},
+		{"Escape", "clear false"},
+		{"n", "clear false"},
+		{"y", "clear true"},
 	}
-	assertNoRace(t, n.serverLogs())
+	var got []string
+	for i, c := range cases {
+		dialog := "Allow (o)nce, Allow (a)lways, [R]eject:"
+		if strings.HasPrefix(c.want, "clear") {
+			dialog = "(Y)es, [N]o:"
+		}
+		tn.waitScreen(fmt.Sprintf("dialog %d (%s)", i+1, dialog), func(s string) bool { return strings.Contains(s, dialog) })
+		tn.keys(c.key)
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			data, _ := os.ReadFile(answers)
+			got = strings.Fields(strings.ReplaceAll(string(data), " ", "_"))
+			if len(got) > i || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		require.Len(t, got, i+1, "the answer to key %s in dialog %d; the screen:\n%s", c.key, i+1, tn.screen())
+		assert.Equal(t, strings.ReplaceAll(c.want, " ", "_"), got[i], "key %s in dialog %d", c.key, i+1)
+	}
+	// Then a long error: one line, no "Press ENTER" prompt.
+	screen := tn.waitScreen("the long error", func(s string) bool { return strings.Contains(s, "(:messages)") })
+	assert.Contains(t, screen, "aiq: could not start aiq-rpc: a long reason", "the error's start")
+	assert.NotContains(t, screen, "Press ENTER", "a prompt after a long message")
+	tn.quit()
 }
 
 func mustAtoi(t *testing.T, s string) int {

@@ -15,7 +15,13 @@ const maxCellWidth = 40
 // writeStatement prints a statement's outcome as psql does: an aligned
 // table and a row count.
 func writeStatement(w io.Writer, st conversation.Statement) {
-	if st.Status != "success" {
+	switch st.Status {
+	case "success":
+	case "rejected":
+		// The reason is the sentence written for the user.
+		fmt.Fprintln(w, st.Error)
+		return
+	default:
 		fmt.Fprintf(w, "%s: %s\n", st.Status, st.Error)
 		return
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"text/tabwriter"
 
@@ -8,7 +9,11 @@ import (
 )
 
 // runSessions lists the saved sessions, newest first.
-func runSessions(e env, f flags) int {
+func runSessions(ctx context.Context, e env, f flags, args []string) int {
+	if len(args) > 0 {
+		fmt.Fprintf(e.stderr, "aiq-rpc sessions: takes no arguments, got %q; run 'aiq-rpc sessions --help' for the flags\n", args[0])
+		return 2
+	}
 	home, err := findHome(e, f)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "aiq-rpc sessions: %v\n", err)

@@ -23,11 +23,19 @@ type app struct {
 	close  func()
 }
 
+// setupOptions say how a command uses the server.
+type setupOptions struct {
+	// clientShowsWarnings says that the client prints what the server
+	// tells it, warnings and errors, so that a log on stderr would say each
+	// twice: the log then goes only to --log-file.
+	clientShowsWarnings bool
+}
+
 // setup reads the home folder and restores the -s session. Problems that
 // still let the server run (a bad config, a broken session file) are
 // logged and reported to the client after initialize.
-func setup(ctx context.Context, e env, f flags) (*app, error) {
-	logger, closeLog, err := openLog(e.stderr, f.logFile)
+func setup(ctx context.Context, e env, f flags, o setupOptions) (*app, error) {
+	logger, closeLog, err := openLog(e.stderr, f.logFile, o.clientShowsWarnings)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +66,8 @@ func setup(ctx context.Context, e env, f flags) (*app, error) {
 	if f.session != "" {
 		info, err := ws.Load(ctx, f.session)
 		if err != nil {
-			warnings = append(warnings, fmt.Sprintf("The session %s could not be restored, so a new session starts: %v", f.session, err))
+			logger.Info("restore the -s session", "err", err)
+			warnings = append(warnings, "The -s session could not be restored, so a new session starts. "+rpc.UserMessage(err))
 		} else {
 			ws.SetDefault(info.SessionID)
 			warnings = append(warnings, info.Warnings...)
@@ -101,8 +110,12 @@ func modelFactory(cfg sessionio.LLM, cfgErr error, timeout time.Duration) func()
 	}
 }
 
-func openLog(stderr io.Writer, path string) (*slog.Logger, func(), error) {
-	if path == "" {
+// openLog logs to path, else to stderr unless quiet.
+func openLog(stderr io.Writer, path string, quiet bool) (*slog.Logger, func(), error) {
+	switch {
+	case path == "" && quiet:
+		return slog.New(slog.DiscardHandler), func() {}, nil
+	case path == "":
 		return slog.New(slog.NewTextHandler(stderr, nil)), func() {}, nil
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)

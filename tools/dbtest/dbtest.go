@@ -48,6 +48,20 @@ const Password = "p@ss:w/rd?#x"
 // User is the user that owns the databases these helpers create.
 const User = "aiq_tester"
 
+// Superuser is a user of the PostgreSQL and MariaDB servers with every
+// privilege (a PostgreSQL superuser; ALL on *.* in MariaDB), with
+// Password, for tests of what a careless setup would allow.
+const Superuser = "aiq_superuser"
+
+// AsSuperuser returns src logged in as Superuser; an SQLite source has no
+// users and is returned as it is.
+func AsSuperuser(src sessionio.Source) sessionio.Source {
+	if src.Type != sessionio.TypeSQLite {
+		src.Username = Superuser
+	}
+	return src
+}
+
 // requireEnv names the variable that turns a missing server into a failure.
 const requireEnv = "AIQ_DBTEST_REQUIRE"
 

@@ -83,6 +83,9 @@ func startMariaDB(ctx context.Context) (*instance, error) {
 	if err := mysqlAdminExec(ctx, admin,
 		fmt.Sprintf("CREATE USER '%s'@'%%' IDENTIFIED BY %s", User, quote(Password)),
 		fmt.Sprintf("CREATE USER '%s'@'localhost' IDENTIFIED BY %s", User, quote(Password)),
+		fmt.Sprintf("CREATE USER '%s'@'%%' IDENTIFIED BY %s", Superuser, quote(Password)),
+		fmt.Sprintf("CREATE USER '%s'@'localhost' IDENTIFIED BY %s", Superuser, quote(Password)),
+		fmt.Sprintf("GRANT ALL ON *.* TO '%s'@'%%', '%s'@'localhost' WITH GRANT OPTION", Superuser, Superuser),
 	); err != nil {
 		return nil, err
 	}

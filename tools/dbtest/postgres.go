@@ -134,14 +134,18 @@ func pgSourceConfig(src sessionio.Source) *pgx.ConnConfig {
 	return cfg
 }
 
-// pgCreateUser creates User, who logs in over TCP with Password.
+// pgCreateUser creates User and Superuser, who log in over TCP with
+// Password.
 func pgCreateUser(ctx context.Context, admin *pgx.ConnConfig) error {
 	c, err := connectPostgres(ctx, admin)
 	if err != nil {
 		return err
 	}
 	defer c.close()
-	return c.exec(ctx, fmt.Sprintf("CREATE ROLE %s LOGIN PASSWORD %s", User, quote(Password)))
+	if err := c.exec(ctx, fmt.Sprintf("CREATE ROLE %s LOGIN PASSWORD %s", User, quote(Password))); err != nil {
+		return err
+	}
+	return c.exec(ctx, fmt.Sprintf("CREATE ROLE %s SUPERUSER LOGIN PASSWORD %s", Superuser, quote(Password)))
 }
 
 // pgInstance makes and drops the databases of the server.

@@ -50,14 +50,7 @@ T.run(function()
     { "## You", "what does this do?", "", "```sql", "SELECT status, count(*) AS n", "FROM orders GROUP BY status;", "```" },
     { "```sql", "SELECT status, count(*) AS n FROM orders GROUP BY status ORDER BY status", "```" },
     -- The rows as SQLite returned them.
-    {
-      "| status    | n   |",
-      "|-----------|----:|",
-      "| delivered |   2 |",
-      "| pending   |   1 |",
-      "| shipped   |   1 |",
-      "(3 rows)",
-    },
+    T.STATUS_TABLE,
     { "📊 Orders by status (bar chart)" },
     { answer },
   }) do

@@ -45,6 +45,15 @@ function B.median(xs)
   return (s[mid] + s[mid + 1]) / 2
 end
 
+-- median_of is the median of field key over a list of samples.
+function B.median_of(samples, key)
+  local xs = {}
+  for i, s in ipairs(samples) do
+    xs[i] = s[key]
+  end
+  return B.median(xs)
+end
+
 function B.max(xs)
   local m = 0
   for _, x in ipairs(xs) do

@@ -96,11 +96,7 @@ T.run(function()
   T.eq(#T.errors(), 0, "error messages")
 
   local function med(key)
-    local xs = {}
-    for i, s in ipairs(samples) do
-      xs[i] = s[key]
-    end
-    return B.ms(B.median(xs))
+    return B.ms(B.median_of(samples, key))
   end
   local stalls = {}
   for i, s in ipairs(samples) do

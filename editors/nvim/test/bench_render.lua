@@ -39,7 +39,10 @@ T.run(function()
     vim.cmd("redraw")
     local t_render
     t_render, lines = B.time(function()
-      return render.statement(statement, { max_rows = max_rows })
+      -- As a turn renders it: cut to the panel's width (100 of 200 columns).
+      local opts = require("aiq.turn").render_opts()
+      opts.max_rows = max_rows
+      return render.statement(statement, opts)
     end)
     local t_add = B.time(function()
       chat.add(render.fence(statement.sql, "sql"), { gap = true })

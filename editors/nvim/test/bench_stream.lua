@@ -1,4 +1,5 @@
--- Benchmark: chat.stream of a long answer, 2,000 pieces of ~20 characters
+-- Benchmark: chat.stream of a long answer, $AIQ_BENCH_PIECES pieces (2,000
+-- by default) of ~20 characters
 -- with some newlines, into the open panel under its running indicator, as
 -- a turn streams it. Timed twice: the pieces back to back (the plugin's
 -- own cost), and with a :redraw after each piece (what the user sees when
@@ -9,7 +10,7 @@ local B = dofile(dir .. "/bench.lua")
 
 local chat = require("aiq.chat")
 
-local PIECES = 2000
+local PIECES = tonumber(os.getenv("AIQ_BENCH_PIECES") or "") or 2000
 local words = { "the ", "orders ", "of ", "each ", "status ", "were ", "counted ", "and ", "grouped ", "by ", "month, " }
 
 -- pieces makes the streamed answer: ~20 characters a piece, a line break

@@ -1,5 +1,6 @@
 -- :AiqClear asks first: "No" leaves the conversation as it is, "Yes"
--- empties the panel and the server's history.
+-- empties the panel and the server's history; the empty history's
+-- placeholder goes away on the next question.
 local T = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/helper.lua")
 
 local function turns()
@@ -34,5 +35,16 @@ T.run(function()
     return vim.deep_equal(T.panel(), { "" })
   end, 5000)
   T.eq(turns(), 0, "the turns after clearing")
+
+  -- The history of the empty session is a placeholder, which the next
+  -- question replaces.
+  vim.cmd("AiqHistory")
+  T.wait("the placeholder", function()
+    return vim.deep_equal(T.panel(), { "_No questions yet in this session._" })
+  end, 5000)
+  vim.cmd("AiqAsk How many now?")
+  T.eq(T.panel()[1], "## You", "the first line once a question is asked")
+  T.wait_turn()
+  T.truthy(not T.has("No questions yet"), "the placeholder is gone")
   T.eq(#T.errors(), 0, "error messages")
 end)

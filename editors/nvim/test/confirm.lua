@@ -1,5 +1,6 @@
 -- Writes go through chat/confirm: Reject, Allow once, then Esc (0), which
--- rejects. The Go test checks the rows in SQLite.
+-- rejects; a rejected write is reported once. The Go test checks the rows
+-- in SQLite.
 local T = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/helper.lua")
 
 local function ask(question, want)
@@ -15,15 +16,18 @@ end
 T.run(function()
   T.setup()
   T.answer_confirm(3, 1, 0)
-  ask("delete the shipped orders", { "✋ Rejected", "✗ rejected: the statement did not run", "Not deleted." })
+  ask("delete the shipped orders", { "✗ You declined this statement, so it did not run.", "Not deleted." })
+  local _, reported = T.panel_text():gsub("did not run", "")
+  T.eq(reported, 1, "times the panel reports the rejected write")
   local asked = T.asked[1]
   T.truthy(asked.msg:find("DELETE FROM orders WHERE status = 'shipped'", 1, true), "the dialog shows the SQL: " .. asked.msg)
   T.truthy(asked.msg:find("DELETE removes rows from a table.", 1, true), "the dialog shows the reason: " .. asked.msg)
-  T.eq(asked.choices, "&Allow once\n&Allow always\n&Reject", "the dialog's buttons")
+  T.eq(asked.choices, "Allow &once\nAllow &always\n&Reject", "the dialog's buttons: a hotkey each")
   T.eq(asked.default, 3, "the dialog's default button")
 
   ask("delete the pending orders", { "✋ Allowed once", "✓ 1 row affected", "Deleted." })
   require("aiq.chat").clear()
-  ask("delete the delivered orders", { "✋ Rejected", "✗ rejected: the statement did not run" })
+  ask("delete the delivered orders", { "✗ You declined this statement, so it did not run." })
+  T.truthy(not T.has("✋"), "a rejected write is reported once, by its result")
   T.eq(#T.errors(), 0, "error messages")
 end)

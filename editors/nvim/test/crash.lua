@@ -26,7 +26,9 @@ T.run(function()
   T.wait_turn(5000)
   T.eq(#T.errors(), 1, "error messages when the server dies")
   local msg = T.errors()[1]
-  T.truthy(msg:find("killed by signal 9", 1, true) and msg:find("restarts on your next command", 1, true), "the message: " .. msg)
+  T.truthy(msg:find("aiq: aiq-rpc was killed by signal 9", 1, true), "the message: " .. msg)
+  msg = T.messages()
+  T.truthy(msg:find("the next command restarts it.", 1, true) and msg:find("Its log: ", 1, true), ":messages: " .. msg)
   T.expect("aiq-rpc is not running", "the panel after the server died")
 
   vim.cmd("AiqAsk And how many are pending?")

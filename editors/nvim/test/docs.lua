@@ -1,10 +1,22 @@
--- The help file's tags build and resolve, :checkhealth aiq reports the
+-- The help file's tags build and resolve, the shipped doc/tags is what
+-- :helptags makes of doc/aiq.txt (so :help aiq works with no :helptags, and
+-- a :helptags ALL leaves the clone unchanged), :checkhealth aiq reports the
 -- server, and loading the plugin twice is harmless.
-local T = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/helper.lua")
+local here = vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h")
+local T = dofile(here .. "/helper.lua")
 
 T.run(function()
+  -- :help before any :helptags, with the plugin on 'runtimepath' only, as
+  -- the README installs it.
+  vim.cmd("help aiq")
+  T.truthy(vim.api.nvim_buf_get_name(0):match("editors/nvim/doc/aiq%.txt$"), ":help aiq opens " .. vim.api.nvim_buf_get_name(0))
+  vim.cmd("helpclose")
+
   local rt = T.env.AIQ_TEST_TMP .. "/rt"
   vim.cmd("helptags " .. rt .. "/doc")
+  local shipped = vim.fn.readfile(vim.fn.fnamemodify(here, ":h") .. "/doc/tags")
+  T.eq(shipped, vim.fn.readfile(rt .. "/doc/tags"),
+    "editors/nvim/doc/tags is out of date: run nvim --headless -c 'helptags editors/nvim/doc' -c q")
   local tags = {}
   for _, line in ipairs(vim.fn.readfile(rt .. "/doc/tags")) do
     tags[vim.split(line, "\t")[1]] = true
@@ -16,9 +28,6 @@ T.run(function()
   }) do
     T.truthy(tags[tag], "the help file has no tag " .. tag)
   end
-  vim.opt.runtimepath:append(rt)
-  vim.cmd("help aiq")
-  T.truthy(vim.api.nvim_buf_get_name(0):match("aiq%.txt$"), ":help aiq opens " .. vim.api.nvim_buf_get_name(0))
   vim.cmd("help :AiqLoad")
   T.truthy(vim.api.nvim_get_current_line():find(":AiqLoad", 1, true), ":help :AiqLoad lands on " .. vim.api.nvim_get_current_line())
   vim.cmd("helpclose")

@@ -29,6 +29,25 @@ vim.notify = function(msg, level)
   log(string.format("[notify %d] %s", level, msg))
 end
 
+-- messages is the text of :messages, where a message too long for one
+-- line is kept whole.
+function T.messages()
+  return vim.fn.execute("messages")
+end
+
+-- long_notes are the notifications that would stop Neovim at a "Press
+-- ENTER" prompt: more than one line, or wider than the message area.
+local function long_notes()
+  local width = math.max(tonumber(vim.v.echospace) or 0, 40)
+  local out = {}
+  for _, n in ipairs(T.notes) do
+    if n.msg:find("\n") or vim.api.nvim_strwidth(n.msg) > width then
+      out[#out + 1] = n.msg
+    end
+  end
+  return out
+end
+
 function T.errors()
   local out = {}
   for _, n in ipairs(T.notes) do
@@ -124,6 +143,46 @@ function T.wait_turn(timeout)
   end
 end
 
+-- STATUS_TABLE is the panel's table of the orders per status that the
+-- Go tests put in SQLite.
+T.STATUS_TABLE = {
+  "| status    | n   |",
+  "|-----------|----:|",
+  "| delivered |   2 |",
+  "| pending   |   1 |",
+  "| shipped   |   1 |",
+  "(3 rows)",
+}
+
+-- COUNT_TURN is the panel of the turn the Go tests script as a count of
+-- the orders (sqlCall, then "There are 4 orders.").
+T.COUNT_TURN = {
+  "## You",
+  "How many orders are there?",
+  "",
+  "## aiq",
+  "```sql",
+  "SELECT count(*) AS n FROM orders",
+  "```",
+  "| n   |",
+  "|----:|",
+  "|   4 |",
+  "(1 row)",
+  "",
+  "There are 4 orders.",
+}
+
+-- expect_history empties the panel, runs :AiqHistory and checks that the
+-- panel then reads as live did.
+function T.expect_history(live)
+  require("aiq.chat").clear()
+  vim.cmd("AiqHistory")
+  T.wait("the history in the panel", function()
+    return #T.panel() > 1
+  end, 5000)
+  T.eq(T.panel(), live, "the history")
+end
+
 -- setup configures the plugin for the test's server and home.
 function T.setup(extra)
   local opts = {
@@ -159,6 +218,9 @@ end
 
 function T.run(fn)
   local ok, err = xpcall(fn, debug.traceback)
+  if ok and #long_notes() > 0 then
+    ok, err = false, "notifications longer than one line: " .. vim.inspect(long_notes())
+  end
   if ok then
     log("ok")
     vim.cmd("qall!")

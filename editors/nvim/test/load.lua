@@ -1,10 +1,11 @@
--- A new Neovim loads the saved session: :AiqLoad shows its history and
--- warns that its source is gone; completion offers the home's session
--- files; :AiqSessions picks one; :AiqSource sets a source; the next turn
--- continues the loaded conversation.
+-- A new Neovim loads the saved session: :AiqLoad shows its history, the
+-- SQL and its rows included, and warns that its source is gone; completion
+-- offers the home's session files; :AiqSessions picks one; :AiqSource sets
+-- a source; the next turn continues the loaded conversation.
 local T = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/helper.lua")
 
-local want = { "## You", "How many orders are there?", "", "## aiq", "There are 4 orders." }
+-- The SQL that ran and its table show as they did live.
+local want = T.COUNT_TURN
 
 local function wait_history()
   T.wait("the loaded history in the panel", function()
@@ -17,7 +18,7 @@ T.run(function()
   local saved = T.env.AIQ_TEST_TMP .. "/saved.json"
   vim.cmd("AiqLoad " .. saved)
   wait_history()
-  local warning = T.note_matching("the session's source 'db' is not configured here")
+  local warning = T.note_matching("aiq: no source 'db' here: pick one with :AiqSource")
   T.truthy(warning and warning.level == vim.log.levels.WARN, "a warning that the source is not configured")
 
   -- Completion lists the files of <home>/sessions, as the server says.
@@ -34,7 +35,13 @@ T.run(function()
   end
   vim.cmd("AiqSessions")
   wait_history()
-  T.truthy(offered and #offered == 1 and offered[1]:find("How many orders are there?", 1, true), "the sessions offered: " .. vim.inspect(offered))
+  T.truthy(offered and #offered == 1, "the sessions offered: " .. vim.inspect(offered))
+  T.truthy(offered[1]:find("^%d%d%d%d%-%d%d%-%d%d %d%d:%d%d  How many orders are there%?  %(1 turn%)$"),
+    "a session is one line, with its time and first question: " .. offered[1])
+  local label = require("aiq.session").label({
+    updated = "2026-11-22T09:15:02Z", turns = 2, firstQuestion = "what does this do?\n\n```sql\nSELECT 1\n```",
+  })
+  T.eq(label, "2026-11-22 09:15  what does this do? ```sql SELECT 1 ```  (2 turns)", "a question with a selection on one line")
 
   -- Pick the source from the list, then ask on: the model sees the
   -- earlier turn.

@@ -1,5 +1,7 @@
--- :AiqSave PATH saves the session there and gives the CLI's hint; the Go
--- test checks the file, then load.lua opens it in a new Neovim.
+-- :AiqSave PATH saves a copy there and gives the CLI's hint; the
+-- conversation goes on in its own file, so that :AiqClear empties that one
+-- and never the copy. The Go test checks both files, then load.lua opens
+-- the copy in a new Neovim.
 local T = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/helper.lua")
 
 T.run(function()
@@ -9,8 +11,19 @@ T.run(function()
   local path = T.env.AIQ_TEST_TMP .. "/saved.json"
   vim.cmd("AiqSave " .. path)
   T.wait("the saved message", function()
-    return T.note_matching("Run 'aiq -s " .. path .. "' to continue.") ~= nil
+    return T.note_matching("aiq: saved a copy to ") ~= nil
   end, 5000)
+  local messages = T.messages()
+  T.truthy(messages:find("Saved a copy to " .. path, 1, true), ":messages names the copy: " .. messages)
+  T.truthy(messages:find("This conversation goes on in " .. T.env.AIQ_TEST_HOME .. "/sessions/session_", 1, true),
+    ":messages names the session's own file: " .. messages)
+  T.truthy(messages:find("Run 'aiq -s " .. path .. "' to continue.", 1, true), ":messages gives the CLI's hint: " .. messages)
   T.eq(vim.fn.filereadable(path), 1, "the saved file is readable")
+
+  T.answer_confirm(1)
+  vim.cmd("AiqClear")
+  T.wait("the clear", function()
+    return T.note_matching("the conversation is cleared") ~= nil
+  end, 5000)
   T.eq(#T.errors(), 0, "error messages")
 end)

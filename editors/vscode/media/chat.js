@@ -170,7 +170,7 @@
   sourceLabel.append(el("span", "source-caption", "Source"), sourceName);
 
   function renderFrame() {
-    setText(sourceName, model.source || "no database");
+    setText(sourceName, V.sourceLabel(model));
     runningLabel.hidden = !model.running;
     stopButton.hidden = !model.running;
     askButton.disabled = !!model.running;
@@ -328,8 +328,8 @@
       case "sql":
         return sqlNode(turn, item, index);
       case "chart":
-        if (!hit) drawn.set(item, chartFigure(item.chart, false));
-        return drawn.get(item);
+        if (!hit || hit.width !== chartWidth) drawn.set(item, { width: chartWidth, node: chartFigure(item.chart, false) });
+        return drawn.get(item).node;
       default: {
         if (hit && hit.summary === item.summary) return hit.node;
         const line = el("div", "tool-line", item.tool);
@@ -463,9 +463,7 @@
     let table;
     if (!st) {
       if (turn.done) box.append(el("div", "muted", item.summary || "No result."));
-    } else if (st.status === "error") box.append(el("div", "error", "The query failed: " + (st.error || "unknown error")));
-    else if (st.status === "rejected") box.append(el("div", "muted", "Not run: " + (st.error || "rejected.")));
-    else if (st.status === "cancelled") box.append(el("div", "muted", "Cancelled."));
+    } else if (st.status !== "success" && st.status !== "running") box.append(el("div", st.status === "error" ? "error" : "muted", V.statementNote(st)));
     else if (st.columns && st.columns.length) {
       table = resultTable(st, sortKey);
       box.append(table.wrap);
@@ -475,7 +473,7 @@
 
   /** @param {number} n */
   function count(n) {
-    return n.toLocaleString("en-US");
+    return n.toLocaleString();
   }
 
   /**
@@ -487,11 +485,20 @@
   function resultTable(st, sortKey) {
     const rows = st.rows || [];
     const numeric = st.columns.map((/** @type {any} */ _, /** @type {number} */ i) => V.isNumericColumn(rows, i));
+    const grouped = st.columns.map((/** @type {string} */ name, /** @type {number} */ i) => numeric[i] && !V.isKeyColumn(name));
 
     const wrap = el("div", "result");
     const total = st.rowCount ?? rows.length;
-    const meta = st.truncated || total > rows.length ? `${count(rows.length)} of ${count(total)} rows shown` : `${count(total)} row${total === 1 ? "" : "s"}`;
-    wrap.append(el("div", "result-meta", meta));
+    if (st.status === "running") {
+      // Early rows: the statement still runs; its result replaces this table.
+      wrap.classList.add("result-running");
+      const meta = el("div", "result-meta running-mark", `Running: the first ${count(rows.length)} rows (${count(total)} read so far)`);
+      meta.prepend(el("span", "spinner"));
+      wrap.append(meta);
+    } else {
+      const meta = st.truncated || total > rows.length ? `${count(rows.length)} of ${count(total)} rows shown` : `${count(total)} row${total === 1 ? "" : "s"}`;
+      wrap.append(el("div", "result-meta", meta));
+    }
 
     const scroller = el("div", "table-wrap");
     const table = el("table", "data");
@@ -542,7 +549,7 @@
           th.setAttribute("aria-sort", dir === "asc" ? "ascending" : dir === "desc" ? "descending" : "none");
           setText(mark, dir === "asc" ? "▲" : dir === "desc" ? "▼" : "");
         });
-        const body = tableBody(st.columns.length, sort ? V.sortRows(rows, sort.col, sort.dir) : rows, numeric);
+        const body = tableBody(st.columns.length, sort ? V.sortRows(rows, sort.col, sort.dir) : rows, numeric, grouped);
         tbody.replaceWith(body);
         tbody = body;
       },
@@ -551,15 +558,20 @@
     return result;
   }
 
-  /** @param {number} cols @param {unknown[][]} rows @param {boolean[]} numeric */
-  function tableBody(cols, rows, numeric) {
+  /**
+   * @param {number} cols @param {unknown[][]} rows @param {boolean[]} numeric
+   * @param {boolean[]} grouped the columns whose numbers are shown grouped (not ids, not years)
+   */
+  function tableBody(cols, rows, numeric, grouped) {
     const tbody = el("tbody");
     for (const row of rows) {
       const tr = el("tr");
       for (let i = 0; i < cols; i++) {
         const v = row[i];
         const cls = [numeric[i] ? "num" : "", v === null || v === undefined ? "null" : ""].join(" ").trim();
-        tr.append(el("td", cls, V.formatCell(v)));
+        const td = el("td", cls, grouped[i] ? V.formatNumber(v) : V.formatCell(v));
+        if (i === 0 && (td.textContent || "").length > 24) td.title = td.textContent || "";
+        tr.append(td);
       }
       tbody.append(tr);
     }
@@ -569,20 +581,40 @@
   /**
    * A result's default chart, drawn again only when the result changes, by
    * item as its table is.
-   * @type {WeakMap<object, { st: any, json: string, node: Node }>}
+   * @type {WeakMap<object, { st: any, json: string, width: number, node: Node }>}
    */
   const autoCharts = new WeakMap();
 
   /** @param {any} item @param {any} chart @returns {Node} */
   function autoChartNode(item, chart) {
     const hit = autoCharts.get(item);
-    if (hit && hit.st === item.statement) return hit.node;
+    if (hit && hit.st === item.statement && hit.width === chartWidth) return hit.node;
     const json = JSON.stringify(chart);
-    const node = hit && hit.json === json ? hit.node : chartFigure(chart, true);
-    autoCharts.set(item, { st: item.statement, json, node });
+    const node = hit && hit.json === json && hit.width === chartWidth ? hit.node : chartFigure(chart, true);
+    autoCharts.set(item, { st: item.statement, json, width: chartWidth, node });
     return node;
   }
+
   // ---- Charts ----
+
+  // Charts are drawn at the width they are shown at, so that their labels
+  // keep their size in a narrow sidebar; a panel resized by more than a few
+  // pixels draws them again.
+  let chartWidth = measureChartWidth();
+
+  function measureChartWidth() {
+    // The conversation's padding (12 + 12), the answer's (2 + 2), the figure's (10 + 10) and its border.
+    const w = conversation.clientWidth - 24 - 4 - 22;
+    return w > 0 ? Math.max(180, Math.min(560, Math.floor(w))) : 440;
+  }
+
+  new ResizeObserver(() => {
+    const w = measureChartWidth();
+    if (Math.abs(w - chartWidth) < 8) return;
+    chartWidth = w;
+    dirty.all = true;
+    scheduleDraw();
+  }).observe(conversation);
 
   /** @param {any} chart @param {boolean} automatic */
   function chartFigure(chart, automatic) {
@@ -590,7 +622,7 @@
     const caption = el("figcaption", "chart-title", chart.title || `${chart.y} by ${chart.x}`);
     if (automatic) caption.append(el("span", "chart-auto", "auto"));
     fig.append(caption);
-    const g = V.chartGeometry(chart, { width: 440, height: 240 });
+    const g = V.chartGeometry(chart, { width: chartWidth, height: chartWidth < 320 ? 200 : 240 });
     const root = svg("svg", { viewBox: `0 0 ${g.width} ${g.height}`, width: g.width, height: g.height, role: "img", class: "chart-svg" });
     root.setAttribute("aria-label", caption.textContent || "chart");
     if (g.kind === "pie") drawPie(root, g);

@@ -25,7 +25,7 @@
    *   items: Item[], status: string, done: boolean, cancelled: boolean, error: string,
    *   warnings: string[], savedTo: string }} Turn
    * @typedef {{ kind: "notice", level: string, message: string }} Notice
-   * @typedef {{ source: string, running: boolean, entries: (Turn | Notice)[], sorts: Record<string, Sort> }} Model
+   * @typedef {{ source: string, sourceKnown: boolean, server: string, running: boolean, entries: (Turn | Notice)[], sorts: Record<string, Sort> }} Model
    *   sorts: how the user sorted each result table, by sortKey; kept when the
    *   extension replays the conversation into a view shown again.
    */
@@ -35,7 +35,19 @@
 
   /** @returns {Model} */
   function emptyModel() {
-    return { source: "", running: false, entries: [], sorts: {} };
+    return { source: "", sourceKnown: false, server: "", running: false, entries: [], sorts: {} };
+  }
+
+  /**
+   * What the header says of the data source: its name; while the server has
+   * not said which one the conversation uses, that it is starting (or not
+   * running); "no database" only when that is the server's answer.
+   * @param {Model} model
+   */
+  function sourceLabel(model) {
+    if (model.source) return model.source;
+    if (model.sourceKnown) return "no database";
+    return model.server === "stopped" ? "not running" : "starting…";
   }
 
   /**
@@ -88,6 +100,8 @@
       case "state":
         model.source = String(msg.source || "");
         model.running = !!msg.running;
+        model.sourceKnown = msg.sourceKnown !== false;
+        model.server = String(msg.server || "");
         return { model, changed: "none" };
       case "turnStart": {
         const existing = findTurn(model, msg.turnId);
@@ -118,12 +132,13 @@
           return { model, changed: null };
         }
         turn.error = String(msg.message || "The question failed.");
+        settleRunning(turn);
         turn.done = true;
         turn.status = "";
         return { model, changed: turn.id };
       }
       case "history":
-        model.entries = mergeHistory(model.entries, historyTurns(msg.turns || []));
+        model.entries = mergeHistory(model.entries, historyTurns(msg.turns || [], msg.messages));
         return { model, changed: null };
       case "clear":
         model.entries = [];
@@ -163,6 +178,16 @@
         }
         break;
       }
+      case "rows": {
+        // The first rows of a SELECT still running: shown at once, marked
+        // running, until its tool_result (the same callId) replaces them.
+        if (!ev.statement || !ev.callId) break;
+        const early = { ...ev.statement, status: "running" };
+        const item = turn.items.find((it) => it.kind === "sql" && it.callId === ev.callId);
+        if (!item) turn.items.push({ kind: "sql", callId: String(ev.callId), sql: String(ev.statement.sql || ""), statement: early });
+        else if (item.kind === "sql" && (!item.statement || item.statement.status === "running")) item.statement = early;
+        break;
+      }
       case "chart":
         if (ev.chart) turn.items.push({ kind: "chart", callId: String(ev.callId || ""), chart: ev.chart });
         break;
@@ -179,6 +204,7 @@
    */
   function endTurn(turn, result) {
     turn.done = true;
+    settleRunning(turn);
     turn.status = "";
     turn.cancelled = result.stopReason === "cancelled";
     turn.warnings = Array.isArray(result.warnings) ? result.warnings.map(String) : [];
@@ -199,8 +225,40 @@
     if (!streamed.trim() && result.answer) turn.items.push({ kind: "text", text: String(result.answer) });
   }
 
+  /**
+   * The conversation of a history message: the turns of its `turns` (each
+   * question and answer, as the AIQ CLI lists them), the last ones rebuilt
+   * from its `messages` (the complete messages the model keeps, with the SQL
+   * that ran and its rows) when those are the same questions. The model keeps
+   * only the last turns of a long conversation; the older ones stay text.
+   * @param {any[]} turns @param {any[]} [messages] @returns {Turn[]}
+   */
+  function historyTurns(turns, messages) {
+    const plain = textTurns(turns);
+    const full = fullTurns(messages || []);
+    if (!full.length) return plain;
+    const start = plain.length - full.length;
+    const sameQuestions = start >= 0 && full.every((t, i) => t.query.trim() === plain[start + i].query.trim());
+    const out = sameQuestions ? [...plain.slice(0, start), ...full] : plain.length ? plain : full;
+    out.forEach((t, i) => (t.id = -(i + 1)));
+    return out;
+  }
+
+  /**
+   * Early rows whose result never came (the turn ended or failed first) are
+   * no longer running; the turn's statements, if any, then say how it ended.
+   * @param {Turn} turn
+   */
+  function settleRunning(turn) {
+    for (const it of turn.items) {
+      if (it.kind === "sql" && it.statement && it.statement.status === "running") {
+        it.statement = { sql: it.statement.sql, status: "cancelled", error: "The statement did not finish." };
+      }
+    }
+  }
+
   /** @param {any[]} turns @returns {Turn[]} */
-  function historyTurns(turns) {
+  function textTurns(turns) {
     /** @type {Turn[]} */
     const out = [];
     for (const h of turns) {
@@ -222,9 +280,95 @@
     return out;
   }
 
+  /** A JSON text as a value, or undefined. @param {unknown} text */
+  function parseJSON(text) {
+    if (typeof text !== "string") return undefined;
+    try {
+      return JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+  }
+
   /**
-   * The history has the text only; turns this panel saw itself keep their
-   * tables and charts when they are the same questions in the same order.
+   * Turns drawn as they were live from the complete messages of chat/history
+   * (detail "full"): the answer's text, each execute_sql with its result
+   * (the tool message's JSON: status, row_count, columns, rows, truncated,
+   * error), other tools as a line, render_chart as its chart (its result is
+   * the chart, as the live chart event has it).
+   * @param {any[]} messages @returns {Turn[]}
+   */
+  function fullTurns(messages) {
+    /** @type {Turn[]} */
+    const out = [];
+    /** @type {Turn | undefined} */
+    let turn;
+    /** The render_chart calls, whose results are charts. */
+    const chartCalls = new Set();
+    for (const m of messages) {
+      if (!m || typeof m !== "object" || m.role === "system") continue;
+      if (m.role === "user") {
+        turn = newTurn(-(out.length + 1), String(m.content || ""));
+        turn.done = true;
+        out.push(turn);
+        continue;
+      }
+      if (!turn && m.role !== "assistant") continue;
+      if (!turn) {
+        turn = newTurn(-(out.length + 1), "");
+        turn.done = true;
+        out.push(turn);
+      }
+      if (m.role === "assistant") {
+        if (typeof m.content === "string" && m.content.trim()) applyEvent(turn, { kind: "text", text: m.content });
+        for (const call of Array.isArray(m.tool_calls) ? m.tool_calls : []) {
+          const fn = (call && call.function) || {};
+          const args = parseJSON(fn.arguments) || {};
+          if (fn.name === "render_chart") chartCalls.add(String(call.id || ""));
+          applyEvent(turn, { kind: "tool_call", tool: String(fn.name || "tool"), callId: String(call.id || ""), sql: typeof args.sql === "string" ? args.sql : "" });
+        }
+      } else if (m.role === "tool") {
+        const callId = String(m.tool_call_id || "");
+        if (chartCalls.has(callId)) {
+          const chart = parseJSON(m.content);
+          if (chart && typeof chart === "object" && typeof chart.chartType === "string") applyEvent(turn, { kind: "chart", callId, chart });
+          continue;
+        }
+        const item = turn.items.find((it) => (it.kind === "sql" || it.kind === "tool") && it.callId === callId);
+        if (!item || !callId) continue;
+        const r = parseJSON(m.content);
+        if (item.kind === "sql" && r && typeof r === "object") {
+          const st = storedStatement(item.sql, r);
+          if (st) item.statement = st;
+          else item.summary = `${r.row_count} row${r.row_count === 1 ? "" : "s"}; the session file does not keep them.`;
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * A stored execute_sql result as a statement, or null when it holds a row
+   * count only (the AIQ CLI keeps no rows of the results it showed).
+   * @param {string} sql @param {any} r @returns {Statement | null}
+   */
+  function storedStatement(sql, r) {
+    const status = ["success", "error", "rejected", "cancelled"].includes(r.status) ? r.status : "success";
+    if (status === "success" && !Array.isArray(r.columns) && r.displayed && typeof r.row_count === "number") return null;
+    /** @type {Statement} */
+    const st = { sql, status };
+    if (typeof r.row_count === "number") st.rowCount = r.row_count;
+    if (Array.isArray(r.columns)) st.columns = r.columns.map(String);
+    if (Array.isArray(r.rows)) st.rows = r.rows.filter(Array.isArray);
+    if (r.truncated) st.truncated = true;
+    if (typeof r.error === "string" && r.error) st.error = r.error;
+    return st;
+  }
+
+  /**
+   * The history holds the rows the model was given, and no chart events;
+   * turns this panel saw itself keep their tables (every row the panel got)
+   * and charts when they are the same questions in the same order.
    * @param {(Turn | Notice)[]} entries @param {Turn[]} fromHistory
    * @returns {(Turn | Notice)[]}
    */
@@ -263,6 +407,33 @@
     if (typeof v === "string") return v;
     if (typeof v === "number" || typeof v === "boolean" || typeof v === "bigint") return String(v);
     return JSON.stringify(v);
+  }
+
+  const NUMBER_PARTS = /^\s*([-+]?)(\d+)(?:\.(\d*))?\s*$/;
+  const SEPARATORS = (() => {
+    const parts = new Intl.NumberFormat(undefined, { useGrouping: true }).formatToParts(12345.6);
+    const part = (/** @type {string} */ type, /** @type {string} */ fallback) => (parts.find((p) => p.type === type) || { value: fallback }).value;
+    return { group: part("group", ","), decimal: part("decimal", ".") };
+  })();
+
+  /**
+   * A number as a table shows it: its digits grouped as the locale groups
+   * them (as the charts do), every decimal kept as it came (a DECIMAL's
+   * "1234.50" is 1,234.50, not 1,234.5). What is not a plain decimal number
+   * (1e21, text, NULL) reads as formatCell gives it.
+   * @param {unknown} v
+   */
+  function formatNumber(v) {
+    const text = typeof v === "number" && Number.isFinite(v) ? String(v) : typeof v === "string" ? v : null;
+    const m = text === null ? null : NUMBER_PARTS.exec(text);
+    if (!m) return formatCell(v);
+    const int = m[2].replace(/\B(?=(\d{3})+(?!\d))/g, SEPARATORS.group);
+    return (m[1] === "-" ? "-" : "") + int + (m[3] !== undefined ? SEPARATORS.decimal + m[3] : "");
+  }
+
+  /** Whether a column names rows (an id, a code): its numbers are not grouped nor charted. @param {string} name */
+  function isKeyColumn(name) {
+    return KEY_NAME.test(String(name)) || /year|^yr$/i.test(String(name));
   }
 
   /** Whether every non-NULL value of a column is a number (and there is one). @param {unknown[][]} rows @param {number} col */
@@ -318,28 +489,38 @@
 
   const DATE_LIKE = /^\d{4}-\d{2}(-\d{2})?([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
   const MAX_BARS = 40;
+  /** Names of columns that identify rows rather than measure them: no chart of ids. */
+  const KEY_NAME = /^(id|key|pk|uuid|guid|code|zip|zipcode|postcode|postal_code|phone|ean|isbn|sku)$|(_id|_key|_pk|_uuid|_code|_no)$|[a-z0-9]Id$/i;
+  /** Measures that do not add up to a whole: bars, never a pie. */
+  const NOT_PARTS = /avg|average|mean|median|price|rate|ratio|pct|percent|share|min|max|score|age|stddev|variance/i;
+  /** SQL whose rows are groups, not single rows. */
+  const AGGREGATES = /\bgroup\s+by\b|\bdistinct\b|\b(count|sum|avg|total|min|max)\s*\(/i;
 
   /**
-   * A chart for a result when it has an obvious one, else null: a text
-   * column and a numeric column give a line over dates in order, a pie for
-   * a few positive parts, else bars; two numeric columns a scatter.
+   * A chart for a result when one makes sense, else null. A category and a
+   * measure give a line over dates in order; other categories only when the
+   * rows are groups (the SQL aggregates) with a few distinct labels: a pie
+   * for a few positive parts of a whole, else bars. Two measures and no
+   * category give a scatter. A column that names rows (id, *_id, code, ...)
+   * is never the measure, nor the category: no "Id by name", no pie of ids,
+   * no bars of per-row prices by name.
    * @param {Statement | undefined} st @returns {Chart | null}
    */
   function chooseChart(st) {
     if (!st || st.status !== "success" || !st.columns || !st.rows || st.rows.length < 2) return null;
     const rows = st.rows;
     const cols = st.columns;
+    const isKey = cols.map((c) => KEY_NAME.test(String(c)));
     const numeric = cols.map((_, i) => isNumericColumn(rows, i));
-    const category = cols.findIndex((_, i) => !numeric[i] && rows.every((r) => isNull(r[i]) || typeof r[i] === "string"));
-    if (category >= 0) {
-      const value = numeric.indexOf(true);
-      if (value < 0) return null;
-      return categoryChart(st, category, value);
+    const measures = cols.map((_, i) => i).filter((i) => numeric[i] && !isKey[i]);
+    const text = cols.map((_, i) => i).filter((i) => !numeric[i] && rows.every((r) => isNull(r[i]) || typeof r[i] === "string"));
+    if (text.length) {
+      const category = text.find((i) => !isKey[i]);
+      if (category === undefined || !measures.length) return null;
+      return categoryChart(st, category, measures[0]);
     }
-    const xs = numeric.indexOf(true);
-    const ys = numeric.indexOf(true, xs + 1);
-    if (xs < 0 || ys < 0) return null;
-    return scatterChart(st, xs, ys);
+    if (measures.length < 2) return null;
+    return scatterChart(st, measures[0], measures[1]);
   }
 
   /** "Orders by status". @param {string} y @param {string} x */
@@ -347,7 +528,7 @@
     return `${y.charAt(0).toUpperCase()}${y.slice(1)} by ${x}`;
   }
 
-  /** @param {Statement} st @param {number} xi @param {number} yi @returns {Chart} */
+  /** @param {Statement} st @param {number} xi @param {number} yi @returns {Chart | null} */
   function categoryChart(st, xi, yi) {
     const cols = /** @type {string[]} */ (st.columns);
     /** @type {string[]} */ const labels = [];
@@ -365,14 +546,12 @@
     let chartType = "bar";
     if (labels.length >= 2 && labels.every((l) => DATE_LIKE.test(l)) && labels.every((l, i) => i === 0 || labels[i - 1] <= l)) {
       chartType = "line";
-    } else if (labels.length <= 6 && values.every((v) => v > 0)) {
+    } else if (!AGGREGATES.test(st.sql || "") || new Set(labels).size !== labels.length || labels.length > MAX_BARS || labels.length < 2) {
+      return null; // single rows, or groups of more than one column, or too many to read
+    } else if (labels.length <= 6 && values.every((v) => v > 0) && !NOT_PARTS.test(cols[yi])) {
       chartType = "pie";
     }
-    const truncated = !!st.truncated || (chartType === "bar" && labels.length > MAX_BARS);
-    if (chartType === "bar" && labels.length > MAX_BARS) {
-      labels.length = MAX_BARS;
-      values.length = MAX_BARS;
-    }
+    const truncated = !!st.truncated;
     /** @type {Chart} */
     const chart = { chartType, x: cols[xi], y: cols[yi], title: chartTitle(cols[yi], cols[xi]), labels, values };
     if (skipped) chart.skipped = skipped;
@@ -407,7 +586,11 @@
   function turnBlocks(turn) {
     /** @type {({ item: Item, index: number } | { autoChart: Chart, index: number })[]} */
     const blocks = [];
+    const showsResult = turn.items.some((it) => it.kind === "sql" && !!it.statement);
     turn.items.forEach((item, index) => {
+      // Without a model the answer is the AIQ CLI's summary of the result
+      // ("Query executed successfully ... Sample data: ..."): the table says it better.
+      if (item.kind === "text" && showsResult && RESULT_SUMMARY.test(item.text)) return;
       blocks.push({ item, index });
       if (item.kind !== "sql") return;
       const later = turn.items.slice(index + 1);
@@ -417,6 +600,29 @@
       if (chart) blocks.push({ autoChart: chart, index });
     });
     return blocks;
+  }
+
+  const RESULT_SUMMARY = /^\s*(Query|Statement) executed successfully\./;
+
+  /**
+   * What the panel says under a statement that did not succeed. The server
+   * gives the user one sentence (capitalised); the model's wording of older
+   * servers and of stored results ("not run: the user declined ... Do not
+   * retry it") is not for the user, so it gives way to a sentence of ours.
+   * @param {Statement} st @returns {string}
+   */
+  function statementNote(st) {
+    const said = typeof st.error === "string" ? st.error.trim() : "";
+    const sentence = /^[A-Z]/.test(said) ? said : "";
+    switch (st.status) {
+      case "error":
+        return "The query failed: " + (said || "unknown error.");
+      case "rejected":
+        return sentence || (/declined/.test(said) ? "You declined this statement, so it did not run." : "This statement did not run.");
+      case "cancelled":
+        return sentence || "Cancelled; the statement did not finish.";
+    }
+    return sentence;
   }
 
   // ---- Chart geometry ----
@@ -448,8 +654,8 @@
     return ticks;
   }
 
-  const compact = new Intl.NumberFormat("en-US", { notation: "compact", maximumFractionDigits: 1 });
-  const plain = new Intl.NumberFormat("en-US", { maximumFractionDigits: 2 });
+  const compact = new Intl.NumberFormat(undefined, { notation: "compact", maximumFractionDigits: 1 });
+  const plain = new Intl.NumberFormat(undefined, { maximumFractionDigits: 2 });
 
   /** An axis label. @param {number} v */
   function formatTick(v) {
@@ -580,16 +786,25 @@
     };
   }
 
-  /** @param {Chart} chart @param {number} width @param {number} height */
+  const LEGEND_LINE = 18;
+  const LEGEND_MIN_WIDTH = 170; // room for "a label  1,234 (56%)" beside the pie
+
+  /**
+   * A pie with its legend beside it, or under it when the panel is too
+   * narrow for both (the sidebar): its labels keep their size either way.
+   * @param {Chart} chart @param {number} width @param {number} height
+   */
   function pieGeometry(chart, width, height) {
     const labels = (chart.labels || []).map(String);
     const values = chart.values || [];
     const parts = [];
     for (let i = 0; i < Math.min(labels.length, values.length); i++) if (values[i] > 0) parts.push({ label: labels[i], value: values[i] });
     const total = parts.reduce((s, p) => s + p.value, 0);
-    const r = Math.min(height / 2 - 8, width / 4);
-    const cx = round(r + 8);
-    const cy = round(height / 2);
+    const besideR = Math.min(height / 2 - 8, width / 4);
+    const below = width - (2 * besideR + 40) < LEGEND_MIN_WIDTH;
+    const r = below ? Math.min(height / 2 - 8, width / 2 - 8) : besideR;
+    const cx = round(below ? width / 2 : r + 8);
+    const cy = round(below ? r + 8 : height / 2);
     let angle = -Math.PI / 2;
     const at = (/** @type {number} */ a) => `${round(cx + r * Math.cos(a))} ${round(cy + r * Math.sin(a))}`;
     const slices = parts.map((p, i) => {
@@ -604,13 +819,16 @@
         : `M${cx} ${cy} L${at(start)} A${round(r)} ${round(r)} 0 ${end - start > Math.PI ? 1 : 0} 1 ${at(end)} Z`;
       return { d, label: p.label, value: p.value, fraction, color: i % 8, labelX: round(cx + r * 0.62 * Math.cos(mid)), labelY: round(cy + r * 0.62 * Math.sin(mid)) };
     });
-    const legendX = round(cx + r + 24);
-    const lineH = Math.min(20, (height - 16) / Math.max(slices.length, 1));
+    const legendX = below ? 8 : round(cx + r + 24);
+    const room = Math.max(8, Math.floor((width - legendX - 16 - 60) / CHAR_WIDTH)); // 60: the value and share
+    const lineH = below ? LEGEND_LINE : Math.min(20, (height - 16) / Math.max(slices.length, 1));
+    const top = below ? 2 * r + 24 : cy - (lineH * slices.length) / 2;
     const legend = slices.map((s, i) => ({
-      x: legendX, y: round(cy - (lineH * slices.length) / 2 + lineH * i + lineH / 2),
-      text: `${shorten(s.label, 22)}  ${formatValue(s.value)} (${Math.round(s.fraction * 100)}%)`, full: s.label, color: s.color,
+      x: legendX, y: round(top + lineH * i + lineH / 2),
+      text: `${shorten(s.label, Math.min(22, room))}  ${formatValue(s.value)} (${Math.round(s.fraction * 100)}%)`, full: s.label, color: s.color,
     }));
-    return { kind: "pie", width, height, cx, cy, r: round(r), slices, legend };
+    const h = below ? round(top + lineH * slices.length + 4) : height;
+    return { kind: "pie", width, height: h, cx, cy, r: round(r), slices, legend, legendBelow: below };
   }
 
   // ---- SQL highlighting ----
@@ -778,7 +996,7 @@
   }
 
   return {
-    HANDLED_TYPES, emptyModel, restart, sortKey, apply, turnBlocks, chooseChart, chartGeometry, niceTicks, formatTick, formatValue,
-    sortRows, nextSort, compareValues, formatCell, isNumericColumn, asNumber, tokenizeSQL, parseMarkdown, parseInline, settledEnd,
+    HANDLED_TYPES, emptyModel, sourceLabel, restart, sortKey, apply, historyTurns, turnBlocks, statementNote, chooseChart, chartGeometry, niceTicks, formatTick, formatValue,
+    sortRows, nextSort, compareValues, formatCell, formatNumber, isKeyColumn, SEPARATORS, isNumericColumn, asNumber, tokenizeSQL, parseMarkdown, parseInline, settledEnd,
   };
 });

@@ -12,6 +12,8 @@ import type { FromView, ToView } from "./messages";
 export interface ChatViewActions {
   /** All messages to send a view that just became ready. */
   replay(): ToView[];
+  /** The view is shown and ready (after its replay). */
+  shown?(): void;
   handle(msg: Exclude<FromView, { type: "ready" }>): void;
 }
 
@@ -79,6 +81,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
       for (const m of this.actions.replay()) {
         this.post(m);
       }
+      this.actions.shown?.();
       return;
     }
     this.actions.handle(msg);

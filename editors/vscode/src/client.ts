@@ -17,6 +17,7 @@ import {
 import type {
   ConfirmDecision,
   ConfirmParams,
+  HistoryMessage,
   HistoryTurn,
   InitializeResult,
   LoadResult,
@@ -31,6 +32,7 @@ import type {
   TurnResult,
 } from "./protocol";
 import { initializeFailureMessage, requestLostMessage, startFailureMessage, type ExitInfo } from "./serverExit";
+import type { Place } from "./findServer";
 import { StderrTail } from "./stderrTail";
 
 export { CancellationTokenSource } from "vscode-jsonrpc/node";
@@ -44,6 +46,8 @@ export interface SpawnOptions {
   args: string[];
   env?: NodeJS.ProcessEnv;
   cwd?: string;
+  /** The folders searched for a bare command that was found in none of them. */
+  searched?: Place[];
 }
 
 export interface ClientHandlers {
@@ -173,6 +177,9 @@ export class AiqClient {
         if (spawnError) {
           info.spawnError = { code: spawnError.code, message: spawnError.message };
         }
+        if (this.options.spawn.searched) {
+          info.searched = this.options.spawn.searched;
+        }
         this.exitInfo = info;
         resolve(info);
         this.handlers.exit?.(info);
@@ -289,7 +296,7 @@ export class AiqClient {
     opts: { onProgress?: (e: ProgressEvent) => void; token?: CancellationToken } = {},
   ): Promise<TurnResult> {
     if (this.turns.has(params.sessionId)) {
-      throw new Error("chat/turn: a question is already being answered in this conversation; wait for it or cancel it.");
+      throw new Error("A question is already being answered in this conversation; wait for it or cancel it.");
     }
     this.turns.set(params.sessionId, opts.onProgress ?? (() => {}));
     try {
@@ -302,6 +309,12 @@ export class AiqClient {
   async history(sessionId: string): Promise<HistoryTurn[]> {
     const r = await this.call<{ turns?: HistoryTurn[] }>("chat/history", { sessionId, detail: "turns" });
     return r.turns ?? [];
+  }
+
+  /** The complete messages as the model keeps them (detail "full"): tool calls and results included. */
+  async fullHistory(sessionId: string): Promise<HistoryMessage[]> {
+    const r = await this.call<{ messages?: HistoryMessage[] }>("chat/history", { sessionId, detail: "full" });
+    return r.messages ?? [];
   }
 
   clear(sessionId: string): Promise<SaveResult> {

@@ -3,10 +3,13 @@
 
 import * as vscode from "vscode";
 import type { ChatViewProvider } from "./chatView";
+import { clearChosen, clearPrompt } from "./confirm";
 import type { Controller } from "./controller";
-import { presentError } from "./errors";
+import { detailOf, presentError } from "./errors";
 import type { FromView } from "./messages";
 import type { Selection } from "./protocol";
+import { sessionItems } from "./sessionPick";
+import { askSelectionBox } from "./turnRequest";
 import { sourceItems } from "./sourcePick";
 
 /** The active editor's selection as chat/turn's `selection`, if it holds text. */
@@ -23,12 +26,15 @@ export function editorSelection(editor: vscode.TextEditor | undefined): Selectio
   };
 }
 
-/** Runs a command body and shows its failure, unless it was shown already. */
-export async function guarded(body: () => Promise<unknown>): Promise<void> {
+/** Runs a command body and shows its failure, unless it was shown already; log gets the detail. */
+export async function guarded(body: () => Promise<unknown>, log: (line: string) => void = () => {}): Promise<void> {
   try {
     await body();
   } catch (err) {
     const { level, message } = presentError(err);
+    if (level !== "none") {
+      log(detailOf(err));
+    }
     if (level === "warning") {
       void vscode.window.showWarningMessage(message);
     } else if (level === "error") {
@@ -41,6 +47,8 @@ export class Commands {
   constructor(
     private readonly controller: Controller,
     private readonly chat: ChatViewProvider,
+    /** The AIQ output channel: the detail of each failure shown. */
+    private readonly log: (line: string) => void = () => {},
   ) {}
 
   register(context: vscode.ExtensionContext): void {
@@ -55,7 +63,7 @@ export class Commands {
       ["aiq.selectSource", () => this.selectSource()],
     ];
     for (const [id, body] of table) {
-      context.subscriptions.push(vscode.commands.registerCommand(id, () => guarded(body)));
+      context.subscriptions.push(vscode.commands.registerCommand(id, () => guarded(body, this.log)));
     }
   }
 
@@ -67,7 +75,12 @@ export class Commands {
       );
       return;
     }
-    await this.askWith(undefined, selection);
+    const box = askSelectionBox(selection);
+    const query = await vscode.window.showInputBox({ ...box, ignoreFocusOut: true });
+    if (query === undefined) {
+      return; // dismissed
+    }
+    await this.askWith(query, selection);
   }
 
   async ask(): Promise<void> {
@@ -88,16 +101,16 @@ export class Commands {
   handleView(msg: Exclude<FromView, { type: "ready" }>): void {
     switch (msg.type) {
       case "ask": // the panel's input: a question on its own
-        void guarded(() => this.askWith(msg.query, undefined));
+        void guarded(() => this.askWith(msg.query, undefined), this.log);
         return;
       case "cancel":
         this.controller.cancel();
         return;
       case "copy":
-        void guarded(() => this.copy(msg.text));
+        void guarded(() => this.copy(msg.text), this.log);
         return;
       case "insert":
-        void guarded(() => this.insert(msg.text));
+        void guarded(() => this.insert(msg.text), this.log);
         return;
     }
   }
@@ -113,13 +126,9 @@ export class Commands {
   }
 
   async clear(): Promise<void> {
-    const CLEAR = "Clear";
-    const choice = await vscode.window.showWarningMessage(
-      "Clear the AIQ conversation?",
-      { modal: true, detail: "Its questions and answers are removed from the conversation and from its session file." },
-      CLEAR,
-    );
-    if (choice === CLEAR) {
+    const prompt = clearPrompt();
+    const choice = await vscode.window.showWarningMessage(prompt.message, { modal: true, detail: prompt.detail }, ...prompt.items);
+    if (clearChosen(choice)) {
       await this.controller.clear();
     }
   }
@@ -134,19 +143,21 @@ export class Commands {
   }
 
   async load(): Promise<void> {
-    const folder = await this.controller.sessionsFolder();
-    const picked = await vscode.window.showOpenDialog({
+    const picked = await vscode.window.showQuickPick(sessionItems(await this.controller.sessions()), {
       title: "AIQ: Load Session",
-      defaultUri: vscode.Uri.file(folder),
-      canSelectMany: false,
-      openLabel: "Load Session",
-      filters: { "AIQ sessions": ["json"] },
+      placeHolder: "The saved conversations, newest first: type to filter by question, source or file",
+      matchOnDescription: true,
+      matchOnDetail: true,
     });
-    if (!picked?.[0]) {
+    if (!picked) {
+      return;
+    }
+    const file = picked.path ?? (await this.browseSession());
+    if (!file) {
       return;
     }
     await this.chat.reveal();
-    const r = await this.controller.load(picked[0].fsPath);
+    const r = await this.controller.load(file);
     if (r.warnings?.length) {
       // One popup for all of them: a session with several problems must not stack dialogs.
       void vscode.window.showWarningMessage(`AIQ loaded the session with warnings: ${r.warnings.join(" ")}`);
@@ -161,6 +172,19 @@ export class Commands {
         await this.selectSource();
       }
     }
+  }
+
+  /** A session file chosen in the open dialog, starting in the sessions folder. */
+  private async browseSession(): Promise<string | undefined> {
+    const folder = await this.controller.sessionsFolder();
+    const picked = await vscode.window.showOpenDialog({
+      title: "AIQ: Load Session",
+      defaultUri: vscode.Uri.file(folder),
+      canSelectMany: false,
+      openLabel: "Load Session",
+      filters: { "AIQ sessions": ["json"] },
+    });
+    return picked?.[0]?.fsPath;
   }
 
   async cancel(): Promise<void> {

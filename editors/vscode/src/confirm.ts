@@ -1,5 +1,14 @@
-// chat/confirm as the user sees it: the question, the SQL, and the three
-// buttons, and the decision each button (or closing the dialog) means.
+// The dialogs that can write or delete, as the user sees them: the question,
+// the SQL, the buttons, and what each button (or closing the dialog) means.
+//
+// Every one of them answers Enter and Escape with the safe choice. In VS
+// Code's modal showWarningMessage the first item that is not a close
+// affordance is the primary button, focused when the dialog opens, so Enter
+// presses it; the close affordance (VS Code adds "Cancel" when no item is
+// one) is what Escape and the close box return, and undefined reaches us.
+// So the safe choice comes first and undefined means it too. (Making the safe
+// choice the close affordance would be wrong: VS Code then moves it to the
+// end and the next item, a write, becomes the primary button.)
 
 import type { ConfirmDecision, ConfirmParams } from "./protocol";
 
@@ -7,24 +16,41 @@ export const ALLOW_ONCE = "Allow once";
 export const ALLOW_ALWAYS = "Allow always";
 export const REJECT = "Reject";
 
-export interface ConfirmPrompt {
-  message: string;
-  detail: string;
-  buttons: string[];
+export const CLEAR = "Clear";
+export const NO = "No";
+
+/** An item of a modal message, as vscode.MessageItem. */
+export interface ModalItem {
+  title: string;
+  isCloseAffordance?: boolean;
 }
 
-export function confirmPrompt(p: ConfirmParams): ConfirmPrompt {
+/** A modal question: the safe answer first, so Enter gives it; closing gives it too. */
+export interface ModalPrompt {
+  message: string;
+  detail: string;
+  items: ModalItem[];
+}
+
+/** The items of a modal whose first item, safe, is the primary button; no item is the close affordance. */
+function safeFirst(safe: string, others: string[]): ModalItem[] {
+  return [safe, ...others].map((title) => ({ title }));
+}
+
+export function confirmPrompt(p: ConfirmParams): ModalPrompt {
   const reason = p.reason?.trim() || "This statement changes the database.";
   return {
     message: `AIQ wants to run a statement that writes (${p.risk || "write"}). ${reason}`,
-    detail: `${p.sql}\n\n"Allow always" allows writes without asking for the rest of this conversation.`,
-    buttons: [ALLOW_ONCE, ALLOW_ALWAYS, REJECT],
+    detail:
+      `${p.sql}\n\nReject (Enter, Escape) does not run it. "Allow always" allows writes without asking ` +
+      "for the rest of this conversation.",
+    items: safeFirst(REJECT, [ALLOW_ONCE, ALLOW_ALWAYS]),
   };
 }
 
-/** The decision of the button pressed; dismissing the dialog is a reject. */
-export function decisionFor(button: string | undefined): ConfirmDecision {
-  switch (button) {
+/** The decision of the item chosen; closing the dialog, or anything unknown, is a reject. */
+export function decisionFor(choice: ModalItem | string | undefined): ConfirmDecision {
+  switch (typeof choice === "object" ? choice.title : choice) {
     case ALLOW_ONCE:
       return "allow_once";
     case ALLOW_ALWAYS:
@@ -32,4 +58,17 @@ export function decisionFor(button: string | undefined): ConfirmDecision {
     default:
       return "reject";
   }
+}
+
+export function clearPrompt(): ModalPrompt {
+  return {
+    message: "Clear the AIQ conversation?",
+    detail: "Its questions and answers are removed from the conversation and from its session file. No (Enter, Escape) keeps them.",
+    items: safeFirst(NO, [CLEAR]),
+  };
+}
+
+/** Whether the user chose to clear; closing the dialog keeps the conversation. */
+export function clearChosen(choice: ModalItem | string | undefined): boolean {
+  return (typeof choice === "object" ? choice.title : choice) === CLEAR;
 }

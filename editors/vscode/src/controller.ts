@@ -5,7 +5,8 @@
 
 import * as path from "node:path";
 import { AiqClient, CancellationTokenSource, StartError, type ExitInfo } from "./client";
-import { messageOf, ReportedError, UserError } from "./errors";
+import { detailOf, messageOf, ReportedError, UserError } from "./errors";
+import type { LookupDeps } from "./findServer";
 import type { ToView } from "./messages";
 import type {
   ConfirmDecision,
@@ -13,13 +14,14 @@ import type {
   LoadResult,
   SaveResult,
   Selection,
+  SessionSummary,
   ShowMessageParams,
   Source,
   TurnResult,
 } from "./protocol";
 import { RestartPolicy } from "./restartPolicy";
 import { crashMessage } from "./serverExit";
-import { spawnOptionsFor, type Settings } from "./settings";
+import { locateServer, type Settings } from "./settings";
 import type { ControllerState } from "./status";
 import { Transcript } from "./transcript";
 import { turnRequest, turnStartMessage } from "./turnRequest";
@@ -46,6 +48,8 @@ export interface ControllerOptions {
   clientVersion?: string;
   policy?: RestartPolicy;
   initializeTimeoutMs?: number;
+  /** How the default server name is looked for (the tests give a home of their own). */
+  lookup?: LookupDeps;
 }
 
 const BUSY = "AIQ is still answering the last question: wait for it, or cancel it (AIQ: Cancel).";
@@ -72,8 +76,14 @@ export class Controller {
   }
 
   get state(): ControllerState {
-    const source = this.session?.source ?? this.conversation?.source ?? this.options.settings().source;
-    return { source, running: this.turn !== undefined, server: this.serverState };
+    const known = this.session?.source ?? this.conversation?.source;
+    const configured = this.options.settings().source;
+    return {
+      source: known ?? configured,
+      sourceKnown: known !== undefined || configured !== "",
+      running: this.turn !== undefined,
+      server: this.serverState,
+    };
   }
 
   /** The running server's process id, for diagnostics and the tests. */
@@ -83,8 +93,26 @@ export class Controller {
 
   /** What a newly shown chat view needs: the state, then the conversation so far. */
   replay(): ToView[] {
-    const { source, running } = this.state;
-    return [{ type: "state", source, running }, ...this.transcript.replay()];
+    return [this.stateMessage(), ...this.transcript.replay()];
+  }
+
+  /**
+   * Starts the server and opens the conversation's session if they are not
+   * yet, so that a panel just shown names the real data source. A failure
+   * is said in the panel; the next command pops it up.
+   */
+  warmUp(): void {
+    if (this.disposed || (this.client?.alive && this.session)) {
+      return;
+    }
+    void this.connection(true)
+      .then((client) => this.sessionId(client))
+      .catch(() => undefined);
+  }
+
+  private stateMessage(): ToView {
+    const { source, running, sourceKnown, server } = this.state;
+    return { type: "state", source, running, sourceKnown, server };
   }
 
   /** Asks one question; the answer streams to the view. Resolves with the result, or undefined when it failed. */
@@ -112,6 +140,7 @@ export class Controller {
       return result;
     } catch (err) {
       this.post({ type: "turnError", turnId, message: messageOf(err) });
+      this.options.ui.log(`The question failed: ${detailOf(err)}\n`);
       return undefined;
     } finally {
       this.turn = undefined;
@@ -131,8 +160,13 @@ export class Controller {
 
   async showHistory(): Promise<void> {
     const client = await this.connection();
-    const turns = await client.history(await this.sessionId(client));
-    this.post({ type: "history", turns });
+    this.post(await this.historyMessage(client, await this.sessionId(client)));
+  }
+
+  /** The view's history of a session: its questions and answers, and the SQL and rows of its last turns. */
+  private async historyMessage(client: AiqClient, sessionId: string): Promise<ToView> {
+    const [turns, messages] = await Promise.all([client.history(sessionId), client.fullHistory(sessionId)]);
+    return { type: "history", turns, messages };
   }
 
   /** Empties the conversation (the caller has asked the user). */
@@ -165,7 +199,7 @@ export class Controller {
       // session/close saves what was not saved yet; the old file stays as it is.
       await client.closeSession(previous.id).catch(() => undefined);
     }
-    this.post({ type: "history", turns: await client.history(r.sessionId) });
+    this.post(await this.historyMessage(client, r.sessionId));
     this.publishState();
     return r;
   }
@@ -174,6 +208,11 @@ export class Controller {
   async sessionsFolder(): Promise<string> {
     const client = await this.connection();
     return path.join(client.info.home, "sessions");
+  }
+
+  /** The saved sessions (session/list), newest first. */
+  async sessions(): Promise<SessionSummary[]> {
+    return (await this.connection()).list();
   }
 
   async sources(): Promise<Source[]> {
@@ -245,9 +284,8 @@ export class Controller {
   }
 
   private publishState(): void {
-    const s = this.state;
-    this.options.ui.state(s);
-    this.options.ui.view({ type: "state", source: s.source, running: s.running });
+    this.options.ui.state(this.state);
+    this.options.ui.view(this.stateMessage());
   }
 
   private setServer(state: ControllerState["server"]): void {
@@ -291,7 +329,7 @@ export class Controller {
     let client: AiqClient | undefined;
     try {
       client = await AiqClient.start({
-        spawn: spawnOptionsFor(settings, this.options.env),
+        spawn: await locateServer(settings, this.options.env ?? process.env, this.options.lookup),
         source: this.conversation?.source || settings.source,
         trace: settings.trace,
         clientVersion: this.options.clientVersion,

@@ -1,4 +1,7 @@
-// The kinds of failure a command can end with, and how each reaches the user.
+// The kinds of failure a command can end with, and how each reaches the user:
+// one sentence in the popup or the panel, the detail in the AIQ output.
+
+import { ResponseError } from "vscode-jsonrpc/node";
 
 /** An error the user has already been shown; callers must not show it again. */
 export class ReportedError extends Error {
@@ -16,9 +19,28 @@ export class UserError extends Error {
   }
 }
 
-/** An error as the user should read it. */
+/** A JSON-RPC method named at the front of a message ("chat/turn: "), which is for logs. */
+const METHOD_PREFIX = /^(?:[a-z$]+\/[A-Za-z]+|initialize|shutdown): /;
+
+/** An error as the user should read it: a server error's message, without the method it came from. */
 export function messageOf(err: unknown): string {
+  if (err instanceof ResponseError) {
+    let message = err.message;
+    while (METHOD_PREFIX.test(message)) {
+      message = message.replace(METHOD_PREFIX, "");
+    }
+    return message.charAt(0).toUpperCase() + message.slice(1);
+  }
   return err instanceof Error ? err.message : String(err);
+}
+
+/** What the AIQ output gets for a failure: a server error's code, whole message and data. */
+export function detailOf(err: unknown): string {
+  if (err instanceof ResponseError) {
+    const data = err.data === undefined ? "" : ` ${JSON.stringify(err.data)}`;
+    return `error ${err.code}: ${err.message}${data}`;
+  }
+  return err instanceof Error ? (err.stack ?? err.message) : String(err);
 }
 
 /** How a command's failure is shown: not at all (already shown), as a warning, or as an error. */

@@ -33,9 +33,9 @@ export function activate(context: vscode.ExtensionContext): void {
     clientVersion: String(context.extension.packageJSON.version ?? "0.0.0"),
   });
   controller = ctl;
-  const commands = new Commands(ctl, chat);
+  const commands = new Commands(ctl, chat, (line) => output.appendLine(line));
   commands.register(context);
-  chat.connect({ replay: () => ctl.replay(), handle: (msg) => commands.handleView(msg) });
+  chat.connect({ replay: () => ctl.replay(), handle: (msg) => commands.handleView(msg), shown: () => ctl.warmUp() });
   context.subscriptions.push(vscode.window.registerWebviewViewProvider(ChatViewProvider.viewType, chat));
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {

@@ -2,10 +2,14 @@
 // webview's script (media/chat.js) is plain JavaScript; it follows these
 // types by hand, and test/view.test.ts checks the two agree.
 
-/** One SQL statement a turn ran, as in chat/turn's `statements`. */
+/**
+ * One SQL statement a turn ran, as in chat/turn's `statements`; or, with
+ * status "running", the first rows of a SELECT still running (a `rows`
+ * progress event: rowCount is the rows read so far).
+ */
 export interface Statement {
   sql: string;
-  status: "success" | "error" | "rejected" | "cancelled";
+  status: "success" | "error" | "rejected" | "cancelled" | "running";
   rowCount?: number;
   columns?: string[];
   rows?: unknown[][];
@@ -26,11 +30,16 @@ export interface Chart {
   truncated?: boolean;
 }
 
-/** The params of a chat/progress notification (docs/protocol.md). */
+/**
+ * The params of a chat/progress notification (docs/protocol.md). A `rows`
+ * event brings the first page (up to 500 rows) of a SELECT while it still
+ * runs, before its `tool_result` (the same callId), which replaces it; short
+ * statements may have none.
+ */
 export interface ProgressEvent {
   sessionId: string;
   requestId: number | string;
-  kind: "text" | "tool_call" | "tool_result" | "chart" | "status";
+  kind: "text" | "tool_call" | "tool_result" | "rows" | "chart" | "status";
   text?: string;
   tool?: string;
   callId?: string;
@@ -59,10 +68,24 @@ export interface HistoryTurn {
   timestamp?: string;
 }
 
+/** One complete message of chat/history with detail "full", as the model keeps it. */
+export interface HistoryMessage {
+  role: "system" | "user" | "assistant" | "tool";
+  content: string;
+  /** An assistant's tool calls; arguments is a JSON text. */
+  tool_calls?: { id: string; type?: string; function: { name: string; arguments: string } }[];
+  /** A tool message's call; its content is the result's JSON (status, row_count, columns, rows, truncated, error). */
+  tool_call_id?: string;
+}
+
 /** Messages the extension posts to the webview. */
 export type ToView =
-  /** The panel's header: the data source and whether a turn runs. */
-  | { type: "state"; source: string; running: boolean }
+  /**
+   * The panel's header: the data source and whether a turn runs. Until the
+   * server has said which source the conversation uses (sourceKnown false),
+   * the header says that it is starting, not "no database".
+   */
+  | { type: "state"; source: string; running: boolean; sourceKnown?: boolean; server?: "stopped" | "starting" | "running" }
   /** The user asked: shows the question (and the selection) at once. */
   | { type: "turnStart"; turnId: number; query: string; selection?: { text: string; languageId: string } }
   /** A chat/progress event of that turn. */
@@ -71,8 +94,12 @@ export type ToView =
   | { type: "turnEnd"; turnId: number; result: TurnResult }
   /** The turn failed: the error's message, said as the user should read it. */
   | { type: "turnError"; turnId: number; message: string }
-  /** Replaces the conversation with the session's history. */
-  | { type: "history"; turns: HistoryTurn[] }
+  /**
+   * Replaces the conversation with the session's history: every question and
+   * answer (turns), and the complete messages of the last turns (messages),
+   * which show the SQL that ran and its rows as a live turn does.
+   */
+  | { type: "history"; turns: HistoryTurn[]; messages?: HistoryMessage[] }
   /** Empties the conversation (after chat/clear). */
   | { type: "clear" }
   /** A line for the user that is not part of a turn (saved to ..., server restarted). */

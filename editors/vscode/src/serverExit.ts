@@ -1,7 +1,10 @@
 // What to tell the user when aiq-rpc cannot start or stops: which path was
 // tried, what it printed, and how to get a working one.
 
-export const INSTALL_COMMAND = "go install github.com/aiq/aiq-rpc/cmd/aiq-rpc@latest";
+import { describePlaces, type Place } from "./findServer";
+
+/** How to install aiq-rpc: the module is not published, so from a clone of the repository. */
+export const INSTALL_COMMAND = "cd <clone> && go install ./cmd/aiq-rpc";
 
 /** How the server process ended (or failed to begin). */
 export interface ExitInfo {
@@ -16,6 +19,8 @@ export interface ExitInfo {
   spawnError?: { code?: string; message: string };
   /** "start": before initialize answered; "running": after; "stopping": asked to stop. */
   phase: "start" | "running" | "stopping";
+  /** The folders a bare command was looked for in, when it was found in none. */
+  searched?: Place[];
 }
 
 /** The longest stderr excerpt put in a message; popups are not log viewers. */
@@ -29,7 +34,10 @@ export function stderrExcerpt(stderr: string): string {
   return "…" + text.slice(text.length - STDERR_IN_MESSAGE);
 }
 
-function describePath(command: string): string {
+function describePath(command: string, searched?: Place[]): string {
+  if (searched?.length) {
+    return `"${command}" (looked up in ${describePlaces(searched)})`;
+  }
   const onPath = !command.includes("/") && !command.includes("\\");
   return onPath ? `"${command}" (looked up on PATH)` : `"${command}"`;
 }
@@ -47,12 +55,12 @@ function printed(stderr: string): string {
 }
 
 const installHint =
-  ` Install aiq-rpc with \`${INSTALL_COMMAND}\` (its folder, $(go env GOPATH)/bin, must be on PATH),` +
-  " or set aiq.serverPath to the full path of the binary.";
+  ` Install it from your clone of aiq-rpc with \`${INSTALL_COMMAND}\` (it goes to $(go env GOPATH)/bin, which AIQ` +
+  " searches), or set aiq.serverPath to the full path of the binary.";
 
 /** The one message shown when a start fails: spawn error or death before initialize answered. */
 export function startFailureMessage(info: ExitInfo): string {
-  const path = describePath(info.command);
+  const path = describePath(info.command, info.searched);
   const err = info.spawnError;
   if (err?.code === "ENOENT") {
     return `AIQ could not start aiq-rpc: ${path} was not found.` + installHint;
@@ -71,19 +79,15 @@ export function initializeFailureMessage(command: string, reason: string, stderr
   return `AIQ could not start aiq-rpc: ${describePath(command)} did not initialize: ${reason}.` + printed(stderr) + installHint;
 }
 
-/** The message when a server that was working stops on its own. */
+/**
+ * The message when a server that was working stops on its own. What it
+ * printed is in the AIQ output already (its stderr goes there as it comes).
+ */
 export function crashMessage(info: ExitInfo): string {
-  return `aiq-rpc stopped unexpectedly: it ${howEnded(info)}.` + printed(info.stderr);
+  return `aiq-rpc stopped unexpectedly (it ${howEnded(info)}; its log is in the AIQ output).`;
 }
 
-/** The short line a request in flight (a turn, mostly) gets when the server under it dies. */
+/** The line a request in flight (a turn, mostly) gets when the server under it dies. */
 export function requestLostMessage(info: ExitInfo): string {
-  const last = lastLine(info.stderr);
-  const said = last ? ` Its last words: ${last}` : "";
-  return `aiq-rpc stopped before it answered (it ${howEnded(info)}).${said} The next command restarts it.`;
-}
-
-function lastLine(stderr: string): string {
-  const lines = stderr.trim().split("\n");
-  return lines[lines.length - 1]?.trim() ?? "";
+  return `aiq-rpc stopped before it answered (it ${howEnded(info)}); the next command restarts it.`;
 }

@@ -4,9 +4,10 @@
 import * as os from "node:os";
 import * as path from "node:path";
 import type { SpawnOptions, TraceLevel } from "./client";
+import { findServer, type LookupDeps } from "./findServer";
 
 export interface Settings {
-  /** aiq.serverPath: the binary, a bare name is looked up on PATH. */
+  /** aiq.serverPath: the binary; a bare name is looked up on PATH (the default also where `go install` puts it). */
   serverPath: string;
   /** aiq.home: the AIQ home folder; "" lets aiq-rpc choose ($AIQ_HOME, else ~/.aiq). */
   home: string;
@@ -44,4 +45,18 @@ export function expandHome(p: string, homeDir = os.homedir()): string {
 export function spawnOptionsFor(settings: Settings, env: NodeJS.ProcessEnv = process.env): SpawnOptions {
   const args = settings.home ? ["--home", expandHome(settings.home)] : [];
   return { command: expandHome(settings.serverPath), args, env };
+}
+
+/**
+ * spawnOptionsFor, with the default server name looked for where `go
+ * install` puts it when it is not on PATH. When it is nowhere, the spawn
+ * fails and its message names every folder searched.
+ */
+export async function locateServer(settings: Settings, env: NodeJS.ProcessEnv = process.env, deps?: LookupDeps): Promise<SpawnOptions> {
+  const spawn = spawnOptionsFor(settings, env);
+  if (settings.serverPath !== DEFAULT_SERVER_PATH) {
+    return spawn; // the user's choice, as given
+  }
+  const { found, searched } = await findServer(DEFAULT_SERVER_PATH, env, deps);
+  return found ? { ...spawn, command: found } : { ...spawn, searched };
 }

@@ -3,6 +3,8 @@
 export interface ControllerState {
   /** The data source of the conversation; "" when none is known yet or none is set. */
   source: string;
+  /** Whether source is the conversation's (or the configured one): false until the server said. */
+  sourceKnown: boolean;
   /** A turn is being answered. */
   running: boolean;
   server: "stopped" | "starting" | "running";
@@ -18,7 +20,7 @@ export function statusBarView(state: ControllerState): StatusBarView {
   if (state.running) {
     return { text: "$(sync~spin) AIQ: running…", tooltip: "AIQ is answering. Click to cancel.", command: "aiq.cancel" };
   }
-  const source = state.source || (state.server === "running" ? "no database" : "AIQ");
+  const source = state.source || (state.sourceKnown ? "no database" : "AIQ");
   const starting = state.server === "starting" ? " (starting…)" : "";
   return {
     text: `$(database) ${source}${starting}`,

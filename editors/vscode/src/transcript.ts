@@ -24,9 +24,22 @@ export class Transcript {
         return;
     }
     if (!this.mergeText(msg)) {
+      this.dropEarlyRows(msg);
       this.entries.push(msg);
     }
     this.trim();
+  }
+
+  // A statement's result replaces its early rows: a replay need not carry
+  // the first page twice.
+  private dropEarlyRows(msg: ToView): void {
+    if (msg.type !== "progress" || msg.event.kind !== "tool_result" || !msg.event.callId) {
+      return;
+    }
+    const { callId } = msg.event;
+    this.entries = this.entries.filter(
+      (m) => !(m.type === "progress" && m.turnId === msg.turnId && m.event.kind === "rows" && m.event.callId === callId),
+    );
   }
 
   /** The messages to send a new view, after its state. */

@@ -41,3 +41,24 @@ export function turnStartMessage(turnId: number, req: TurnRequest): ToView {
     ...(req.selection ? { selection: { text: req.selection.text, languageId: req.selection.languageId } } : {}),
   };
 }
+
+const SQL_LANGUAGE = /^(sql|mysql|pgsql|postgres(ql)?|plsql|tsql|sqlite|mssql|oraclesql|sparksql)$/i;
+const SQL_START = /^\s*(select|with|insert|update|delete|merge|create|alter|drop|truncate|explain|show|describe|values)\b/i;
+
+/** The question Ask About Selection offers, for the user to keep (Enter) or change. */
+export function defaultQuestion(selection: Selection): string {
+  return SQL_LANGUAGE.test(selection.languageId) || SQL_START.test(selection.text)
+    ? "What does this query do, and what does it return?"
+    : "Answer the selected question.";
+}
+
+/** The input box of Ask About Selection: the default question, selected, so typing replaces it. */
+export function askSelectionBox(selection: Selection): { title: string; prompt: string; value: string; valueSelection: [number, number] } {
+  const value = defaultQuestion(selection);
+  return {
+    title: "AIQ: Ask About Selection",
+    prompt: "Your question; the selected text goes with it. Enter asks, Escape cancels; an empty question asks the selection as it is.",
+    value,
+    valueSelection: [0, value.length],
+  };
+}

@@ -61,7 +61,7 @@ export class VscodeUi implements ControllerUi {
     const choice = await vscode.window.showWarningMessage(
       prompt.message,
       { modal: true, detail: prompt.detail },
-      ...prompt.buttons,
+      ...prompt.items,
     );
     return decisionFor(choice);
   }

@@ -19,7 +19,19 @@ import { CHROMIUM, extensionRoot, openChat, post, serve } from "./support/chatPa
 const V = require(path.join(extensionRoot, "media", "view.js"));
 
 const ROWS = 500; // aiq-rpc's cap on the rows of one result
-const PIECES = 2000;
+/** Streamed text pieces of ~20 characters: `npm run bench -- --chunks 1000` (or AIQ_BENCH_CHUNKS). */
+const PIECES = chunkCount(process.argv, process.env.AIQ_BENCH_CHUNKS);
+
+function chunkCount(argv: string[], env: string | undefined): number {
+  const at = argv.indexOf("--chunks");
+  const raw = at >= 0 ? argv[at + 1] : env;
+  const n = raw === undefined ? 2000 : Number(raw);
+  if (!Number.isInteger(n) || n < 2) {
+    console.error(`bench: --chunks takes a whole number of at least 2, not ${JSON.stringify(raw)}`);
+    process.exit(2);
+  }
+  return n;
+}
 const PER_FRAME = 4; // pieces a frame in the paced cases: aiq-rpc sends one about every 40 ms, a frame is 16 ms
 const MARKER = "END-OF-ANSWER";
 const NODE_RUNS = Number(process.env.AIQ_BENCH_NODE_RUNS || 10);
@@ -65,18 +77,20 @@ function bigStatement(): any {
   return { sql: SQL, status: "success", rowCount: ROWS, columns: COLUMNS, rows, truncated: false };
 }
 
-/** The same rows with the customer first: a bar chart of the first 40 instead of a line. */
+/** The rows grouped by customer, the first 40 groups: a bar chart (the largest a default chart draws). */
 function barStatement(st: any): any {
-  const swap = (r: unknown[]) => [r[2], r[1], r[0], ...r.slice(3)];
-  return { ...st, columns: swap(st.columns), rows: st.rows.map(swap) };
+  const totals = new Map<string, number>();
+  for (const r of st.rows) totals.set(r[2], (totals.get(r[2]) ?? 0) + Number(r[4] ?? 0));
+  const rows = [...totals].slice(0, 40).map(([customer, total]) => [customer, total.toFixed(2)]);
+  return { sql: "SELECT customer, sum(total) AS revenue FROM orders GROUP BY customer LIMIT 40", status: "success", rowCount: rows.length, columns: ["customer", "revenue"], rows, truncated: false };
 }
 
-/** About 40,000 characters of markdown in 2,000 pieces of ~20, the last one ending in MARKER. */
+/** Markdown in PIECES pieces of ~20 characters (2,000 by default: about 40,000), the last one ending in MARKER. */
 function answerPieces(): string[] {
   const rnd = seeded(7);
   const words = "the orders revenue per customer grew by month while returns fell slightly and pending orders cleared within two days of".split(" ");
   let text = "";
-  for (let para = 0; text.length < 42000; para++) {
+  for (let para = 0; text.length < PIECES * 21; para++) {
     if (para % 4 === 3) {
       for (let i = 0; i < 4; i++) text += `- \`${NAMES[i]}\`: ${(rnd() * 5000).toFixed(2)} across ${Math.floor(rnd() * 40)} orders\n`;
       text += "\n";
@@ -179,7 +193,7 @@ function nodeBench(): Row[] {
     { name: "sortRows 500 by customer (text, localeCompare)", samples: timeIt(NODE_RUNS, () => st.rows, (r) => V.sortRows(r, col("customer"), "asc")) },
     { name: "chooseChart 500 rows -> line", samples: timeIt(NODE_RUNS, () => st, (s) => V.chooseChart(s)), note: `${line.chartType}, ${line.labels.length} points` },
     { name: "chartGeometry line, 500 points", samples: timeIt(NODE_RUNS, () => line, (c) => V.chartGeometry(c, { width: 440, height: 240 })) },
-    { name: "chooseChart + chartGeometry 500 rows -> bar", samples: timeIt(NODE_RUNS, () => bar, (s) => V.chartGeometry(V.chooseChart(s))), note: `${barChart.chartType}, ${barChart.labels.length} bars` },
+    { name: "chooseChart + chartGeometry 40 groups -> bar", samples: timeIt(NODE_RUNS, () => bar, (s) => V.chartGeometry(V.chooseChart(s))), note: `${barChart.chartType}, ${barChart.labels.length} bars` },
     { name: `reduce ${PIECES} text pieces (~20 chars)`, samples: timeIt(NODE_RUNS, streamSetup, ({ model, msgs }) => msgs.forEach((m: unknown) => V.apply(model, m))), note: `${full.length} chars` },
     { name: `parseMarkdown of the whole answer once`, samples: timeIt(NODE_RUNS, () => full, (t) => V.parseMarkdown(t)) },
     {
@@ -401,6 +415,33 @@ async function resultCases(page: Page, cdp: CDPSession, st: any): Promise<PageCa
   return [shown, ended, byTotal, byCustomer];
 }
 
+/** Early rows: a running SELECT's first page, then its result replacing it. */
+async function earlyRowsCases(page: Page, cdp: CDPSession, st: any): Promise<PageCase[]> {
+  const early = new PageCase("rows 500x8 (running) -> early table drawn");
+  const replaced = new PageCase("tool_result 500x8 -> early table replaced, chart drawn");
+  const running = { ...st, status: "running", rowCount: 20000, truncated: true };
+  for (let run = 0; run < PAGE_RUNS; run++) {
+    await fresh(page, cdp);
+    await post(page, [turnStart(3), sqlCall(3)]);
+    await page.waitForSelector(turnSel(3), { timeout: 10000 });
+    await page.evaluate((msgs) => ((globalThis as any).__bench.msgs = msgs), { rows: ev(3, { kind: "rows", tool: "execute_sql", callId: "call_1", statement: running }), result: sqlResult(3, st) });
+    early.add(await withSplit(cdp, () => page.evaluate(([sel, rows]) => {
+      const g = globalThis as any;
+      const drawn = () => g.document.querySelectorAll(`${sel} table.data tbody tr`).length === rows && g.document.querySelector(`${sel} .running-mark`) !== null;
+      return g.__bench.measure(() => g.postMessage(g.__bench.msgs.rows, "*"), drawn, 30000);
+    }, [turnSel(3), ROWS] as const)));
+    replaced.add(await withSplit(cdp, () => page.evaluate(([sel, rows]) => {
+      const g = globalThis as any;
+      const drawn = () =>
+        g.document.querySelector(`${sel} .running-mark`) === null &&
+        g.document.querySelectorAll(`${sel} table.data tbody tr`).length === rows &&
+        g.document.querySelector(`${sel} figure.chart svg`) !== null;
+      return g.__bench.measure(() => g.postMessage(g.__bench.msgs.result, "*"), drawn, 30000);
+    }, [turnSel(3), ROWS] as const)));
+  }
+  return [early, replaced];
+}
+
 /** Clicks a column's header; done when the header says it sorts another way. */
 async function clickSort(page: Page, column: string): Promise<Measured> {
   return page.evaluate(([sel, col]) => {
@@ -413,7 +454,7 @@ async function clickSort(page: Page, column: string): Promise<Measured> {
   }, [turnSel(1), column] as const);
 }
 
-/** 2,000 text pieces, posted in one loop or perFrame a frame, until the last one is shown. */
+/** PIECES text pieces, posted in one loop or perFrame a frame, until the last one is shown. */
 async function streamCase(page: Page, cdp: CDPSession, name: string, runs: number, perFrame: number, before: (turnId: number) => unknown[]): Promise<PageCase> {
   const c = new PageCase(name);
   const pieces = answerPieces();
@@ -451,6 +492,7 @@ async function pageBench(): Promise<{ rows: Row[]; info: string }> {
     const afterResult = (id: number) => [sqlCall(id), sqlResult(id, st)];
     const cases = [
       ...(await resultCases(page, cdp, st)),
+      ...(await earlyRowsCases(page, cdp, st)),
       await streamCase(page, cdp, `${PIECES} text pieces at once, text-only turn`, PAGE_RUNS, 0, () => []),
       await streamCase(page, cdp, `${PIECES} text pieces at once, after a 500x8 result`, PAGE_RUNS, 0, afterResult),
       await streamCase(page, cdp, `${PIECES} text pieces, ${PER_FRAME} a frame, after a 500x8 result`, 1, PER_FRAME, afterResult),

@@ -3,20 +3,27 @@
 // replays, what the status bar and the confirm dialog show.
 
 import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { describe, it } from "node:test";
-import { ALLOW_ALWAYS, ALLOW_ONCE, confirmPrompt, decisionFor, REJECT } from "../src/confirm";
-import { presentError, ReportedError, UserError } from "../src/errors";
+import { ALLOW_ALWAYS, ALLOW_ONCE, CLEAR, clearChosen, clearPrompt, confirmPrompt, decisionFor, NO, REJECT } from "../src/confirm";
+import { ResponseError } from "vscode-jsonrpc/node";
+import { detailOf, messageOf, presentError, ReportedError, UserError } from "../src/errors";
 import { parseFromView } from "../src/fromView";
 import type { ProgressEvent, ToView } from "../src/messages";
 import type { Selection } from "../src/protocol";
 import { RestartPolicy } from "../src/restartPolicy";
 import { crashMessage, INSTALL_COMMAND, requestLostMessage, startFailureMessage, type ExitInfo } from "../src/serverExit";
-import { expandHome, normalizeSettings, spawnOptionsFor } from "../src/settings";
+import { expandHome, locateServer, normalizeSettings, spawnOptionsFor } from "../src/settings";
+import { findServer, goEnvGopath } from "../src/findServer";
+import { sessionItems, when } from "../src/sessionPick";
 import { describeSource, sourceItems } from "../src/sourcePick";
 import { statusBarView } from "../src/status";
 import { StderrTail } from "../src/stderrTail";
 import { Transcript } from "../src/transcript";
-import { NothingToAskError, turnRequest, turnStartMessage } from "../src/turnRequest";
+import { tempDir } from "./support/aiqRpc";
+import { modalKeys } from "./support/vscodeModal";
+import { askSelectionBox, defaultQuestion, NothingToAskError, turnRequest, turnStartMessage } from "../src/turnRequest";
 
 const exit = (over: Partial<ExitInfo>): ExitInfo => ({ command: "aiq-rpc", code: 1, signal: null, stderr: "", phase: "start", ...over });
 
@@ -49,11 +56,9 @@ describe("start failure messages", () => {
 
   it("a crash and a lost request say what happened and what comes next", () => {
     const info = exit({ phase: "running", code: 2, stderr: "goroutine 1 [running]:\npanic: boom\n" });
-    assert.match(crashMessage(info), /stopped unexpectedly: it exited with status 2\. It printed:\n.*panic: boom/s);
-    assert.equal(
-      requestLostMessage(info),
-      "aiq-rpc stopped before it answered (it exited with status 2). Its last words: panic: boom The next command restarts it.",
-    );
+    // One sentence each; what the server printed is in the AIQ output, not the popup.
+    assert.equal(crashMessage(info), "aiq-rpc stopped unexpectedly (it exited with status 2; its log is in the AIQ output).");
+    assert.equal(requestLostMessage(info), "aiq-rpc stopped before it answered (it exited with status 2); the next command restarts it.");
   });
 });
 
@@ -101,6 +106,69 @@ describe("settings", () => {
   });
 });
 
+describe("finding the server", () => {
+  const exe = (dir: string) => {
+    fs.mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, "aiq-rpc");
+    fs.writeFileSync(file, "#!/bin/sh\n", { mode: 0o755 });
+    return file;
+  };
+  const noGo = async () => "";
+
+  it("PATH first, then $GOBIN, $GOPATH/bin, $(go env GOPATH)/bin and ~/go/bin", async () => {
+    const root = tempDir("aiq-vscode-find-");
+    const home = path.join(root, "home");
+    const onPath = exe(path.join(root, "path"));
+    const gobin = exe(path.join(root, "gobin"));
+    const gopath = exe(path.join(root, "gopath", "bin"));
+    const goenv = exe(path.join(root, "goenv", "bin"));
+    const homeBin = exe(path.join(home, "go", "bin"));
+    const empty = path.join(root, "empty");
+    const deps = { homeDir: home, goEnvGopath: async () => path.join(root, "goenv") };
+    assert.equal((await findServer("aiq-rpc", { PATH: `${empty}:${path.dirname(onPath)}`, GOBIN: path.dirname(gobin) }, deps)).found, onPath);
+    assert.equal((await findServer("aiq-rpc", { PATH: empty, GOBIN: path.dirname(gobin) }, deps)).found, gobin);
+    assert.equal((await findServer("aiq-rpc", { PATH: empty, GOPATH: path.join(root, "gopath") }, deps)).found, gopath);
+    assert.equal((await findServer("aiq-rpc", { PATH: empty }, deps)).found, goenv);
+    assert.equal((await findServer("aiq-rpc", { PATH: empty }, { homeDir: home, goEnvGopath: noGo })).found, homeBin);
+  });
+
+  it("skips what is not an executable file; when nothing is found, lists every folder once", async () => {
+    const root = tempDir("aiq-vscode-find-");
+    fs.mkdirSync(path.join(root, "gobin", "aiq-rpc"), { recursive: true }); // a folder of that name
+    fs.mkdirSync(path.join(root, "home", "go", "bin"), { recursive: true });
+    fs.writeFileSync(path.join(root, "home", "go", "bin", "aiq-rpc"), "", { mode: 0o644 }); // not executable
+    const env = { PATH: "/nonexistent-a:/nonexistent-b", GOBIN: path.join(root, "gobin") };
+    const r = await findServer("aiq-rpc", env, { homeDir: path.join(root, "home"), goEnvGopath: async () => path.join(root, "home", "go") });
+    assert.equal(r.found, undefined);
+    assert.deepEqual(r.searched.map((p) => p.why), ["PATH", "PATH", "$GOBIN", "$(go env GOPATH)/bin"], "~/go/bin is $(go env GOPATH)/bin here: once");
+    const msg = startFailureMessage(exit({ code: null, spawnError: { code: "ENOENT", message: "" }, searched: r.searched }));
+    for (const p of r.searched) assert.ok(msg.includes(p.dir), `${p.dir} in: ${msg}`);
+    assert.match(msg, /looked up in PATH \(\/nonexistent-a:\/nonexistent-b\), \$GOBIN \(.*\) or \$\(go env GOPATH\)\/bin \(.*\)\) was not found/);
+    assert.ok(msg.includes("cd <clone> && go install ./cmd/aiq-rpc"), msg);
+    assert.doesNotMatch(msg, /@latest|github\.com/);
+  });
+
+  it("only the default name is looked for; a path the user set is used as given", async () => {
+    const root = tempDir("aiq-vscode-find-");
+    const homeBin = exe(path.join(root, "go", "bin"));
+    const deps = { homeDir: root, goEnvGopath: noGo };
+    const env = { PATH: "/nonexistent" };
+    assert.equal((await locateServer(normalizeSettings({}), env, deps)).command, homeBin);
+    const custom = await locateServer(normalizeSettings({ serverPath: "my-aiq" }), env, deps);
+    assert.equal(custom.command, "my-aiq");
+    assert.equal(custom.searched, undefined);
+    const none = await locateServer(normalizeSettings({}), env, { homeDir: path.join(root, "nohome"), goEnvGopath: noGo });
+    assert.equal(none.command, "aiq-rpc");
+    assert.deepEqual(none.searched?.map((p) => p.why), ["PATH", "~/go/bin"]);
+  });
+
+  it("`go env GOPATH` answers through the real go, or \"\" without it", async () => {
+    const gopath = await goEnvGopath(process.env);
+    assert.ok(gopath === "" || path.isAbsolute(gopath.split(path.delimiter)[0]), gopath);
+    assert.equal(await goEnvGopath({ PATH: "/nonexistent" }), "");
+  });
+});
+
 describe("turn params", () => {
   const sel: Selection = {
     text: "SELECT 1",
@@ -134,12 +202,32 @@ describe("turn params", () => {
   });
 });
 
+describe("Ask About Selection", () => {
+  const sel = (text: string, languageId: string): Selection => ({ text, languageId, uri: "file:///q", range: { start: { line: 0, character: 0 }, end: { line: 0, character: text.length } } });
+  it("offers a question to keep or change, selected so that typing replaces it", () => {
+    const box = askSelectionBox(sel("SELECT * FROM orders", "sql"));
+    assert.equal(box.value, "What does this query do, and what does it return?");
+    assert.deepEqual(box.valueSelection, [0, box.value.length]);
+    assert.match(box.prompt, /Enter asks, Escape cancels/);
+    assert.equal(defaultQuestion(sel("with x as (select 1) select * from x", "plaintext")), box.value, "SQL is SQL in any file");
+    assert.equal(defaultQuestion(sel("Which customers ordered most?", "markdown")), "Answer the selected question.");
+  });
+
+  it("what Enter sends: the question with the selection; an emptied box, the selection alone", () => {
+    const s = sel("SELECT 1", "sql");
+    const box = askSelectionBox(s);
+    assert.deepEqual(turnRequest(box.value, s), { query: box.value, selection: s });
+    assert.deepEqual(turnRequest("", s), { selection: s });
+  });
+});
+
 describe("Transcript", () => {
   const text = (turnId: number, t: string): ToView => ({
     type: "progress",
     turnId,
     event: { sessionId: "s1", requestId: 1, kind: "text", text: t } as ProgressEvent,
   });
+  const progress = (turnId: number, e: Partial<ProgressEvent>): ToView => ({ type: "progress", turnId, event: { sessionId: "s1", requestId: 1, kind: "text", ...e } });
 
   it("merges consecutive text pieces of a turn, keeps other events, skips state", () => {
     const tr = new Transcript();
@@ -161,6 +249,16 @@ describe("Transcript", () => {
     tr.add(first);
     tr.add(text(1, "b"));
     assert.equal(first.type === "progress" && first.event.text, "a");
+  });
+
+  it("a statement's result drops its early rows from the replay", () => {
+    const tr = new Transcript();
+    const st = { sql: "SELECT 1", status: "running" as const, rowCount: 1, columns: ["1"], rows: [[1]] };
+    tr.add({ type: "turnStart", turnId: 1, query: "q" });
+    tr.add(progress(1, { kind: "rows", callId: "a", statement: st }));
+    tr.add(progress(1, { kind: "rows", callId: "b", statement: st }));
+    tr.add(progress(1, { kind: "tool_result", callId: "a", statement: { ...st, status: "success" } }));
+    assert.deepEqual(tr.replay().map((m) => (m.type === "progress" ? `${m.event.kind}:${m.event.callId}` : m.type)), ["turnStart", "rows:b", "tool_result:a"]);
   });
 
   it("history replaces, clear empties", () => {
@@ -189,31 +287,89 @@ describe("Transcript", () => {
 
 describe("status bar", () => {
   it("running: spinner, click cancels; idle: the source, click selects one", () => {
-    assert.deepEqual(statusBarView({ source: "demo", running: true, server: "running" }), {
+    assert.deepEqual(statusBarView({ source: "demo", sourceKnown: true, running: true, server: "running" }), {
       text: "$(sync~spin) AIQ: running…",
       tooltip: "AIQ is answering. Click to cancel.",
       command: "aiq.cancel",
     });
-    const idle = statusBarView({ source: "demo", running: false, server: "running" });
+    const idle = statusBarView({ source: "demo", sourceKnown: true, running: false, server: "running" });
     assert.equal(idle.text, "$(database) demo");
     assert.equal(idle.command, "aiq.selectSource");
-    assert.equal(statusBarView({ source: "", running: false, server: "running" }).text, "$(database) no database");
-    assert.equal(statusBarView({ source: "", running: false, server: "stopped" }).text, "$(database) AIQ");
-    assert.equal(statusBarView({ source: "shop", running: false, server: "starting" }).text, "$(database) shop (starting…)");
+    assert.equal(statusBarView({ source: "", sourceKnown: true, running: false, server: "running" }).text, "$(database) no database");
+    assert.equal(statusBarView({ source: "", sourceKnown: false, running: false, server: "running" }).text, "$(database) AIQ");
+    assert.equal(statusBarView({ source: "", sourceKnown: false, running: false, server: "stopped" }).text, "$(database) AIQ");
+    assert.equal(statusBarView({ source: "shop", sourceKnown: true, running: false, server: "starting" }).text, "$(database) shop (starting…)");
   });
 });
 
-describe("confirm", () => {
-  it("shows the SQL and the reason; each button is its decision, dismiss rejects", () => {
+describe("confirm and clear dialogs", () => {
+  it("the write dialog shows the SQL and the reason; each button is its decision", () => {
     const p = confirmPrompt({ sessionId: "s1", tool: "execute_sql", sql: "DELETE FROM t", risk: "write", reason: "DELETE removes rows." });
     assert.match(p.message, /DELETE removes rows\./);
     assert.match(p.detail, /^DELETE FROM t/);
-    assert.deepEqual(p.buttons, ["Allow once", "Allow always", "Reject"]);
-    assert.equal(decisionFor(ALLOW_ONCE), "allow_once");
+    assert.deepEqual(p.items.map((i) => i.title).sort(), ["Allow always", "Allow once", "Reject"]);
+    assert.equal(decisionFor(p.items.find((i) => i.title === ALLOW_ONCE)), "allow_once");
     assert.equal(decisionFor(ALLOW_ALWAYS), "allow_always");
     assert.equal(decisionFor(REJECT), "reject");
     assert.equal(decisionFor(undefined), "reject");
     assert.equal(decisionFor("Cancel"), "reject");
+  });
+
+  it("Enter and Escape on the write dialog reject, in VS Code's modal", () => {
+    const keys = modalKeys(confirmPrompt({ sessionId: "s1", tool: "execute_sql", sql: "DELETE FROM t", risk: "write", reason: "" }).items);
+    assert.equal(keys.buttons[0], REJECT, "the primary button, focused at open, is Reject");
+    assert.equal(decisionFor(keys.enter), "reject");
+    assert.equal(decisionFor(keys.escape), "reject");
+    assert.ok(keys.buttons.includes(ALLOW_ONCE) && keys.buttons.includes(ALLOW_ALWAYS), "both allows stay on offer");
+  });
+
+  it("Enter and Escape on the Clear dialog keep the conversation; only Clear clears", () => {
+    const p = clearPrompt();
+    const keys = modalKeys(p.items);
+    assert.equal(keys.buttons[0], NO);
+    assert.equal(clearChosen(keys.enter), false);
+    assert.equal(clearChosen(keys.escape), false);
+    assert.equal(clearChosen(p.items.find((i) => i.title === CLEAR)), true);
+    assert.match(p.detail, /No \(Enter, Escape\) keeps them/);
+  });
+
+  it("the model of VS Code's modal: a close-affordance first item would make the next one primary", () => {
+    // Why the safe choice is not marked isCloseAffordance.
+    const keys = modalKeys([{ title: REJECT, isCloseAffordance: true }, { title: ALLOW_ONCE }]);
+    assert.equal(keys.enter?.title, ALLOW_ONCE);
+    assert.equal(keys.escape?.title, REJECT);
+    assert.deepEqual(keys.buttons, [ALLOW_ONCE, REJECT]);
+  });
+});
+
+describe("load session pick", () => {
+  const now = new Date(2026, 10, 22, 15, 0);
+  it("each session by its first question and when, newest first; open a file last", () => {
+    const items = sessionItems(
+      [
+        { path: "/h/sessions/session_1.json", created: new Date(2026, 10, 22, 9, 10).toISOString(), updated: new Date(2026, 10, 22, 9, 15).toISOString(), source: "shop", databaseType: "postgresql", turns: 2, firstQuestion: "Which customers\nordered most last week?" },
+        { path: "/h/sessions/session_0.json", updated: new Date(2026, 10, 21, 18, 0).toISOString(), source: "", databaseType: "", turns: 1, firstQuestion: "x".repeat(200) },
+        { path: "/h/sessions/broken.json", updated: new Date(2026, 10, 2, 8, 5).toISOString(), source: "", databaseType: "", turns: 0, firstQuestion: "", error: "The file is not a session." },
+        { path: "/h/sessions/empty.json", source: "demo", databaseType: "sqlite", turns: 0, firstQuestion: "" },
+      ],
+      now,
+    );
+    assert.deepEqual(items[0], { label: "Which customers ordered most last week?", description: "today 09:15", detail: "shop · 2 questions · session_1.json", path: "/h/sessions/session_1.json" });
+    assert.equal(items[1].description, "yesterday 18:00");
+    assert.equal(items[1].label.length, 80);
+    assert.ok(items[1].label.endsWith("…"));
+    assert.equal(items[1].detail, "no database · 1 question · session_0.json");
+    assert.deepEqual(items[2], { label: "$(warning) broken.json", description: "2026-11-02 08:05", detail: "The file is not a session.", path: "/h/sessions/broken.json" });
+    assert.equal(items[3].label, "(no questions)");
+    assert.equal(items[3].description, "");
+    assert.equal(items[4].path, undefined, "the last entry opens a file");
+    assert.match(items[4].label, /Open a session file/);
+    assert.equal(sessionItems([], now).length, 1);
+  });
+
+  it("when: bad or missing times say nothing", () => {
+    assert.equal(when(undefined, now), "");
+    assert.equal(when("not a time", now), "");
   });
 });
 
@@ -245,6 +401,16 @@ describe("errors and stderr", () => {
     assert.deepEqual(presentError(new UserError("wait")), { level: "warning", message: "wait" });
     assert.deepEqual(presentError(new Error("boom")), { level: "error", message: "boom" });
     assert.deepEqual(presentError("plain"), { level: "error", message: "plain" });
+  });
+
+  it("a server error shows its message without the method; its code and data go to the log", () => {
+    const err = new ResponseError(-32020, "chat/turn: run turn: model request 1: status 500", { detail: "x" });
+    assert.equal(messageOf(err), "Run turn: model request 1: status 500");
+    assert.deepEqual(presentError(err), { level: "error", message: "Run turn: model request 1: status 500" });
+    assert.equal(detailOf(err), 'error -32020: chat/turn: run turn: model request 1: status 500 {"detail":"x"}');
+    assert.equal(messageOf(new ResponseError(-32001, "session/load: The file is gone.")), "The file is gone.");
+    assert.equal(messageOf(new ResponseError(-32001, "The file is gone.")), "The file is gone.");
+    assert.equal(messageOf(new Error("Error: kept as is")), "Error: kept as is");
   });
 
   it("keeps the last bytes of stderr", () => {

@@ -45,9 +45,30 @@ const DARK_THEME: Record<string, string> = {
   "--vscode-errorForeground": "#f85149",
 };
 
+// The part of VS Code 1.100's default webview style (webview/browser/pre/
+// index.html) that reaches the panel's elements: it comes before the
+// panel's own stylesheet, as in VS Code.
+const VSCODE_DEFAULT_STYLES = `
+code {
+  font-family: var(--monaco-monospace-font);
+  color: var(--vscode-textPreformat-foreground);
+  background-color: var(--vscode-textPreformat-background);
+  padding: 1px 3px;
+  border-radius: 4px;
+}
+pre code { padding: 0; }
+body { padding: 0 20px; }
+`;
+DARK_THEME["--vscode-textPreformat-foreground"] = "#d7ba7d";
+DARK_THEME["--vscode-textPreformat-background"] = "#ffffff1a";
+
 // Loaded before view.js, after the stand-in for VS Code's API: CSP
-// violations, and the theme on body.
+// violations, the theme on body, VS Code's default style.
 const BEFORE = `(function () {
+  var link = document.createElement("link");
+  link.rel = "stylesheet";
+  link.href = "/vscode-defaults.css";
+  document.head.prepend(link);
   var rec = (window.__aiq = { violations: [] });
   document.addEventListener("securitypolicyviolation", function (e) {
     rec.violations.push(e.violatedDirective + " blocked " + (e.blockedURI || "inline") + " " + (e.sample || ""));
@@ -300,8 +321,72 @@ async function checkStreaming(page: Page): Promise<void> {
   check(await same("table"), "and redraws the table's rows only: the table is the same element");
 }
 
+/** Early rows (issue 11): a running SELECT's first page shows at once, marked, and its result replaces it. */
+async function checkEarlyRows(page: Page): Promise<void> {
+  const st = bigStatement();
+  const early = { sql: st.sql, status: "running", rowCount: 120, columns: st.columns, rows: st.rows.slice(0, 100), truncated: true };
+  await postAll(page, [
+    { type: "turnStart", turnId: 30, query: "All the orders" },
+    progress(30, { kind: "tool_call", tool: "execute_sql", callId: "early", sql: st.sql }),
+    progress(30, { kind: "rows", tool: "execute_sql", callId: "early", statement: early }),
+  ]);
+  const t = turn(30);
+  await page.locator(`${t} table.data tbody tr:nth-child(100)`).waitFor({ timeout: 5000 });
+  check((await page.locator(`${t} .running-mark`).textContent())?.includes("Running: the first 100 rows (120 read so far)"), "early rows show at once with a running mark");
+  check((await page.locator(`${t} figure.chart`).count()) === 0, "and no chart while the rows still come");
+  await postAll(page, [progress(30, { kind: "tool_result", tool: "execute_sql", callId: "early", statement: st })]);
+  await page.locator(`${t} table.data tbody tr:nth-child(${BIG_ROWS})`).waitFor({ timeout: 5000 });
+  check((await page.locator(`${t} .running-mark`).count()) === 0 && (await page.locator(`${t} table.data`).count()) === 1, "the result replaces the early table: one table, no running mark");
+  await postAll(page, [{ type: "turnEnd", turnId: 30, result: { stopReason: "end_turn", answer: "", statements: [st], warnings: [] } }]);
+}
+
+/** The default sidebar: about 290 px. Tables scroll within themselves, charts keep their text size. */
+async function checkNarrow(page: Page, shot: string): Promise<void> {
+  const wide = bigStatement();
+  wide.rows = wide.rows.slice(0, 20);
+  await postAll(page, [
+    { type: "turnStart", turnId: 20, query: "The last orders" },
+    progress(20, { kind: "tool_call", tool: "execute_sql", callId: "wide", sql: wide.sql }),
+    progress(20, { kind: "tool_result", tool: "execute_sql", callId: "wide", statement: wide }),
+    { type: "turnEnd", turnId: 20, result: { stopReason: "end_turn", answer: "", statements: [wide], warnings: [] } },
+  ]);
+  await page.setViewportSize({ width: 290, height: 900 });
+  // The charts are drawn again at the new width on the next frame.
+  await page.waitForFunction(() => [...(globalThis as any).document.querySelectorAll("svg.chart-svg")].every((s: any) => Number(s.getAttribute("width")) <= 290), undefined, { timeout: 5000 });
+  const panel = await page.locator("main.conversation").evaluate((c: any) => ({ scroll: c.scrollWidth, client: c.clientWidth }));
+  check(panel.scroll <= panel.client, `at 290 px the panel does not scroll sideways (${panel.scroll} <= ${panel.client})`);
+  const svgs = await page.locator("svg.chart-svg").evaluateAll((els: any[]) =>
+    els.map((s) => ({ attr: Number(s.getAttribute("width")), shown: s.getBoundingClientRect().width, right: s.getBoundingClientRect().right, fig: s.parentElement.getBoundingClientRect().right })),
+  );
+  check(svgs.length > 0 && svgs.every((s) => Math.abs(s.attr - s.shown) < 1 && s.right <= s.fig + 1), `each chart is drawn at the width it is shown at, inside its box: its 11px labels are not scaled down (${JSON.stringify(svgs)})`);
+  const legend = await page.locator(`${turn(3)} svg text.legend`).evaluateAll((els: any[]) =>
+    els.map((t) => ({ right: t.getBoundingClientRect().right, svgRight: t.ownerSVGElement.getBoundingClientRect().right, size: (globalThis as any).getComputedStyle(t).fontSize })),
+  );
+  check(legend.length === 5 && legend.every((l) => l.right <= l.svgRight + 1 && l.size === "11px"), "the pie's legend is whole and 11px");
+  const wrap = page.locator(`${turn(20)} .table-wrap`);
+  const dims = await wrap.evaluate((w: any) => ({ scroll: w.scrollWidth, client: w.clientWidth }));
+  check(dims.scroll > dims.client, "a wide table is wider than its box");
+  const sticky = await wrap.evaluate((w: any) => {
+    w.scrollLeft = 150;
+    const left = w.getBoundingClientRect().left;
+    const first = w.querySelector("tbody tr td").getBoundingClientRect().left;
+    const second = w.querySelector("tbody tr td:nth-child(2)").getBoundingClientRect().left;
+    return { left, first, second, scrolled: w.scrollLeft };
+  });
+  check(sticky.scrolled > 0 && Math.abs(sticky.first - sticky.left - 1) <= 1 && sticky.second < sticky.first + 60, `it scrolls within its box and keeps its first column in view (${JSON.stringify(sticky)})`);
+  const code = await page.locator(".code-block.statement code").first().evaluate((c: any) => {
+    const s = (globalThis as any).getComputedStyle(c);
+    return { bg: s.backgroundColor, pad: s.paddingLeft, color: s.color };
+  });
+  check(code.bg === "rgba(0, 0, 0, 0)" && code.pad === "0px" && code.color !== "rgb(215, 186, 125)", `SQL lines have no grey box, though VS Code's default style gives code one (${JSON.stringify(code)})`);
+  await page.locator(turn(3)).evaluate((el: any) => el.scrollIntoView({ block: "start" }));
+  await page.screenshot({ path: shot });
+  console.log(`screenshot: ${shot}`);
+  await page.setViewportSize({ width: 480, height: 900 });
+}
+
 async function run(outFile: string): Promise<void> {
-  const served = await serve({ before: BEFORE });
+  const served = await serve({ before: BEFORE, defaultStyles: VSCODE_DEFAULT_STYLES });
   let browser: Awaited<ReturnType<typeof openChat>> | undefined;
   try {
     browser = await openChat(served);
@@ -324,6 +409,8 @@ async function run(outFile: string): Promise<void> {
     await page.screenshot({ path: endFile });
     console.log(`screenshot: ${endFile}`);
 
+    await checkNarrow(page, outFile.replace(/\.png$/, "-narrow.png"));
+    await checkEarlyRows(page);
     await checkStreaming(page);
 
     const violations: string[] = await page.evaluate(() => (globalThis as any).__aiq.violations);

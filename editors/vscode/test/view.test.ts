@@ -19,11 +19,31 @@ function replay(messages: unknown[]) {
   return model;
 }
 
+/** chat/history's "turns": a user and an assistant entry for each pair. */
+function questionsAndAnswers(...pairs: [string, string][]) {
+  return pairs.flatMap(([q, a]) => [{ role: "user", content: q }, { role: "assistant", content: a }]);
+}
+
 function turns(model: any): any[] {
   return model.entries.filter((e: any) => e.kind === "turn");
 }
 
 // ---- The messages ----
+
+test("the header names the source from the start: starting… until the server said, never a false \"no database\"", () => {
+  const model = view.emptyModel();
+  assert.equal(view.sourceLabel(model), "starting…");
+  view.apply(model, { type: "state", source: "", running: false, sourceKnown: false, server: "starting" });
+  assert.equal(view.sourceLabel(model), "starting…");
+  view.apply(model, { type: "state", source: "", running: false, sourceKnown: false, server: "stopped" });
+  assert.equal(view.sourceLabel(model), "not running");
+  view.apply(model, { type: "state", source: "shop", running: false, sourceKnown: true, server: "running" });
+  assert.equal(view.sourceLabel(model), "shop");
+  view.apply(model, { type: "state", source: "", running: false, sourceKnown: true, server: "running" });
+  assert.equal(view.sourceLabel(model), "no database", "when the conversation has none");
+  view.apply(model, { type: "state", source: "demo", running: false });
+  assert.equal(view.sourceLabel(model), "demo", "an older extension's message still reads");
+});
 
 test("view.js handles every ToView message type of src/messages.ts, and no other", () => {
   const src = fs.readFileSync(path.join(root, "src", "messages.ts"), "utf8");
@@ -100,6 +120,41 @@ test("a turn: status, tool result matched by call id, an error, a cancel", () =>
   assert.equal(model.running, false);
 });
 
+test("early rows: the first page shows at once, marked running, and the result with the same callId replaces it", () => {
+  const sql = "SELECT * FROM big";
+  const early = { sql, status: "running", rowCount: 1200, columns: ["n"], rows: [[1], [2]], truncated: true };
+  const final = { sql, status: "success", rowCount: 1000000, columns: ["n"], rows: [[1], [2], [3]], truncated: true };
+  const model = view.emptyModel();
+  view.apply(model, { type: "turnStart", turnId: 1, query: "q" });
+  view.apply(model, { type: "progress", turnId: 1, event: { kind: "tool_call", tool: "execute_sql", callId: "c1", sql } });
+  const r = view.apply(model, { type: "progress", turnId: 1, event: { kind: "rows", tool: "execute_sql", callId: "c1", statement: early } });
+  assert.equal(r.changed, 1, "the turn is drawn again");
+  const item = turns(model)[0].items[0];
+  assert.equal(item.statement.status, "running");
+  assert.deepEqual(item.statement.rows, [[1], [2]]);
+  assert.equal(view.chooseChart(item.statement), null, "no chart of rows still coming");
+  // A later page replaces the first; the result replaces both.
+  view.apply(model, { type: "progress", turnId: 1, event: { kind: "rows", tool: "execute_sql", callId: "c1", statement: { ...early, rowCount: 5000 } } });
+  assert.equal(item.statement.rowCount, 5000);
+  view.apply(model, { type: "progress", turnId: 1, event: { kind: "tool_result", tool: "execute_sql", callId: "c1", statement: final } });
+  assert.deepEqual(item.statement, final);
+  view.apply(model, { type: "progress", turnId: 1, event: { kind: "rows", tool: "execute_sql", callId: "c1", statement: early } });
+  assert.deepEqual(item.statement, final, "rows that come late do not replace the result");
+  assert.equal(turns(model)[0].items.length, 1);
+
+  // Rows before (or without) their tool_call still show, as their own item.
+  const other = view.emptyModel();
+  view.apply(other, { type: "turnStart", turnId: 2, query: "q" });
+  view.apply(other, { type: "progress", turnId: 2, event: { kind: "rows", callId: "c9", statement: { ...early, status: "success" } } });
+  assert.equal(turns(other)[0].items[0].sql, sql);
+  assert.equal(turns(other)[0].items[0].statement.status, "running", "an early page is running whatever it says");
+  view.apply(other, { type: "progress", turnId: 2, event: { kind: "rows", statement: early } });
+  assert.equal(turns(other)[0].items.length, 1, "rows without a callId cannot be replaced: dropped");
+  // The turn failing first leaves no running mark behind.
+  view.apply(other, { type: "turnError", turnId: 2, message: "The model stopped answering." });
+  assert.equal(turns(other)[0].items[0].statement.status, "cancelled");
+});
+
 test("turnEnd adds the statements and the answer the events did not bring", () => {
   const model = view.emptyModel();
   view.apply(model, { type: "turnStart", turnId: 1, query: "q" });
@@ -112,14 +167,11 @@ test("turnEnd adds the statements and the answer the events did not bring", () =
 
 test("history replaces the conversation, but keeps the panel's own richer turns of the same questions", () => {
   const rich = replay(fixture.messages);
-  const history = [
-    { role: "user", content: "Which product categories bring in the most revenue?" },
-    { role: "assistant", content: "Electronics." },
-    { role: "user", content: "How many orders a day lately?\n\n```sql\nSELECT 1\n```" },
-    { role: "assistant", content: "About 20." },
-    { role: "user", content: "And the orders per status?" },
-    { role: "assistant", content: "Delivered." },
-  ];
+  const history = questionsAndAnswers(
+    ["Which product categories bring in the most revenue?", "Electronics."],
+    ["How many orders a day lately?\n\n```sql\nSELECT 1\n```", "About 20."],
+    ["And the orders per status?", "Delivered."],
+  );
   view.apply(rich, { type: "history", turns: history });
   assert.equal(turns(rich).length, 3);
   assert.equal(turns(rich)[0].items[0].kind, "sql", "the table is kept");
@@ -141,11 +193,117 @@ test("history replaces the conversation, but keeps the panel's own richer turns 
   assert.equal(turns(live)[1].items[0].text, "more");
 });
 
+// chat/history's detail "full", as docs/protocol.md shows it, and as the AIQ CLI writes it.
+const FULL = [
+  { role: "system", content: "You are AIQ." },
+  { role: "user", content: "How many orders are there?" },
+  { role: "assistant", content: "", tool_calls: [{ id: "call_1", type: "function", function: { name: "execute_sql", arguments: '{"sql":"SELECT count(*) FROM orders"}' } }] },
+  { role: "tool", tool_call_id: "call_1", content: '{"columns":["count"],"row_count":1,"rows":[[2000]],"status":"success","truncated":false}' },
+  { role: "assistant", content: "There are 2,000 orders." },
+  { role: "user", content: "Delete them" },
+  { role: "assistant", content: "", tool_calls: [
+    { id: "c2", type: "function", function: { name: "execute_sql", arguments: '{"sql":"DELETE FROM orders"}' } },
+    { id: "c3", type: "function", function: { name: "list_tables", arguments: "{}" } },
+  ] },
+  { role: "tool", tool_call_id: "c2", content: '{"status":"rejected","error":"the user declined this statement"}' },
+  { role: "tool", tool_call_id: "c3", content: '{"tables":["orders"]}' },
+  { role: "assistant", content: "I did not delete them." },
+  { role: "user", content: "count users please" },
+  { role: "assistant", content: "", tool_calls: [{ id: "call_mock_1", type: "function", function: { name: "execute_sql", arguments: '{"sql": "SELECT COUNT(*) AS cnt FROM users", "risk_level": "low"}' } }] },
+  { role: "tool", tool_call_id: "call_mock_1", content: '{"displayed":true,"instruction":"...","row_count":3,"status":"success"}' },
+  { role: "assistant", content: "" },
+];
+const TEXT = questionsAndAnswers(
+  ["How many orders are there?", "There are 2,000 orders."],
+  ["Delete them", "I did not delete them."],
+  ["count users please", "Query executed successfully. Returned 3 row(s) with columns: [cnt]. Sample data: [3]"],
+);
+
+test("a history with complete messages shows each turn's SQL and result, as live turns do", () => {
+  const model = view.apply(view.emptyModel(), { type: "history", turns: TEXT, messages: FULL }).model;
+  const [count, del, users] = turns(model);
+  assert.equal(count.query, "How many orders are there?");
+  assert.deepEqual(count.items.map((i: any) => i.kind), ["sql", "text"]);
+  assert.deepEqual(count.items[0].statement, { sql: "SELECT count(*) FROM orders", status: "success", rowCount: 1, columns: ["count"], rows: [[2000]] });
+  assert.equal(count.items[1].text, "There are 2,000 orders.");
+  assert.deepEqual(del.items.map((i: any) => i.kind), ["sql", "tool", "text"]);
+  assert.equal(del.items[0].statement.status, "rejected");
+  assert.equal(del.items[0].statement.error, "the user declined this statement");
+  assert.equal(del.items[1].tool, "list_tables");
+  // The AIQ CLI keeps a row count, not the rows: said so, and its summary text is not shown.
+  assert.deepEqual(users.items.map((i: any) => i.kind), ["sql"]);
+  assert.equal(users.items[0].statement, undefined);
+  assert.equal(users.items[0].summary, "3 rows; the session file does not keep them.");
+  assert.ok(turns(model).every((t: any) => t.done && t.id < 0));
+  assert.equal(new Set(turns(model).map((t: any) => t.id)).size, 3, "ids are distinct");
+});
+
+test("a history's render_chart shows its chart, and its result no second, default one", () => {
+  const chart = { chartType: "bar", x: "name", y: "price", title: "Prices", labels: ["tea", "mug"], values: [3.5, 9] };
+  const messages = [
+    { role: "user", content: "Chart the prices" },
+    { role: "assistant", content: "", tool_calls: [{ id: "a", type: "function", function: { name: "execute_sql", arguments: '{"sql":"SELECT name, price FROM p"}' } }] },
+    { role: "tool", tool_call_id: "a", content: '{"columns":["name","price"],"row_count":2,"rows":[["tea",3.5],["mug",9]],"status":"success","truncated":false}' },
+    { role: "assistant", content: "", tool_calls: [{ id: "b", type: "function", function: { name: "render_chart", arguments: '{"chart_type":"bar","x":"name","y":"price"}' } }] },
+    { role: "tool", tool_call_id: "b", content: JSON.stringify(chart) },
+    { role: "assistant", content: "Here." },
+  ];
+  const [t] = view.historyTurns([], messages);
+  assert.deepEqual(t.items.map((i: any) => i.kind), ["sql", "chart", "text"]);
+  assert.deepEqual(t.items[1].chart, chart);
+  assert.deepEqual(view.turnBlocks(t).map((b: any) => b.item?.kind ?? "auto"), ["sql", "chart", "text"]);
+  const failed = view.historyTurns([], [messages[0], messages[3], { role: "tool", tool_call_id: "b", content: "render_chart: there is no column x" }]);
+  assert.deepEqual(failed[0].items, [], "a chart that failed draws nothing");
+});
+
+test("a long history: the older turns are text, the last ones (the model's share) complete", () => {
+  const older = [{ role: "user", content: "First?" }, { role: "assistant", content: "First answer." }];
+  const all = view.historyTurns([...older, ...TEXT], FULL);
+  assert.deepEqual(all.map((t: any) => t.query), ["First?", "How many orders are there?", "Delete them", "count users please"]);
+  assert.deepEqual(all[0].items, [{ kind: "text", text: "First answer." }]);
+  assert.equal(all[1].items[0].kind, "sql");
+  // Questions that do not line up: the text list, which has them all, wins.
+  const odd = view.historyTurns([{ role: "user", content: "Other" }, { role: "assistant", content: "x" }], FULL);
+  assert.deepEqual(odd.map((t: any) => t.query), ["Other"]);
+  // No text list: the complete messages alone.
+  assert.equal(view.historyTurns([], FULL).length, 3);
+  // Broken pieces are skipped, not thrown on.
+  const broken = view.historyTurns([], [null, { role: "tool", tool_call_id: "x", content: "{" }, { role: "user", content: "q" },
+    { role: "assistant", content: "", tool_calls: [{ id: "a", function: { name: "execute_sql", arguments: "not json" } }] },
+    { role: "tool", tool_call_id: "a", content: "not json" }]);
+  assert.deepEqual(broken.map((t: any) => t.items.map((i: any) => i.kind)), [["tool"]]);
+});
+
+test("statementNote: the server's sentence for the user; the model's wording gives way to ours", () => {
+  const note = (status: string, error?: string) => view.statementNote({ sql: "x", status, error });
+  assert.equal(note("rejected", "You declined this statement, so it did not run."), "You declined this statement, so it did not run.");
+  const old = "not run: the user declined this statement. Do not retry it or the same change in another form; ask the user what they want instead";
+  assert.equal(note("rejected", old), "You declined this statement, so it did not run.");
+  assert.doesNotMatch(note("rejected", old), /not run:|retry/i);
+  assert.equal(note("rejected", "not run: writes are turned off"), "This statement did not run.");
+  assert.equal(note("cancelled"), "Cancelled; the statement did not finish.");
+  assert.equal(note("error", "no such table: x"), "The query failed: no such table: x");
+});
+
+test("the AIQ CLI's summary of a result is not drawn under the table, but is the answer of a turn without one", () => {
+  const summary = "Query executed successfully. Returned 2 row(s) with columns: [id, name]. Sample data: [1, alice], [2, bob]";
+  const model = view.emptyModel();
+  view.apply(model, { type: "turnStart", turnId: 1, query: "SELECT id, name FROM users" });
+  view.apply(model, { type: "progress", turnId: 1, event: { kind: "tool_call", callId: "c", tool: "execute_sql", sql: "SELECT id, name FROM users" } });
+  view.apply(model, { type: "progress", turnId: 1, event: { kind: "tool_result", callId: "c", tool: "execute_sql", summary, statement: { sql: "SELECT id, name FROM users", status: "success", rowCount: 2, columns: ["id", "name"], rows: [[1, "alice"], [2, "bob"]] } } });
+  view.apply(model, { type: "progress", turnId: 1, event: { kind: "text", text: summary } });
+  view.apply(model, { type: "turnEnd", turnId: 1, result: { stopReason: "end_turn", answer: summary, statements: [], warnings: [] } });
+  const blocks = view.turnBlocks(turns(model)[0]);
+  assert.deepEqual(blocks.map((b: any) => b.item?.kind ?? "chart"), ["sql"], "the table alone: no summary, and no chart of ids");
+  const textOnly = view.historyTurns([{ role: "user", content: "count users" }, { role: "assistant", content: summary }]);
+  assert.deepEqual(view.turnBlocks(textOnly[0]).map((b: any) => b.item.text), [summary], "with no table it is all there is");
+});
+
 test("restart keeps the user's table sorts and nothing else; clear forgets them", () => {
   const model = replay(fixture.messages);
   model.sorts[view.sortKey(1, 0)] = { col: 1, dir: "desc" };
   const fresh = view.restart(model);
-  assert.deepEqual(fresh, { source: "", running: false, entries: [], sorts: { "1:0": { col: 1, dir: "desc" } } });
+  assert.deepEqual(fresh, { ...view.emptyModel(), sorts: { "1:0": { col: 1, dir: "desc" } } });
   assert.deepEqual(view.restart(undefined), view.emptyModel());
   view.apply(fresh, { type: "clear" });
   assert.deepEqual(fresh.sorts, {});
@@ -153,7 +311,8 @@ test("restart keeps the user's table sorts and nothing else; clear forgets them"
 
 // ---- Charts ----
 
-const st = (columns: string[], rows: unknown[][], extra = {}) => ({ sql: "x", status: "success", rowCount: rows.length, columns, rows, ...extra });
+const GROUPED = "SELECT k, count(*) FROM t GROUP BY k";
+const st = (columns: string[], rows: unknown[][], extra = {}) => ({ sql: GROUPED, status: "success", rowCount: rows.length, columns, rows, ...extra });
 
 test("chooseChart: bars, a line over ordered dates, a pie for a few positive parts, a scatter, or none", () => {
   const cats = st(["category", "revenue"], "abcdefgh".split("").map((c, i) => [c, i + 1]));
@@ -184,6 +343,29 @@ test("chooseChart: bars, a line over ordered dates, a pie for a few positive par
   assert.equal(view.chooseChart(st(["k", "v"], [["a", 1]])), null, "one row");
   assert.equal(view.chooseChart({ sql: "x", status: "error", error: "e" }), null);
   assert.equal(view.chooseChart(undefined), null);
+});
+
+test("chooseChart: only a category and a measure that make sense", () => {
+  const users = { sql: "SELECT id, name FROM users" };
+  assert.equal(view.chooseChart(st(["id", "name"], [[1, "alice"], [2, "bob"], [3, "carol"]], users)), null, "no Id by name");
+  assert.equal(view.chooseChart(st(["name", "user_id"], [["a", 1], ["b", 2]])), null, "an id is no measure, grouped or not");
+  assert.equal(view.chooseChart(st(["status", "customerId"], [["a", 7], ["b", 9]])), null);
+  const prices = { sql: "SELECT name, price FROM products ORDER BY price" };
+  assert.equal(view.chooseChart(st(["name", "price"], [["tea", 3.5], ["mug", 9], ["pot", 25]], prices)), null, "no per-row prices by name");
+  assert.equal(view.chooseChart(st(["id", "price"], [[1, 3.5], [2, 9], [3, 25]], prices)), null, "no scatter of ids");
+  // The measure is the first numeric column that is not a key.
+  const grouped = view.chooseChart(st(["category", "category_id", "revenue"], [["a", 1, 10], ["b", 2, 20]]));
+  assert.deepEqual([grouped.x, grouped.y], ["category", "revenue"]);
+  // A text key is no category.
+  assert.equal(view.chooseChart(st(["sku", "n"], [["X1", 3], ["X2", 4]])), null);
+  // Averages and prices are no parts of a whole: bars, not a pie.
+  assert.equal(view.chooseChart(st(["status", "avg_total"], [["a", 3], ["b", 4]])).chartType, "bar");
+  assert.equal(view.chooseChart(st(["status", "orders"], [["a", 3], ["b", 4]])).chartType, "pie");
+  // Groups of two columns repeat their labels; too many groups are not readable.
+  assert.equal(view.chooseChart(st(["status", "n"], [["a", 3], ["a", 4], ["b", 1]])), null);
+  assert.equal(view.chooseChart(st(["k", "n"], Array.from({ length: 41 }, (_, i) => [`k${i}`, i + 1]))), null);
+  // A series over dates needs no GROUP BY.
+  assert.equal(view.chooseChart(st(["day", "revenue"], [["2026-10-01", 3], ["2026-10-02", 5]], { sql: "SELECT day, revenue FROM daily" })).chartType, "line");
 });
 
 test("turnBlocks: a result gets its default chart unless a chart event draws it", () => {
@@ -245,6 +427,39 @@ test("pie geometry: slices add up to the whole, non-positive values left out, on
   assert.match(g.legend[2].text, /^c {2}2 \(50%\)$/);
   const one = view.chartGeometry({ chartType: "pie", x: "s", y: "n", labels: ["all"], values: [3] });
   assert.equal((one.slices[0].d.match(/A/g) || []).length, 2, "a whole circle is drawn as two arcs");
+});
+
+test("narrow panel (~290 px): a pie's legend goes under it, and every label fits the width it is drawn at", () => {
+  const width = 244; // a 290 px sidebar less the paddings, as chat.js measures it
+  const CHAR = 6.2; // view.js's width of a character at 11 px
+  const pie = view.chartGeometry({ chartType: "pie", x: "status", y: "orders", labels: ["delivered", "shipped", "cancelled", "pending", "returned"], values: [1728, 122, 107, 43, 1] }, { width, height: 200 });
+  assert.equal(pie.legendBelow, true);
+  assert.equal(pie.width, width);
+  for (const l of pie.legend) {
+    assert.ok(l.x + 16 + l.text.length * CHAR <= width + 1, `legend "${l.text}" fits: ${l.x + 16 + l.text.length * CHAR} <= ${width}`);
+    assert.ok(l.y > pie.cy + pie.r && l.y < pie.height, "under the pie, inside the drawing");
+  }
+  assert.match(pie.legend[0].text, /^delivered {2}1.728 \(86%\)$/);
+  const wide = view.chartGeometry({ chartType: "pie", x: "s", y: "n", labels: ["a", "b"], values: [1, 2] }, { width: 440, height: 240 });
+  assert.equal(wide.legendBelow, false, "beside it when there is room");
+
+  const bar = view.chartGeometry({ chartType: "bar", x: "category", y: "revenue", labels: ["Electronics", "Sports", "Clothing", "Home & Kitchen", "Books"], values: [115089.34, 57633.13, 43538.86, 30000, 12000] }, { width, height: 200 });
+  assert.ok(bar.bars.every((b: any) => b.x >= bar.plot.left && b.x + b.width <= width), "bars inside");
+  assert.ok(bar.plot.width > 120, `a plot still wide enough to read: ${bar.plot.width}`);
+});
+
+test("formatNumber: digits grouped as the locale groups them, every decimal kept", () => {
+  const { group: G, decimal: D } = view.SEPARATORS;
+  assert.equal(view.formatNumber(1234567), `1${G}234${G}567`);
+  assert.equal(view.formatNumber("1234.50"), `1${G}234${D}50`, "a DECIMAL keeps its trailing zero");
+  assert.equal(view.formatNumber(-9876.125), `-9${G}876${D}125`);
+  assert.equal(view.formatNumber("0.000123"), `0${D}000123`);
+  assert.equal(view.formatNumber(999), "999");
+  assert.equal(view.formatNumber("12345678901234567890.12"), `12${G}345${G}678${G}901${G}234${G}567${G}890${D}12`, "beyond a double: as it came");
+  assert.equal(view.formatNumber(1e21), "1e+21");
+  assert.equal(view.formatNumber(null), "NULL");
+  assert.equal(view.formatNumber("abc"), "abc");
+  assert.ok(view.isKeyColumn("order_id") && view.isKeyColumn("id") && view.isKeyColumn("year") && !view.isKeyColumn("total"));
 });
 
 // ---- Tables ----

@@ -7,11 +7,14 @@ local M = {}
 
 local api = vim.api
 local NAME = "aiq://chat"
+-- Marks the first line of blocks that are replaced later (M.replace).
+local ns = api.nvim_create_namespace("aiq.chat")
 
 local panel = {
   buf = nil,
   running = nil, -- the running indicator's text while a turn runs
   streaming = false, -- the last content line is streamed text still growing
+  placeholder = false, -- the one line is a placeholder, gone on the next write
 }
 
 local function valid(buf)
@@ -81,14 +84,27 @@ function M.open()
   vim.cmd(opts.split)
   local win = api.nvim_get_current_win()
   api.nvim_win_set_buf(win, buf)
-  if opts.width and opts.split:find("vsplit") then
-    api.nvim_win_set_width(win, opts.width)
+  if opts.split:find("vsplit") then
+    api.nvim_win_set_width(win, config.panel_width())
   end
+  -- Prose wraps at word ends; tables are cut to the width (M.width), so
+  -- that no row wraps. Nothing takes columns from the text.
   local wo = vim.wo[win]
   wo.wrap, wo.linebreak, wo.number, wo.relativenumber, wo.winfixwidth = true, true, false, false, true
+  wo.signcolumn, wo.foldcolumn, wo.list = "no", "0", false
   local last = api.nvim_buf_line_count(buf)
   api.nvim_win_set_cursor(win, { last, 0 })
   api.nvim_set_current_win(previous)
+end
+
+-- width is the width of the panel's text: its window's, the narrowest
+-- when it is shown twice, else the width it would open with.
+function M.width()
+  local w
+  for _, win in ipairs(windows()) do
+    w = math.min(w or math.huge, api.nvim_win_get_width(win))
+  end
+  return w or config.panel_width()
 end
 
 function M.close()
@@ -122,10 +138,13 @@ local function write(fn)
   end
 end
 
+-- empty says whether the panel holds nothing but an empty line or the
+-- placeholder, which the next block replaces.
 local function empty(buf)
   -- Count first: reading every line made each write as slow as the
   -- conversation is long.
-  return api.nvim_buf_line_count(buf) == 1 and api.nvim_buf_get_lines(buf, 0, 1, false)[1] == ""
+  return api.nvim_buf_line_count(buf) == 1
+    and (panel.placeholder or api.nvim_buf_get_lines(buf, 0, 1, false)[1] == "")
 end
 
 -- content_end is the number of lines before the running indicator.
@@ -152,23 +171,50 @@ local function indicator()
 end
 
 -- add appends lines as a new block, after a blank line unless the panel
--- is empty. The running indicator stays last.
+-- is empty. The running indicator stays last. It returns the block, which
+-- M.replace can replace later.
 function M.add(lines, opts)
   opts = opts or {}
+  local added
   write(function(buf)
     local block = {}
     if opts.gap and needs_gap(buf) then
       block[1] = ""
     end
     vim.list_extend(block, lines)
-    local stop = content_end(buf)
+    local start = content_end(buf)
     if empty(buf) then
+      start = 0
       api.nvim_buf_set_lines(buf, 0, 1, false, block)
     else
-      api.nvim_buf_set_lines(buf, stop, stop, false, block)
+      api.nvim_buf_set_lines(buf, start, start, false, block)
+    end
+    if #lines > 0 then
+      start = start + #block - #lines
+      added = { buf = buf, count = #lines, mark = api.nvim_buf_set_extmark(buf, ns, start, 0, {}) }
     end
   end)
-  panel.streaming = false
+  panel.streaming, panel.placeholder = false, false
+  return added
+end
+
+-- replace puts lines in the place of a block that M.add returned, wherever
+-- later blocks moved it. It returns false when the block is gone (the
+-- panel was cleared or remade), and the caller adds the lines instead.
+function M.replace(block, lines)
+  if not block or block.buf ~= panel.buf or not valid(block.buf) then
+    return false
+  end
+  local row = api.nvim_buf_get_extmark_by_id(block.buf, ns, block.mark, {})[1]
+  if not row or row + block.count > content_end(block.buf) then
+    return false
+  end
+  write(function(buf)
+    api.nvim_buf_set_lines(buf, row, row + block.count, false, lines)
+    api.nvim_buf_set_extmark(buf, ns, row, 0, { id = block.mark })
+  end)
+  block.count = #lines
+  return true
 end
 
 -- stream appends a piece of streamed text: to the last line while text
@@ -205,6 +251,7 @@ function M.set_running(text)
         api.nvim_buf_set_lines(buf, n - 1, n, false, { indicator() })
       elseif empty(buf) then
         api.nvim_buf_set_lines(buf, 0, 1, false, { indicator() })
+        panel.placeholder = false
       else
         api.nvim_buf_set_lines(buf, n, n, false, { indicator() })
       end
@@ -222,9 +269,16 @@ end
 -- set_lines replaces the conversation with lines.
 function M.set_lines(lines)
   write(function(buf)
+    api.nvim_buf_clear_namespace(buf, ns, 0, -1)
     api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   end)
-  panel.running, panel.streaming = nil, false
+  panel.running, panel.streaming, panel.placeholder = nil, false, false
+end
+
+-- set_placeholder shows text alone, until the next block replaces it.
+function M.set_placeholder(text)
+  M.set_lines({ text })
+  panel.placeholder = true
 end
 
 function M.clear()

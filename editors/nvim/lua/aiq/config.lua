@@ -17,7 +17,9 @@ M.defaults = {
   panel = {
     -- The command that opens the panel's window.
     split = "botright vsplit",
-    width = 80,
+    -- The width of a vertical panel: columns (e.g. 80), or a fraction of
+    -- the editor's (0.5 is half).
+    width = 0.5,
   },
   keymaps = {
     -- In the panel: cancel the running turn, close the panel.
@@ -46,8 +48,22 @@ function M.set(user)
   if type(merged.max_rows) ~= "number" or merged.max_rows < 1 then
     error("aiq: the option 'max_rows' must be a positive number", 0)
   end
+  local w = merged.panel.width
+  if w ~= nil and (type(w) ~= "number" or w <= 0) then
+    error("aiq: the option 'panel.width' must be a number of columns or a fraction of the editor's width (0.5 is half)", 0)
+  end
   M.options = merged
   return merged
+end
+
+-- panel_width is the width a vertical panel opens with: panel.width
+-- columns, or that fraction of the editor's width.
+function M.panel_width()
+  local w = M.options.panel.width or M.defaults.panel.width
+  if w < 1 then
+    w = vim.o.columns * w
+  end
+  return math.max(math.floor(w), 20)
 end
 
 function M.log_file()

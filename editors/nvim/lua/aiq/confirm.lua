@@ -3,23 +3,32 @@ local chat = require("aiq.chat")
 
 local M = {}
 
+-- The dialog's buttons, each with its own hotkey; the index is what
+-- confirm() returns.
+M.buttons = "Allow &once\nAllow &always\n&Reject"
+
 local decisions = {
   { "allow_once", "Allowed once" },
   { "allow_always", "Allowed for the rest of this session" },
-  { "reject", "Rejected" },
+  { "reject" },
 }
 
+-- REJECT is the default button: Enter rejects, as Esc does (confirm()
+-- returns 0 for Esc, which no decision has).
+local REJECT = 3
+
 -- ask shows the SQL and why it writes. Neovim 0.7 needs the answer at
--- once, so the dialog blocks; Esc and 0 reject.
+-- once, so the dialog blocks.
 function M.ask(params)
   local msg = string.format(
     "aiq wants to run a statement that writes:\n\n%s\n\n%s\n",
     params.sql or "",
     params.reason or params.risk or ""
   )
-  local choice = vim.fn.confirm(msg, "&Allow once\n&Allow always\n&Reject", 3)
-  local decision = decisions[choice] or decisions[3]
-  if require("aiq.turn").running() then
+  local choice = vim.fn.confirm(msg, M.buttons, REJECT)
+  local decision = decisions[choice] or decisions[REJECT]
+  -- A rejected statement's result says so under its SQL: once is enough.
+  if decision[1] ~= "reject" and require("aiq.turn").running() then
     chat.add({ "✋ " .. decision[2] })
   end
   return { decision = decision[1] }

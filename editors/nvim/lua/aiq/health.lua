@@ -32,17 +32,17 @@ function M.check()
     report.error("Neovim 0.7 or newer is needed")
   end
 
-  local path = vim.fn.exepath(vim.fn.expand(o.server))
+  local path, not_found = rpc.find(o.server)
   if path == "" then
     report.error(
-      string.format("the server '%s' was not found on $PATH or is not executable", o.server),
-      { "Install it with: " .. rpc.install_hint, "or set its path: require('aiq').setup({ server = '/path/to/aiq-rpc' })" }
+      "the server " .. not_found,
+      { "Install it from the clone: " .. rpc.install_hint(), "or set its path: require('aiq').setup({ server = '/path/to/aiq-rpc' })" }
     )
     return
   end
   local version = vim.trim(vim.fn.system({ path, "--version" }))
   if vim.v.shell_error ~= 0 then
-    report.error(string.format("%s --version failed: %s", path, version), { "Reinstall it: " .. rpc.install_hint })
+    report.error(string.format("%s --version failed: %s", path, version), { "Reinstall it: " .. rpc.install_hint() })
     return
   end
   report.ok(string.format("server: %s (%s)", path, version))

@@ -27,6 +27,72 @@ function M.cell(value)
   return tostring(value)
 end
 
+-- shorten cuts text to at most size display cells, ending it with "…".
+-- It walks the characters once, measuring only the multibyte ones: a
+-- 500-row table may cut thousands of cells. known is text's width when the
+-- caller has it.
+function M.shorten(text, size, known)
+  if (known or width(text)) <= size then
+    return text
+  end
+  if not text:find("[\128-\255]") then -- ASCII: a byte is a cell
+    return text:sub(1, math.max(size - 1, 0)) .. "…"
+  end
+  local used, stop = 0, 0
+  for start, char in text:gmatch("()([%z\1-\127\194-\244][\128-\191]*)") do
+    local w = #char == 1 and 1 or width(char)
+    if used + w > size - 1 then
+      break
+    end
+    used, stop = used + w, start + #char - 1
+  end
+  return text:sub(1, stop) .. "…"
+end
+
+-- MIN_COLUMN is the narrowest a column is cut to, so that a cut value
+-- still reads (a date, a name's start); a column narrower than that keeps
+-- its width.
+local MIN_COLUMN = 8
+
+-- fit makes a table of these column widths take at most max_width cells
+-- (each column takes 3 more, the table 1): it keeps the first columns
+-- that fit at their narrowest, then narrows the widest of those evenly
+-- until they fit. It returns how many columns are kept and whether any
+-- was narrowed; widths holds the kept columns' new widths.
+local function fit(widths, max_width)
+  local narrowest, kept, used = {}, 0, 1
+  for c, w in ipairs(widths) do
+    narrowest[c] = math.min(w, MIN_COLUMN)
+    if kept == c - 1 and (kept == 0 or used + narrowest[c] + 3 <= max_width) then
+      kept, used = c, used + narrowest[c] + 3
+    end
+  end
+  local budget = max_width - 3 * kept - 1
+  local function total(cap)
+    local sum = 0
+    for c = 1, kept do
+      sum = sum + math.max(narrowest[c], math.min(widths[c], cap))
+    end
+    return sum
+  end
+  local lo, hi = MIN_COLUMN, math.max(MIN_COLUMN, unpack(widths))
+  if kept == #widths and total(hi) <= budget then
+    return kept, false
+  end
+  while lo < hi do -- the widest cap that fits
+    local mid = math.floor((lo + hi + 1) / 2)
+    if total(mid) <= budget then
+      lo = mid
+    else
+      hi = mid - 1
+    end
+  end
+  for c = 1, kept do
+    widths[c] = math.max(narrowest[c], math.min(widths[c], lo))
+  end
+  return kept, true
+end
+
 local function pad(text, size, right)
   local gap = string.rep(" ", size - width(text))
   if right then
@@ -60,7 +126,10 @@ end
 -- table renders columns and rows as a Markdown table whose columns line up
 -- on screen (widths by display width, so wide characters count double).
 -- opts.max_rows caps the rows shown; opts.total is the number of rows the
--- statement returned, when the rows given are not all of them.
+-- statement returned, when the rows given are not all of them;
+-- opts.max_width, when given, is the width the table must fit in: the
+-- widest columns are narrowed and their longer cells cut with "…", so that
+-- a wide result is not wrapped into an unreadable block.
 function M.table(columns, rows, opts)
   opts = opts or {}
   local max_rows = opts.max_rows or 50
@@ -71,21 +140,31 @@ function M.table(columns, rows, opts)
   end
   local ncols = #columns
   local numeric = numeric_columns(ncols, shown)
-  local cells, widths = {}, {}
+  local cells, cell_widths, widths = {}, {}, {}
   for c = 1, ncols do
     widths[c] = math.max(3, width(M.cell(columns[c])))
   end
   for r, row in ipairs(shown) do
-    cells[r] = {}
+    cells[r], cell_widths[r] = {}, {}
     for c = 1, ncols do
-      cells[r][c] = M.cell(row[c])
-      widths[c] = math.max(widths[c], width(cells[r][c]))
+      local text = M.cell(row[c])
+      local w = width(text)
+      cells[r][c], cell_widths[r][c] = text, w
+      widths[c] = math.max(widths[c], w)
     end
   end
-  local function line(values, right)
+  local all, narrowed = ncols, false
+  if opts.max_width then
+    ncols, narrowed = fit(widths, opts.max_width)
+  end
+  local function line(values, right, known)
     local parts = {}
     for c = 1, ncols do
-      parts[c] = pad(values[c], widths[c], right and right[c])
+      local text = values[c]
+      if narrowed then
+        text = M.shorten(text, widths[c], known and known[c])
+      end
+      parts[c] = pad(text, widths[c], right and right[c])
     end
     return "| " .. table.concat(parts, " | ") .. " |"
   end
@@ -98,12 +177,20 @@ function M.table(columns, rows, opts)
     end
   end
   local lines = { line(header), "|" .. table.concat(rule, "|") .. "|" }
-  for _, row in ipairs(cells) do
-    lines[#lines + 1] = line(row, numeric)
+  for r, row in ipairs(cells) do
+    lines[#lines + 1] = line(row, numeric, cell_widths[r])
   end
   local hidden = total - #shown
   if hidden > 0 then
     lines[#lines + 1] = string.format("… %d more row%s", hidden, hidden == 1 and "" or "s")
+  end
+  if ncols < all then
+    local rest = {}
+    for c = ncols + 1, all do
+      rest[#rest + 1] = M.cell(columns[c])
+    end
+    local note = string.format("→ %d more column%s: %s", all - ncols, all - ncols == 1 and "" or "s", table.concat(rest, ", "))
+    lines[#lines + 1] = M.shorten(note, opts.max_width)
   end
   return lines
 end
@@ -128,14 +215,17 @@ function M.fence(text, lang)
 end
 
 -- statement renders one SQL statement's outcome: its rows as a table, the
--- rows affected, or why it did not run.
+-- rows affected, or why it did not run. A statement still running (status
+-- "running", the early rows of a SELECT) shows its first rows with a
+-- running mark; opts.stopped says that it will not finish any more.
 function M.statement(st, opts)
   opts = opts or {}
   local status = st.status or "success"
   if status == "error" then
     return { "✗ " .. (st.error or "the statement failed") }
   elseif status == "rejected" then
-    return { "✗ rejected: the statement did not run" }
+    -- The server's sentence for the user, when it gave one.
+    return { "✗ " .. (type(st.error) == "string" and st.error or "Rejected: the statement did not run.") }
   elseif status == "cancelled" then
     return { "✗ cancelled" }
   end
@@ -145,9 +235,17 @@ function M.statement(st, opts)
     return { string.format("✓ %d row%s affected", n, n == 1 and "" or "s") }
   end
   local rows = type(st.rows) == "table" and st.rows or {}
-  local lines = M.table(columns, rows, { max_rows = opts.max_rows, total = tonumber(st.rowCount) })
+  -- While it runs, rowCount counts the rows read so far.
+  local lines = M.table(columns, rows, { max_rows = opts.max_rows, total = tonumber(st.rowCount), max_width = opts.max_width })
   local n = tonumber(st.rowCount) or #rows
-  lines[#lines + 1] = string.format("(%d row%s)", n, n == 1 and "" or "s")
+  local count = string.format("%d row%s", n, n == 1 and "" or "s")
+  if status == "running" and opts.stopped then
+    lines[#lines + 1] = string.format("(%s read before it stopped)", count)
+  elseif status == "running" then
+    lines[#lines + 1] = string.format("⏳ %s so far, still running…", count)
+  else
+    lines[#lines + 1] = string.format("(%s)", count)
+  end
   return lines
 end
 
@@ -177,6 +275,16 @@ function M.chart(chart, opts)
     local v = tonumber(values[i]) or 0
     max = math.max(max, math.abs(v))
     sum = sum + v
+  end
+  if opts.max_width then
+    -- The bars shrink before a line would wrap: two spaces, the label, a
+    -- space, the bar, a space, the value and a pie's share, " (100%)".
+    local value_width = 0
+    for _, v in ipairs(values) do
+      value_width = math.max(value_width, width(M.cell(v)))
+    end
+    local room = opts.max_width - 4 - label_width - value_width - (kind == "pie" and 7 or 0)
+    bar_width = math.max(5, math.min(bar_width, room))
   end
   for i, label in ipairs(labels) do
     local v = tonumber(values[i]) or 0
@@ -212,19 +320,160 @@ function M.question(query, selection)
   return lines
 end
 
--- history renders chat/history's turns as the panel shows a conversation.
-function M.history(turns)
+-- tool_call renders a tool call as the panel shows it live: the SQL in a
+-- block, a chart by its result alone, another tool by name and arguments.
+function M.tool_call(tool, sql, arguments)
+  if type(sql) == "string" then
+    return M.fence(sql, "sql")
+  elseif tool == "render_chart" then
+    return nil
+  end
+  local args = type(arguments) == "table" and next(arguments) ~= nil and " " .. vim.json.encode(arguments) or ""
+  return { string.format("🔧 %s%s", tool or "tool", args) }
+end
+
+local function decode(text)
+  if type(text) ~= "string" then
+    return nil
+  end
+  local ok, value = pcall(vim.json.decode, text)
+  return ok and type(value) == "table" and value or nil
+end
+
+-- rows_as_arrays turns rows written as objects keyed by column (as some
+-- session files hold them) into arrays in column order.
+local function rows_as_arrays(rows, columns)
+  local out = {}
+  for i, row in ipairs(type(rows) == "table" and rows or {}) do
+    if vim.tbl_islist(row) then
+      out[i] = row
+    else
+      out[i] = {}
+      for c, name in ipairs(columns) do
+        out[i][c] = row[name] == nil and vim.NIL or row[name]
+      end
+    end
+  end
+  return out
+end
+
+-- stored_statement renders an execute_sql result as the session keeps it
+-- ({status, row_count, columns, rows, error}, the model's view) the way a
+-- live statement shows.
+local function stored_statement(r, opts)
+  local n = tonumber(r.row_count)
+  if r.status == "success" and r.columns == nil and r.rows == nil and n then
+    -- The AIQ CLI keeps only the count of rows it displayed.
+    return { string.format("(%d row%s; the session file keeps no rows)", n, n == 1 and "" or "s") }
+  end
+  local columns = type(r.columns) == "table" and r.columns or {}
+  return M.statement({
+    status = r.status,
+    -- A refusal's error in the session is written for the model.
+    error = r.status ~= "rejected" and r.error or nil,
+    rowCount = n,
+    columns = columns,
+    rows = rows_as_arrays(r.rows, columns),
+  }, opts)
+end
+
+-- tool_result renders a stored tool result: the statement's rows, the
+-- chart, or nothing for other tools.
+local function tool_result(tool, content, opts)
+  local r = decode(content)
+  if tool == "execute_sql" and r and r.status then
+    return stored_statement(r, opts), false
+  elseif tool == "render_chart" and r and r.chartType then
+    return M.chart(r, opts), true
+  end
+  return nil
+end
+
+-- summaries start the text the server writes as the answer of a turn
+-- without a model: its summary of the statement, whose result the panel
+-- shows already (conversation/summary.go).
+local summaries = {
+  "Query executed successfully.",
+  "Statement executed successfully.",
+  "The query failed: ",
+  "The statement was not run: ",
+  "The statement was cancelled.",
+}
+
+local function is_summary(text)
+  for _, prefix in ipairs(summaries) do
+    if text:sub(1, #prefix) == prefix then
+      return true
+    end
+  end
+  return false
+end
+
+-- messages renders chat/history's complete messages (detail "full") as
+-- the panel shows the turns live: each question, the SQL the model ran and
+-- its table, charts, and the answers. opts.max_rows caps each table.
+function M.messages(messages, opts)
   local lines = {}
-  for _, turn in ipairs(turns or {}) do
-    if #lines > 0 then
+  -- add appends a block, after a blank line unless at the top, after a
+  -- blank line or right under a heading, as the panel does live.
+  local function add(block, gap)
+    local last = lines[#lines]
+    if gap and last and last ~= "" and not last:match("^#") then
       lines[#lines + 1] = ""
     end
-    lines[#lines + 1] = turn.role == "user" and "## You" or "## aiq"
-    local content = turn.content
-    if type(content) ~= "string" then
-      content = M.cell(content)
+    vim.list_extend(lines, block)
+  end
+  -- results are the tool messages that follow message i, by call id: ids
+  -- are unique within a turn only (a turn without a model reuses its id).
+  local function results(i)
+    local found = {}
+    for j = i + 1, #messages do
+      local m = messages[j]
+      if m.role ~= "tool" then
+        break
+      end
+      found[m.tool_call_id or ""] = m
     end
-    vim.list_extend(lines, M.split(content))
+    return found
+  end
+  messages = messages or {}
+  local answering = false -- "## aiq" is shown for this question
+  local after_tool = false -- the previous message is a tool result
+  for i, m in ipairs(messages) do
+    local content = type(m.content) == "string" and m.content or ""
+    local summary = after_tool and is_summary(content)
+    after_tool = m.role == "tool"
+    if m.role == "user" then
+      add(M.question(content), #lines > 0)
+      answering = false
+    elseif m.role == "assistant" then
+      if not answering then
+        add({ "", "## aiq" })
+        answering = true
+      end
+      if vim.trim(content) ~= "" and not summary then
+        add(M.split(content), true)
+      end
+      -- Each call, then its result, as they came live.
+      local answers = results(i)
+      for _, call in ipairs(type(m.tool_calls) == "table" and m.tool_calls or {}) do
+        local fn = type(call["function"]) == "table" and call["function"] or {}
+        local args = decode(fn.arguments)
+        local block = M.tool_call(fn.name, fn.name == "execute_sql" and args and args.sql or nil, args)
+        if block then
+          add(block, true)
+        end
+        local result = answers[call.id or ""]
+        local gap
+        block, gap = tool_result(fn.name, result and result.content, opts)
+        if block then
+          add(block, gap)
+        end
+      end
+    end
+  end
+  if lines[1] == "" then
+    table.remove(lines, 1)
   end
   return lines
 end

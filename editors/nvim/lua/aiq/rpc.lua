@@ -5,7 +5,70 @@
 local M = {}
 
 M.version = "0.1.0"
-M.install_hint = "go install github.com/aiq/aiq-rpc/cmd/aiq-rpc@latest"
+
+-- clone is the aiq-rpc clone this plugin is a folder of (editors/nvim),
+-- or nil when the plugin was copied elsewhere.
+local function clone()
+  local here = debug.getinfo(1, "S").source:sub(2) -- <clone>/editors/nvim/lua/aiq/rpc.lua
+  local root = vim.fn.fnamemodify(here, ":p:h:h:h:h:h")
+  if vim.fn.isdirectory(root .. "/cmd/aiq-rpc") == 1 then
+    return root
+  end
+end
+
+-- install_hint says how to install the server: from the clone, as the
+-- module is not published.
+function M.install_hint()
+  return string.format("cd %s && go install ./cmd/aiq-rpc", clone() or "<your clone of aiq-rpc>")
+end
+
+-- go_bins are the folders go install writes to, which an editor started
+-- from a desktop may not have on $PATH: $GOBIN, $GOPATH/bin, ~/go/bin.
+local function go_bins()
+  local dirs = {}
+  local function add(label, dir)
+    if dir and dir ~= "" then
+      dirs[#dirs + 1] = { label = label, dir = dir }
+    end
+  end
+  add("$GOBIN", vim.env.GOBIN)
+  local gopath = vim.env.GOPATH
+  if gopath and gopath ~= "" then
+    add("$GOPATH/bin", vim.split(gopath, ":", { plain = true })[1] .. "/bin")
+  end
+  local home = vim.env.HOME
+  if home and home ~= "" then
+    add("~/go/bin", home .. "/go/bin")
+  end
+  return dirs
+end
+
+-- find returns the server's executable path for the option server, or ""
+-- and where it looked, in words: a name is looked for on $PATH, then in
+-- the folders go install writes to.
+function M.find(server)
+  local cmd = vim.fn.expand(server)
+  if cmd:find("/", 1, true) then
+    return vim.fn.exepath(cmd), "'" .. cmd .. "' was not found or is not executable"
+  end
+  local path = vim.fn.exepath(cmd)
+  if path ~= "" then
+    return path
+  end
+  local places = { "on $PATH" }
+  for _, d in ipairs(go_bins()) do
+    local candidate = d.dir .. "/" .. cmd
+    if vim.fn.executable(candidate) == 1 then
+      return candidate
+    end
+    places[#places + 1] = string.format("in %s (%s)", d.label, d.dir)
+  end
+  local where = places[#places]
+  if #places > 1 then
+    where = table.concat(places, ", ", 1, #places - 1) .. " or " .. where
+  end
+  return "", string.format("'%s' was not found %s", cmd, where)
+end
 
 -- STOPPED is the code of the error given to the callbacks of requests that
 -- were pending when the server stopped. It is not a protocol code.
@@ -116,27 +179,27 @@ end
 
 function Conn:command()
   local o = self.options()
-  local path = vim.fn.exepath(vim.fn.expand(o.server))
+  local path, not_found = M.find(o.server)
   local args = {}
   if o.home then
     vim.list_extend(args, { "--home", vim.fn.expand(o.home) })
   end
   vim.list_extend(args, o.args or {})
-  return path, args
+  return path, args, not_found
 end
 
 -- fail_start tells the user, in one message, which server was tried, what
 -- it printed and how to install it.
 function Conn:fail_start(tried, reason, printed)
-  local lines = { string.format("aiq: could not start aiq-rpc: %s %s.", tried, reason) }
+  local lines = { string.format("aiq: could not start aiq-rpc: %s.", vim.trim(tried .. " " .. reason)) }
   printed = trim(printed, 15)
   if printed ~= "" then
     lines[#lines + 1] = "It printed:"
     lines[#lines + 1] = printed
   end
-  lines[#lines + 1] = "Install it with: " .. M.install_hint
+  lines[#lines + 1] = "Install it from the clone: " .. M.install_hint()
   lines[#lines + 1] = "or give its path: require('aiq').setup({ server = '/path/to/aiq-rpc' })"
-  vim.notify(table.concat(lines, "\n"), vim.log.levels.ERROR)
+  require("aiq.message").show(table.concat(lines, "\n"), vim.log.levels.ERROR)
 end
 
 -- start spawns and initializes the server; requests wait in the queue
@@ -146,10 +209,9 @@ function Conn:start()
     return true
   end
   local o = self.options()
-  local path, args = self:command()
+  local path, args, not_found = self:command()
   if path == "" then
-    local where = o.server:find("/") and "was not found or is not executable" or "was not found on $PATH"
-    self:fail_start("'" .. o.server .. "'", where, "")
+    self:fail_start(not_found, "", "")
     self:flush("aiq-rpc could not start")
     return false
   end
@@ -231,8 +293,8 @@ function Conn:on_exit(client, code, signal)
     end
     self:fail_start(s.path, exit_reason(code, signal), printed)
   else
-    vim.notify(
-      string.format("aiq: aiq-rpc %s; it restarts on your next command. Its log: %s", exit_reason(code, signal), s.log_file),
+    require("aiq.message").show(
+      string.format("aiq: aiq-rpc %s; the next command restarts it.\nIts log: %s", exit_reason(code, signal), s.log_file),
       vim.log.levels.ERROR
     )
   end

@@ -2,6 +2,7 @@
 -- reaches the rest of the plugin: progress to the running turn, messages
 -- to vim.notify, confirmation requests to a dialog.
 local config = require("aiq.config")
+local message = require("aiq.message")
 local rpc = require("aiq.rpc")
 
 local M = {}
@@ -9,14 +10,14 @@ local M = {}
 local levels = vim.log.levels
 
 function M.notify(msg, level)
-  vim.notify("aiq: " .. msg, level or levels.INFO)
+  message.show("aiq: " .. msg, level or levels.INFO)
 end
 
 -- report tells the user about a failed request, unless it failed because
 -- the server stopped: the connection has said so already, once.
 function M.report(err)
   if err and not err.stopped then
-    M.notify(err.message or tostring(err), levels.ERROR)
+    M.notify(message.error_text(err), levels.ERROR)
   end
 end
 
@@ -28,7 +29,7 @@ function handlers.notification(method, params)
   if method == "chat/progress" then
     require("aiq.turn").progress(params)
   elseif method == "window/showMessage" then
-    vim.notify(params.message, show_message_levels[params.type] or levels.INFO)
+    message.show(params.message, show_message_levels[params.type] or levels.INFO)
   end
 end
 

@@ -1,10 +1,17 @@
 -- The plugin's one session on the server, and the commands on it:
 -- history, clear, save, load, the list of saved sessions, the source.
 local chat = require("aiq.chat")
+local message = require("aiq.message")
 local render = require("aiq.render")
 local server = require("aiq.server")
 
 local M = {}
+
+-- name is a session file as a message's first line names it: its name;
+-- the whole path follows in :messages.
+local function name(path)
+  return vim.fn.fnamemodify(path or "", ":t")
+end
 
 -- state: the session's id on the running server, and the file it saves
 -- to, to reopen it after the server restarts.
@@ -46,7 +53,10 @@ local function open_session(done)
   end
   server.conn:request("session/load", { path = state.path }, function(err, result)
     if err and not err.stopped then
-      server.notify("the session " .. state.path .. " could not be reopened, so a new one starts: " .. err.message, vim.log.levels.WARN)
+      server.notify(
+        string.format("a new session starts: %s could not be reopened\n%s", name(state.path), message.error_text(err)),
+        vim.log.levels.WARN
+      )
       state.path = nil
       return new()
     end
@@ -76,16 +86,17 @@ function M.with_session(fn)
 end
 
 local function show_history(id)
-  server.conn:request("chat/history", { sessionId = id, detail = "turns" }, function(err, result)
+  server.conn:request("chat/history", { sessionId = id, detail = "full" }, function(err, result)
     if err then
       return server.report(err)
     end
-    local lines = render.history(result.turns)
-    if #lines == 0 then
-      lines = { "_No questions yet in this session._" }
-    end
     chat.open()
-    chat.set_lines(lines)
+    local lines = render.messages(result.messages, require("aiq.turn").render_opts())
+    if #lines == 0 then
+      chat.set_placeholder("_No questions yet in this session._")
+    else
+      chat.set_lines(lines)
+    end
   end)
 end
 
@@ -101,12 +112,14 @@ function M.history()
   end)
 end
 
+-- ask_clear asks before clearing; No is the default, so Enter keeps the
+-- conversation, and Esc (0) does too.
+function M.ask_clear()
+  return vim.fn.confirm("Clear the aiq conversation? The session file is emptied too.", "&Yes\n&No", 2) == 1
+end
+
 function M.clear()
-  if busy() then
-    return
-  end
-  local choice = vim.fn.confirm("Clear the aiq conversation? The session file is emptied too.", "&Yes\n&No", 2)
-  if choice ~= 1 then
+  if busy() or not M.ask_clear() then
     return
   end
   M.with_session(function(id, err)
@@ -123,22 +136,56 @@ function M.clear()
   end)
 end
 
+-- save_request sends session/save for id, to path when given, and calls
+-- done(result) when it succeeded.
+local function save_request(id, path, done)
+  server.conn:request("session/save", { sessionId = id, path = path }, function(e, result)
+    if e then
+      return server.report(e)
+    end
+    done(result)
+  end)
+end
+
+-- save_copy saves the session to path and goes on saving to its own file:
+-- session/save with a path moves the session there, so the session is
+-- saved to its own file first (to learn it), then to path, then back.
+-- A later :AiqClear empties the session's own file, never the copy.
+local function save_copy(id, path)
+  save_request(id, nil, function(own)
+    if own.path == path then
+      state.path = own.path
+      return server.notify(string.format("saved to %s\n%s", name(own.path), own.hint or ""))
+    end
+    save_request(id, path, function(copy)
+      save_request(id, own.path, function(back)
+        state.path = back.path
+        server.notify(string.format(
+          "saved a copy to %s\nSaved a copy to %s. This conversation goes on in %s. %s",
+          name(copy.path), copy.path, back.path, copy.hint or ""
+        ))
+      end)
+    end)
+  end)
+end
+
+-- save saves the session to its own file, or a copy to path.
 function M.save(path)
   path = vim.trim(path or "")
+  -- A turn's autosave between the saves of a copy would land in the copy.
+  if path ~= "" and busy() then
+    return
+  end
   M.with_session(function(id, err)
     if not id then
       return server.report(err)
     end
-    local params = { sessionId = id }
     if path ~= "" then
-      params.path = vim.fn.fnamemodify(vim.fn.expand(path), ":p")
+      return save_copy(id, vim.fn.fnamemodify(vim.fn.expand(path), ":p"))
     end
-    server.conn:request("session/save", params, function(e, result)
-      if e then
-        return server.report(e)
-      end
+    save_request(id, nil, function(result)
       state.path = result.path
-      server.notify(string.format("saved to %s. %s", result.path, result.hint or ""))
+      server.notify(string.format("saved to %s\n%s", name(result.path), result.hint or ""))
     end)
   end)
 end
@@ -163,7 +210,7 @@ function M.load(path)
       server.conn:request("session/close", { sessionId = old }, function() end)
     end
     local n = result.turns or 0
-    server.notify(string.format("loaded %s (%d turn%s)", result.path, n, n == 1 and "" or "s"))
+    server.notify(string.format("loaded %s (%d turn%s)\nLoaded %s", name(result.path), n, n == 1 and "" or "s", result.path))
     if result.sourceAvailable == false then
       local names = {}
       for _, s in ipairs(result.sources or {}) do
@@ -171,7 +218,8 @@ function M.load(path)
       end
       server.notify(
         string.format(
-          "the session's source '%s' is not configured here; pick one with :AiqSource (configured: %s)",
+          "no source '%s' here: pick one with :AiqSource\nThe session's source '%s' is not configured here (configured: %s).",
+          result.source or "",
           result.source or "",
           #names > 0 and table.concat(names, ", ") or "none"
         ),
@@ -182,13 +230,19 @@ function M.load(path)
   end)
 end
 
-local function session_label(s)
+-- label is one line per saved session: when it was last saved
+-- and its first question, on one line and cut to fit a picker.
+function M.label(s)
+  local when = (s.updated or ""):sub(1, 16):gsub("T", " ")
   if s.error and s.error ~= vim.NIL then
-    return string.format("%s  (unreadable: %s)", vim.fn.fnamemodify(s.path, ":t"), s.error)
+    return string.format("%s  %s (unreadable)", when, name(s.path))
   end
-  local question = s.firstQuestion ~= "" and s.firstQuestion or "(no question yet)"
+  local question = vim.trim((s.firstQuestion or ""):gsub("%s+", " "))
+  if question == "" then
+    question = "(no question yet)"
+  end
   local n = s.turns or 0
-  return string.format("%s  %s  %d turn%s  [%s]", (s.updated or ""):sub(1, 16), question, n, n == 1 and "" or "s", s.source or "")
+  return string.format("%s  %s  (%d turn%s)", when, render.shorten(question, 60), n, n == 1 and "" or "s")
 end
 
 function M.sessions()
@@ -201,7 +255,7 @@ function M.sessions()
       server.notify("no saved sessions yet")
       return
     end
-    vim.ui.select(list, { prompt = "Load an aiq session:", format_item = session_label }, function(choice)
+    vim.ui.select(list, { prompt = "Load an aiq session:", format_item = M.label }, function(choice)
       if choice then
         M.load(choice.path)
       end

@@ -3,6 +3,7 @@
 -- One turn runs at a time.
 local chat = require("aiq.chat")
 local config = require("aiq.config")
+local message = require("aiq.message")
 local render = require("aiq.render")
 local selection = require("aiq.selection")
 local server = require("aiq.server")
@@ -16,6 +17,11 @@ function M.running()
   return current ~= nil
 end
 
+-- request_id is the id of the running turn's chat/turn, once sent.
+function M.request_id()
+  return current and current.req and current.req.id
+end
+
 -- busy says, and tells the user, whether a turn runs.
 function M.busy()
   if current then
@@ -23,6 +29,37 @@ function M.busy()
     return true
   end
   return false
+end
+
+-- render_opts are the options of render's tables and charts in the
+-- panel: at most max_rows rows, no wider than the panel.
+function M.render_opts()
+  return { max_rows = config.options.max_rows, max_width = chat.width() }
+end
+
+-- show_statement shows a statement's lines in the place of its early
+-- rows (same callId) when they are shown, else as a new block. running is
+-- the statement while its early rows are shown, nil once it ended.
+local function show_statement(turn, call_id, running, lines)
+  if type(call_id) ~= "string" then
+    call_id = nil
+  end
+  turn.early = turn.early or {}
+  local early = call_id and turn.early[call_id]
+  local block = early and chat.replace(early.block, lines) and early.block or chat.add(lines)
+  if call_id then
+    turn.early[call_id] = running and { block = block, statement = running } or nil
+  end
+end
+
+-- stop_early marks the early rows whose result will not come as stopped.
+local function stop_early(turn)
+  for _, early in pairs(turn.early or {}) do
+    local opts = M.render_opts()
+    opts.stopped = true
+    chat.replace(early.block, render.statement(early.statement, opts))
+  end
+  turn.early = nil
 end
 
 function M.progress(p)
@@ -34,21 +71,22 @@ function M.progress(p)
     turn.streamed = true
     chat.stream(p.text)
   elseif p.kind == "tool_call" then
-    if p.sql and p.sql ~= vim.NIL then
-      chat.add(render.fence(p.sql, "sql"), { gap = true })
-    elseif p.tool ~= "render_chart" then -- the chart event shows it
-      local args = p.arguments and p.arguments ~= vim.NIL and vim.json.encode(p.arguments) or ""
-      chat.add({ string.format("🔧 %s %s", p.tool or "tool", args) }, { gap = true })
+    local block = render.tool_call(p.tool, p.sql, p.arguments)
+    if block then
+      chat.add(block, { gap = true })
     end
+  elseif p.kind == "rows" and type(p.statement) == "table" then
+    -- A SELECT's first rows while it runs; its result replaces them.
+    show_statement(turn, p.callId, p.statement, render.statement(p.statement, M.render_opts()))
   elseif p.kind == "tool_result" then
     if type(p.statement) == "table" then
       turn.shown_statements = (turn.shown_statements or 0) + 1
-      chat.add(render.statement(p.statement, { max_rows = config.options.max_rows }))
+      show_statement(turn, p.callId, nil, render.statement(p.statement, M.render_opts()))
     elseif p.tool ~= "render_chart" and p.summary and p.summary ~= vim.NIL then
       chat.add({ "→ " .. p.summary })
     end
   elseif p.kind == "chart" and type(p.chart) == "table" then
-    chat.add(render.chart(p.chart, { max_rows = config.options.max_rows }), { gap = true })
+    chat.add(render.chart(p.chart, M.render_opts()), { gap = true })
   elseif p.kind == "status" and p.message then
     chat.set_running(p.message)
   end
@@ -59,16 +97,17 @@ local function finish_turn(turn, err, result)
   if current == turn then
     current = nil
   end
+  stop_early(turn)
   chat.set_running(nil)
   if err then
     if err.stopped then
-      chat.add({ "✗ No answer: aiq-rpc is not running (see its message). The next command starts it again." }, { gap = true })
+      chat.add({ "✗ No answer: aiq-rpc is not running (see :messages). The next command starts it again." }, { gap = true })
     elseif err.code == -32800 then
       chat.add({ "_Cancelled._" }, { gap = true })
     else
       -- The panel is open and says it; a popup as well would stack a
       -- hit-enter prompt on top (the VS Code panel shows it there too).
-      chat.add({ "✗ " .. (err.message or tostring(err)) }, { gap = true })
+      chat.add({ "✗ " .. message.error_text(err) }, { gap = true })
     end
     return
   end
@@ -77,7 +116,7 @@ local function finish_turn(turn, err, result)
   local statements = type(result.statements) == "table" and result.statements or {}
   for i = (turn.shown_statements or 0) + 1, #statements do
     chat.add(render.fence(statements[i].sql, "sql"), { gap = true })
-    chat.add(render.statement(statements[i], { max_rows = config.options.max_rows }))
+    chat.add(render.statement(statements[i], M.render_opts()))
   end
   if not turn.streamed and type(result.answer) == "string" and result.answer ~= "" then
     chat.stream(result.answer)

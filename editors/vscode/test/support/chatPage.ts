@@ -41,6 +41,8 @@ const VSCODE_API = `(function () {
 export interface PageScripts {
   before?: string;
   after?: string;
+  /** A stylesheet served at /vscode-defaults.css, for `before` to link (VS Code's default webview style). */
+  defaultStyles?: string;
 }
 
 export interface Served {
@@ -57,6 +59,7 @@ export async function serve(scripts: PageScripts = {}): Promise<Served> {
   const own: Record<string, string> = { "/vscode-api.js": VSCODE_API };
   if (scripts.before) own["/before.js"] = scripts.before;
   if (scripts.after) own["/after.js"] = scripts.after;
+  if (scripts.defaultStyles) own["/vscode-defaults.css"] = scripts.defaultStyles;
   const media: Record<string, string> = { "/media/view.js": "text/javascript", "/media/chat.js": "text/javascript", "/media/chat.css": "text/css" };
   const order = ["/vscode-api.js", ...(scripts.before ? ["/before.js"] : []), "/media/view.js", "/media/chat.js", ...(scripts.after ? ["/after.js"] : [])];
   const server = http.createServer((req, res) => {
@@ -66,7 +69,7 @@ export async function serve(scripts: PageScripts = {}): Promise<Served> {
       res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
       res.end(html);
     } else if (own[url] !== undefined) {
-      res.writeHead(200, { "Content-Type": "text/javascript; charset=utf-8" });
+      res.writeHead(200, { "Content-Type": `${url.endsWith(".css") ? "text/css" : "text/javascript"}; charset=utf-8` });
       res.end(own[url]);
     } else if (media[url]) {
       res.writeHead(200, { "Content-Type": `${media[url]}; charset=utf-8`, "Cache-Control": "no-store" });

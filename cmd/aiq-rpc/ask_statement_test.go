@@ -1,0 +1,41 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// TestAskStatementWithoutModel runs ask with no model and no terminal: a
+// single statement the classifier knows gets its own verdict (a read
+// runs, a write is refused for want of a terminal to confirm it), whatever
+// comments lead it; prose still says that no model is configured.
+func TestAskStatementWithoutModel(t *testing.T) {
+	h := newHome(t)
+	copyPath := filepath.Join(t.TempDir(), "copy.db")
+	reads := map[string]string{
+		"/* note */ SELECT 41 + 1 AS answer":                "answer",
+		"-- x\nSELECT 'led by a line comment' AS c":         "led by a line comment",
+		"PRAGMA user_version":                               "user_version",
+		"WITH x AS (SELECT 7 AS seven) SELECT seven FROM x": "seven",
+	}
+	for sql, want := range reads {
+		code, out, errOut := runCommand(t, sql, nil, "ask", "--home", h.Dir, "--source", "local", "-")
+		assert.Equal(t, 0, code, "%q: %s", sql, errOut)
+		assert.Contains(t, out, want, sql)
+		assert.NotContains(t, errOut, "no model is configured", sql)
+	}
+	for _, sql := range []string{"/* note */ DELETE FROM t", "ATTACH DATABASE ':memory:' AS aux", "VACUUM INTO '" + copyPath + "'"} {
+		_, out, errOut := runCommand(t, sql, nil, "ask", "--home", h.Dir, "--source", "local", "-")
+		assert.Contains(t, out+errOut, "not run", sql)
+		assert.NotContains(t, errOut, "no model is configured", sql)
+	}
+	_, err := os.Stat(copyPath)
+	assert.True(t, os.IsNotExist(err), "VACUUM INTO ran unconfirmed: %v", err)
+
+	code, _, errOut := runCommand(t, "", nil, "ask", "--home", h.Dir, "--source", "local", "how many tables are there")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "no model is configured")
+}
