@@ -26,7 +26,10 @@ function lastToolResult(req: RecordedRequest): any {
   return JSON.parse(String(tool.content));
 }
 
-const screenshotDir = process.env.AIQ_SCREENSHOT_DIR || path.join(extensionRoot, "test-output");
+// A relative AIQ_SCREENSHOT_DIR is from where npm was started (npm --prefix runs us in editors/vscode).
+const screenshotDir = process.env.AIQ_SCREENSHOT_DIR
+  ? path.resolve(process.env.INIT_CWD || process.cwd(), process.env.AIQ_SCREENSHOT_DIR)
+  : path.join(extensionRoot, "test-output");
 
 e2eSuite("the AIQ panel in code-server", () => {
   let vs: VsCode;
@@ -100,8 +103,9 @@ e2eSuite("the AIQ panel in code-server", () => {
     assert.ok(before > 0);
     const confirm = dialog(vs.page);
 
-    for (const key of ["Escape", "Enter"]) {
-      const question = `Delete the cancelled orders (${key})`;
+    const asked = { Escape: "Please delete the cancelled orders.", Enter: "Delete the cancelled orders now." };
+    for (const key of ["Escape", "Enter"] as const) {
+      const question = asked[key];
       vs.model.reset(sql("delete", DELETE_SQL), { text: ["Left as it is."] });
       await ask(vs, question);
       await confirm.waitFor();

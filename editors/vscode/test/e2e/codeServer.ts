@@ -196,6 +196,7 @@ export async function runCommand(page: Page, title: string): Promise<void> {
 /** Opens the AIQ panel from the activity bar and waits until its input shows. */
 export async function openPanel(vs: VsCode): Promise<void> {
   await vs.page.locator('.activitybar .action-item a[aria-label="AIQ"]').click();
+  await vs.page.mouse.move(800, 600); // its tooltip would stay in the screenshots
   try {
     await vs.chat.locator("textarea.ask-input").waitFor();
   } catch (e) {
