@@ -50,9 +50,10 @@ e2eSuite("the AIQ panel in code-server", () => {
   /** Asks in the panel and waits for that turn's end; returns the turn. */
   async function askAndWait(question: string, ...steps: Step[]): Promise<Locator> {
     vs.model.reset(...steps);
+    const turns = vs.chat.locator("section.turn");
+    const t = turns.nth(await turns.count()); // the same question may have been asked before
     await ask(vs, question);
-    const t = turn(vs, question);
-    await t.waitFor();
+    await t.locator(".question", { hasText: question }).waitFor();
     await t.locator(".status").waitFor({ state: "detached" }); // the turn's spinner goes at its end
     assert.equal(vs.model.remaining, 0, "the model answered every step");
     return t;
@@ -131,15 +132,20 @@ e2eSuite("the AIQ panel in code-server", () => {
     assert.equal(await countOrders(), before - deleted.row_count, "Allow once ran the DELETE");
   });
 
-  it("cancels a held answer with AIQ: Cancel, and answers the next question", async () => {
-    vs.model.reset({ hold: true });
-    const held = "A question the model never answers";
-    await ask(vs, held);
-    await vs.chat.locator("button.stop").waitFor();
-    await runCommand(vs.page, "AIQ: Cancel");
-    await vs.model.heldClosed;
-    await vs.chat.locator("button.stop").waitFor({ state: "hidden" });
-    assert.match((await turn(vs, held).textContent()) ?? "", /Stopped\./, "the turn says it was stopped");
+  it("stops a held answer with AIQ: Cancel or the panel's Stop, and answers the next question", async () => {
+    const ways: [string, () => Promise<void>][] = [
+      ["A question the model never answers", () => runCommand(vs.page, "AIQ: Cancel")],
+      ["Another one it never answers", () => vs.chat.locator("button.stop").click()],
+    ];
+    for (const [held, stop] of ways) {
+      vs.model.reset({ hold: true });
+      await ask(vs, held);
+      await vs.chat.locator("button.stop").waitFor();
+      await stop();
+      await vs.model.heldClosed;
+      await vs.chat.locator("button.stop").waitFor({ state: "hidden" });
+      assert.match((await turn(vs, held).textContent()) ?? "", /Stopped\./, "the turn says it was stopped");
+    }
     await askAndWait("Still there?", { text: ["Yes."] });
   });
 

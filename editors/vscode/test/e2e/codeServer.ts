@@ -65,8 +65,6 @@ export interface VsCode {
   model: ScriptedModel;
   /** The AIQ home: config.yaml points at the model; demo.sqlite, sessions/. */
   home: string;
-  /** The folder VS Code has open; it holds query.sql. */
-  workspace: string;
   /** The chat panel's document, inside VS Code's two webview frames. */
   chat: FrameLocator;
   /** Console errors of the workbench and its frames, as they happen. */
@@ -74,7 +72,7 @@ export interface VsCode {
   close(): Promise<void>;
 }
 
-/** Starts code-server with the extension and opens it; the AIQ panel is not open yet. */
+/** Starts code-server with the extension and opens its workspace (query.sql); the AIQ panel is not open yet. */
 export async function startVsCode(): Promise<VsCode> {
   const [binary, model] = await Promise.all([aiqRpcBinary(), ScriptedModel.start()]);
   const dir = tempDir("aiq-e2e-");
@@ -117,7 +115,7 @@ export async function startVsCode(): Promise<VsCode> {
     const chat = page.frameLocator('iframe.webview[src*="extensionId=aiq.aiq"]').frameLocator("#active-frame");
     const opened = browser;
     return {
-      page, model, home, workspace, chat, problems,
+      page, model, home, chat, problems,
       close: async () => {
         await opened.close();
         await stop(server);
