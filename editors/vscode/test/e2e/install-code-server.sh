@@ -38,7 +38,13 @@ started=$(date +%s)
 rm -rf "$prefix" # a half-finished earlier attempt
 mkdir -p "$prefix"
 # Root runs npm here (CI does); unsafe_perm lets the build scripts run as root.
+# npm's cache (npx's node-gyp too) stays in here as well.
 export npm_config_unsafe_perm=true npm_config_audit=false npm_config_fund=false
+export npm_config_cache=$root/npm-cache
+# node-gyp would download Node's headers from nodejs.org; use the installed ones.
+if [ -f /usr/include/node/node_api.h ]; then
+	export npm_config_nodedir=${npm_config_nodedir:-/usr}
+fi
 
 echo "== code-server $version from npm (scripts off)"
 npm install --global --prefix "$prefix" --ignore-scripts "code-server@$version"
