@@ -10,8 +10,11 @@ const (
 	EventText       = "text"
 	EventToolCall   = "tool_call"
 	EventToolResult = "tool_result"
-	EventStatus     = "status"
-	EventChart      = "chart"
+	// EventRows is the first page of a statement's rows while it still
+	// runs: at most once a tool call, before its tool_result.
+	EventRows   = "rows"
+	EventStatus = "status"
+	EventChart  = "chart"
 )
 
 // Event is something a turn did, for the editor to show as it happens.
@@ -27,9 +30,12 @@ type Event struct {
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	SQL       string          `json:"sql,omitempty"`
 	// Summary says what a tool did; Statement is a statement's outcome with
-	// its rows (tool_result).
+	// its rows (tool_result), or its first page while it runs (rows).
 	Summary   string     `json:"summary,omitempty"`
 	Statement *Statement `json:"statement,omitempty"`
+	// Failed says that the call did not succeed: the tool's error, or a
+	// statement that failed, was rejected or was cancelled (tool_result).
+	Failed bool `json:"failed,omitempty"`
 	// Chart is a chart to draw (chart).
 	Chart any `json:"chart,omitempty"`
 	// Message is a status line (status).
@@ -69,25 +75,22 @@ func (r *recorder) Text(delta string) {
 
 func (r *recorder) ToolStarted(call ToolCall) {
 	e := Event{Kind: EventToolCall, Tool: call.Function.Name, CallID: call.ID}
-	if args, err := toolArgs(call.Function.Arguments); err == nil {
-		e.Arguments = args
-		var sql struct {
-			SQL string `json:"sql"`
-		}
-		if json.Unmarshal(args, &sql) == nil {
-			e.SQL = sql.SQL
-		}
-	}
+	e.Arguments, e.SQL = callArgs(call)
 	r.listen(e)
 }
 
+func (r *recorder) ToolRows(call ToolCall, st Statement) {
+	r.listen(Event{Kind: EventRows, Tool: call.Function.Name, CallID: call.ID, Statement: &st})
+}
+
 func (r *recorder) ToolFinished(o ToolOutcome) {
-	e := Event{Kind: EventToolResult, Tool: o.Call.Function.Name, CallID: o.Call.ID, Summary: summarize(o)}
+	e := Event{Kind: EventToolResult, Tool: o.Call.Function.Name, CallID: o.Call.ID, Summary: summarize(o), Failed: o.Err != nil}
 	switch res := o.Result.(type) {
 	case SQLResult:
 		st := res.Statement
 		r.statements = append(r.statements, st)
 		e.Statement = &st
+		e.Failed = st.Status != "success"
 	case ChartResult:
 		r.listen(Event{Kind: EventChart, Tool: e.Tool, CallID: e.CallID, Chart: res.Chart})
 	}

@@ -1,7 +1,6 @@
 package conversation
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -16,25 +15,35 @@ const DefaultHistoryLimit = 20
 // the first stored system prompt separately: system messages are never part
 // of the history, but the prompt is kept so that a load and save without a
 // turn writes the file back as it was.
-func decodeHistory(raws []json.RawMessage) (history []Message, system string, warnings []string) {
-	var b historyBuilder
-	for i, raw := range raws {
-		path := fmt.Sprintf("raw_messages[%d]", i)
-		m, w, err := DecodeMessage(raw)
-		for _, text := range w {
-			b.warn("%s.%s", path, text)
+func decodeHistory(f *sessionio.File) (history []Message, system string, warnings []string) {
+	elements := f.Elements
+	if len(elements) != len(f.RawMessages) {
+		// Built in memory rather than decoded: decode the elements here.
+		elements = make([]sessionio.Element, len(f.RawMessages))
+		for i, raw := range f.RawMessages {
+			e := &elements[i]
+			e.Message, e.Warnings, e.Err = sessionio.DecodeMessage(raw)
 		}
-		if err != nil {
-			b.warn("%s: %v; skipped", path, err)
+	}
+	var b historyBuilder
+	for i, e := range elements {
+		if e.BadUTF8 {
+			b.warn("raw_messages[%d]: invalid UTF-8, read as U+FFFD (\uFFFD) as the AIQ CLI reads it", i)
+		}
+		for _, text := range e.Warnings {
+			b.warn("raw_messages[%d].%s", i, text)
+		}
+		if e.Err != nil {
+			b.warn("raw_messages[%d]: %v; skipped", i, e.Err)
 			continue
 		}
-		if m.Role == RoleSystem {
+		if e.Message.Role == RoleSystem {
 			if system == "" {
-				system = m.Content
+				system = e.Message.Content
 			}
 			continue
 		}
-		b.add(m, path)
+		b.add(e.Message, i)
 	}
 	b.closeBlock()
 	return b.msgs, system, b.warnings
@@ -45,7 +54,7 @@ func decodeHistory(raws []json.RawMessage) (history []Message, system string, wa
 // of the assistant message just before the run of tool messages it is in.
 type historyBuilder struct {
 	msgs     []Message
-	paths    []string // where each kept message came from, for warnings
+	at       []int // the raw_messages index of each kept message, for warnings
 	warnings []string
 
 	// The open block: the assistant message whose tool calls the following
@@ -59,10 +68,10 @@ func (b *historyBuilder) warn(format string, args ...any) {
 	b.warnings = append(b.warnings, fmt.Sprintf(format, args...))
 }
 
-func (b *historyBuilder) add(m Message, path string) {
+func (b *historyBuilder) add(m Message, at int) {
 	if m.Role == RoleTool {
 		if !b.answers(m.ToolCallID) {
-			b.warn("%s: a tool result for call %q, which the assistant message before it did not make (or which was already answered); skipped", path, m.ToolCallID)
+			b.warn("raw_messages[%d]: a tool result for call %q, which the assistant message before it did not make (or which was already answered); skipped", at, m.ToolCallID)
 			return
 		}
 		b.answered[m.ToolCallID] = true
@@ -74,7 +83,7 @@ func (b *historyBuilder) add(m Message, path string) {
 		}
 	}
 	b.msgs = append(b.msgs, m)
-	b.paths = append(b.paths, path)
+	b.at = append(b.at, at)
 }
 
 func (b *historyBuilder) answers(id string) bool {
@@ -99,13 +108,13 @@ func (b *historyBuilder) closeBlock() {
 			kept = append(kept, c)
 			continue
 		}
-		b.warn("%s: tool call %q (%s) has no result; dropped", b.paths[at], c.ID, c.Function.Name)
+		b.warn("raw_messages[%d]: tool call %q (%s) has no result; dropped", b.at[at], c.ID, c.Function.Name)
 	}
 	m.ToolCalls = kept
 	if len(kept) == 0 && m.Content == "" {
-		b.warn("%s: nothing left of the unfinished assistant message; dropped", b.paths[at])
+		b.warn("raw_messages[%d]: nothing left of the unfinished assistant message; dropped", b.at[at])
 		b.msgs = slices.Delete(b.msgs, at, at+1)
-		b.paths = slices.Delete(b.paths, at, at+1)
+		b.at = slices.Delete(b.at, at, at+1)
 	}
 }
 

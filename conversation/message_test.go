@@ -33,11 +33,11 @@ func TestDecodeMessageNormalises(t *testing.T) {
 		{"empty tool_calls dropped", `{"role":"assistant","tool_calls":[]}`, Message{Role: RoleAssistant}},
 		{"null tool_calls dropped", `{"role":"assistant","tool_calls":null}`, Message{Role: RoleAssistant}},
 		{"tool call with string arguments", `{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"execute_sql","arguments":"{\"sql\":\"SELECT 1\"}"}}]}`,
-			Message{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "c1", Type: "function", Function: FunctionCall{"execute_sql", `{"sql":"SELECT 1"}`}}}}},
+			Message{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "c1", Type: "function", Function: FunctionCall{Name: "execute_sql", Arguments: `{"sql":"SELECT 1"}`}}}}},
 		{"tool call with object arguments and no type", `{"role":"assistant","tool_calls":[{"id":"c1","function":{"name":"f","arguments":{"a": 1}}}]}`,
-			Message{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "c1", Type: "function", Function: FunctionCall{"f", `{"a":1}`}}}}},
+			Message{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "c1", Type: "function", Function: FunctionCall{Name: "f", Arguments: `{"a":1}`}}}}},
 		{"tool call extra keys kept", `{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":""},"index":0}]}`,
-			Message{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "c1", Type: "function", Function: FunctionCall{"f", ""}, Extra: map[string]json.RawMessage{"index": json.RawMessage("0")}}}}},
+			Message{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "c1", Type: "function", Function: FunctionCall{Name: "f", Arguments: ""}, Extra: map[string]json.RawMessage{"index": json.RawMessage("0")}}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

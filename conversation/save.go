@@ -2,7 +2,10 @@ package conversation
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -27,13 +30,41 @@ func ContinueHint(path string) string {
 
 // Save writes a session to path; "" means its own file, which is created
 // in the home's sessions folder on the first save. A session saved to a
-// new path keeps saving there.
+// new path keeps saving there. The folder of path must exist: a mistyped
+// path creates nothing. A path that is a folder, or in a missing one, is an
+// error wrapping ErrInvalidRequest.
 func (w *Workspace) Save(ctx context.Context, id, path string) (Saved, error) {
 	o, err := w.get(id)
 	if err != nil {
 		return Saved{}, err
 	}
+	if path != "" {
+		if path, err = absPath(path); err != nil {
+			return Saved{}, err
+		}
+		if err := checkSavePath(path); err != nil {
+			return Saved{}, fmt.Errorf("save session %s: %w: %w", id, ErrInvalidRequest, err)
+		}
+	}
 	return w.save(o, path)
+}
+
+// checkSavePath says what is wrong with saving to path, if anything.
+func checkSavePath(path string) error {
+	if info, err := os.Stat(path); err == nil && info.IsDir() {
+		return fmt.Errorf("%s is a folder; give the path of a file, such as %s", path, filepath.Join(path, "session.json"))
+	}
+	dir := filepath.Dir(path)
+	info, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("the folder %s does not exist; create it first, or save somewhere else", dir)
+	case err != nil:
+		return err
+	case !info.IsDir():
+		return fmt.Errorf("%s is not a folder", dir)
+	}
+	return nil
 }
 
 func (w *Workspace) save(o *openSession, path string) (Saved, error) {
@@ -51,10 +82,7 @@ func (w *Workspace) save(o *openSession, path string) (Saved, error) {
 	if path == "" {
 		path, err = sessionio.CreateFile(w.cfg.Home.SessionsDir(), data, w.cfg.Now())
 	} else {
-		path, err = absPath(path)
-		if err == nil {
-			err = sessionio.WriteFile(path, data)
-		}
+		err = sessionio.WriteFile(path, data)
 	}
 	if err != nil {
 		return Saved{}, err
@@ -163,11 +191,12 @@ func (w *Workspace) Clear(ctx context.Context, id string) (Saved, error) {
 }
 
 // HistoryEntry is one message of the legacy list: what the user asked and
-// what they were answered.
+// what they were answered. A message loaded from a file that gave it no
+// timestamp has none.
 type HistoryEntry struct {
 	Role      string    `json:"role"`
 	Content   string    `json:"content"`
-	Timestamp time.Time `json:"timestamp"`
+	Timestamp time.Time `json:"timestamp,omitzero"`
 }
 
 // History is a session's conversation.

@@ -1,11 +1,14 @@
 package conversation
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -32,6 +35,9 @@ type Session struct {
 
 	metaExtra map[string]json.RawMessage
 	fileExtra map[string]json.RawMessage
+	// saved is what the last save wrote of each message, so that the next
+	// writes the messages it already wrote by copying their bytes.
+	saved *savedMessages
 }
 
 // NewSession returns an empty session on source ("" for none).
@@ -48,7 +54,33 @@ func Load(path string) (*Session, []string, error) {
 		return nil, nil, err
 	}
 	s, more := FromFile(f)
-	return s, append(warnings, more...), nil
+	warnings = append(warnings, more...)
+	if f.Size > sessionio.MaxFileSize {
+		warnings = append(warnings, s.fitLoaded(f.Size))
+	}
+	return s, warnings, nil
+}
+
+// fitLoaded fits a session read from a file over sessionio.MaxFileSize
+// (the CLI does not keep to that limit) into the limit at once, by what
+// the next save would drop anyway, so that the user is told before the
+// file is ever written smaller. It returns that warning. The file itself
+// is not touched.
+func (s *Session) fitLoaded(size int64) string {
+	_, dropped, cuts, err := s.encodeToFit()
+	what := fmt.Sprintf("the file is %.1f MiB, over the %d MiB that aiq-rpc writes", float64(size)/(1<<20), sessionio.MaxFileSize>>20)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("%s, and it cannot be made to fit: %v", what, err)
+	case dropped == 0 && len(cuts) == 0:
+		return what + "; it fits without losing anything when it is saved"
+	}
+	var lost []string
+	if dropped > 0 {
+		lost = append(lost, fmt.Sprintf("its %d oldest turn(s) are dropped", dropped))
+	}
+	lost = append(lost, cuts...)
+	return fmt.Sprintf("%s: to fit, %s; the file keeps them until the session is saved", what, strings.Join(lost, ", and "))
 }
 
 // FromFile makes a session of a decoded file. It prefers the complete
@@ -64,7 +96,7 @@ func FromFile(f *sessionio.File) (*Session, []string) {
 		metaExtra:    f.Metadata.Extra,
 		fileExtra:    f.Extra,
 	}
-	history, system, warnings := decodeHistory(f.RawMessages)
+	history, system, warnings := decodeHistory(f)
 	s.History, s.SystemPrompt = history, system
 	if len(history) == 0 && len(f.Messages) > 0 {
 		s.History = historyFromLegacy(f.Messages)
@@ -78,7 +110,27 @@ func FromFile(f *sessionio.File) (*Session, []string) {
 // File returns the session as a session file: the system prompt first,
 // then the history.
 func (s *Session) File() *sessionio.File {
-	f := &sessionio.File{
+	f := s.file()
+	if len(s.History) > 0 {
+		f.RawMessages = make([]json.RawMessage, 0, len(s.History)+1)
+		system, _ := sessionio.Marshal(Message{Role: RoleSystem, Content: s.SystemPrompt})
+		f.RawMessages = append(f.RawMessages, system)
+		for _, m := range s.History {
+			raw, err := sessionio.Marshal(m)
+			if err != nil {
+				// As in encodeMessage.
+				m.Extra = nil
+				raw, _ = sessionio.Marshal(m)
+			}
+			f.RawMessages = append(f.RawMessages, raw)
+		}
+	}
+	return f
+}
+
+// file is the session file without its raw messages.
+func (s *Session) file() *sessionio.File {
+	return &sessionio.File{
 		Metadata: sessionio.Metadata{
 			CreatedAt:    s.Created,
 			LastUpdated:  s.Updated,
@@ -89,22 +141,6 @@ func (s *Session) File() *sessionio.File {
 		Messages: s.Legacy,
 		Extra:    s.fileExtra,
 	}
-	if len(s.History) > 0 {
-		f.RawMessages = make([]json.RawMessage, 0, len(s.History)+1)
-		system, _ := sessionio.Marshal(Message{Role: RoleSystem, Content: s.SystemPrompt})
-		f.RawMessages = append(f.RawMessages, system)
-		for _, m := range s.History {
-			raw, err := sessionio.Marshal(m)
-			if err != nil {
-				// Only an Extra value that is not JSON can fail, and only
-				// when set by hand; losing that key beats losing the turn.
-				m.Extra = nil
-				raw, _ = sessionio.Marshal(m)
-			}
-			f.RawMessages = append(f.RawMessages, raw)
-		}
-	}
-	return f
 }
 
 // Encode renders the session as a session file of at most
@@ -112,26 +148,121 @@ func (s *Session) File() *sessionio.File {
 // itself, down to the last one, and then cuts the largest message content
 // with a visible marker. The notes say what it dropped.
 func (s *Session) Encode() (data []byte, notes []string, err error) {
+	data, dropped, cuts, err := s.encodeToFit()
+	if dropped > 0 {
+		notes = append(notes, fmt.Sprintf("dropped the %d oldest turn(s) to keep the session file under 10 MiB", dropped))
+	}
+	return data, append(notes, cuts...), err
+}
+
+// encodeToFit is Encode, saying how many turns it dropped and what it cut.
+// Each message is encoded once: a save reuses the bytes of the messages the
+// last one wrote, and a retry after dropping turns those of the first try.
+func (s *Session) encodeToFit() (data []byte, dropped int, cuts []string, err error) {
 	if s.Created.IsZero() {
 		s.Created = time.Now()
 	}
 	for {
-		data, err = sessionio.Encode(s.File())
+		f := s.file()
+		saved := s.reuseSaved(f)
+		data, err = sessionio.Encode(f)
 		var tooLarge *sessionio.SizeError
 		if !errors.As(err, &tooLarge) {
-			return data, notes, err
+			if err == nil {
+				s.saved = saved.from(f)
+			}
+			return data, dropped, cuts, err
 		}
+		s.saved = saved.from(f) // the retry copies the same bytes
 		excess := int(tooLarge.Size) - sessionio.MaxFileSize
 		if n := s.dropOldestTurns(excess); n > 0 {
-			notes = append(notes, fmt.Sprintf("dropped the %d oldest turn(s) to keep the session file under 10 MiB", n))
+			dropped += n
 			continue
 		}
 		note, ok := s.cutLargestContent(excess)
 		if !ok {
-			return nil, notes, err
+			return nil, dropped, cuts, err
 		}
-		notes = append(notes, note)
+		cuts = append(cuts, note)
 	}
+}
+
+// savedMessages is what a save wrote: the system prompt, the history and
+// the legacy list, and the bytes of each of their messages in that file.
+type savedMessages struct {
+	system  string
+	history []Message
+	legacy  []sessionio.LegacyMessage
+	// raw holds the bytes of the system prompt and then of each history
+	// message, legacy those of each legacy message.
+	raw, legacyData []sessionio.EncodedMessage
+}
+
+// reuseSaved fills in f the chat messages to write and, of the messages
+// the last save wrote that are still there unchanged, their bytes.
+func (s *Session) reuseSaved(f *sessionio.File) *savedMessages {
+	last := s.saved
+	if last == nil {
+		last = &savedMessages{}
+	}
+	// Copies: a message can be changed in place (cutLargestContent does).
+	out := &savedMessages{system: s.SystemPrompt, history: slices.Clone(s.History), legacy: slices.Clone(s.Legacy)}
+	f.EncodedLegacy = reuse(last.legacy, last.legacyData, s.Legacy, func(a, b sessionio.LegacyMessage) bool { return a == b })
+	if len(s.History) == 0 {
+		return out
+	}
+	f.Chat = append([]Message{{Role: RoleSystem, Content: s.SystemPrompt}}, s.History...)
+	f.Encoded = make([]sessionio.EncodedMessage, 1, len(f.Chat))
+	if len(last.raw) > 0 && last.system == s.SystemPrompt {
+		f.Encoded[0] = last.raw[0]
+	}
+	var lastHistory []sessionio.EncodedMessage
+	if len(last.raw) > 0 {
+		lastHistory = last.raw[1:]
+	}
+	f.Encoded = append(f.Encoded, reuse(last.history, lastHistory, s.History, sameMessage)...)
+	return out
+}
+
+// from takes the bytes Encode wrote for each message of f.
+func (m *savedMessages) from(f *sessionio.File) *savedMessages {
+	m.raw, m.legacyData = f.Encoded, f.EncodedLegacy
+	return m
+}
+
+// reuse returns the bytes of each message of list that was written before
+// as the same message of last, whose bytes are data; nil for the others.
+// A turn appends to a list and trimming cuts its front, so the messages of
+// the last save are found in the same order from the first still there.
+func reuse[T any](last []T, data []sessionio.EncodedMessage, list []T, same func(a, b T) bool) []sessionio.EncodedMessage {
+	out := make([]sessionio.EncodedMessage, len(list))
+	if len(list) == 0 || len(data) != len(last) {
+		return out
+	}
+	from := slices.IndexFunc(last, func(m T) bool { return same(m, list[0]) })
+	if from < 0 {
+		return out
+	}
+	for i, m := range list {
+		if j := from + i; j < len(last) && same(last[j], m) {
+			out[i] = data[j]
+		}
+	}
+	return out
+}
+
+// sameMessage reports whether a and b are equal. Messages are values that
+// are never changed in place, so the texts of a message saved before are
+// the same strings and compare at once.
+func sameMessage(a, b Message) bool {
+	return a.Role == b.Role && a.Content == b.Content && a.ToolCallID == b.ToolCallID && a.Name == b.Name &&
+		sameExtra(a.Extra, b.Extra) && slices.EqualFunc(a.ToolCalls, b.ToolCalls, func(x, y ToolCall) bool {
+		return x.ID == y.ID && x.Type == y.Type && x.Function == y.Function && sameExtra(x.Extra, y.Extra)
+	})
+}
+
+func sameExtra(a, b map[string]json.RawMessage) bool {
+	return maps.EqualFunc(a, b, func(x, y json.RawMessage) bool { return bytes.Equal(x, y) })
 }
 
 // Turns is the number of turns in the history.
@@ -159,7 +290,7 @@ func (s *Session) dropOldestTurns(excess int) int {
 	legacy := turnStarts(s.Legacy, isUserLegacy)
 	n, freed := 0, 0
 	for n < max(len(history), len(legacy))-1 && freed < excess {
-		freed += turnSize(s.History, history, n) + turnSize(s.Legacy, legacy, n)
+		freed += turnSize(s.History, history, n, s.savedSize) + turnSize(s.Legacy, legacy, n, s.legacySize)
 		n++
 	}
 	if n > 0 {
@@ -172,7 +303,7 @@ func (s *Session) dropOldestTurns(excess int) int {
 }
 
 // turnSize is about the number of bytes turn i of list takes in the file.
-func turnSize[T any](list []T, starts []int, i int) int {
+func turnSize[T any](list []T, starts []int, i int, size func(int, T) int) int {
 	if i >= len(starts) {
 		return 0
 	}
@@ -180,12 +311,28 @@ func turnSize[T any](list []T, starts []int, i int) int {
 	if i+1 < len(starts) {
 		end = starts[i+1]
 	}
-	size := 0
-	for _, m := range list[starts[i]:end] {
-		data, _ := sessionio.Marshal(m)
-		size += len(data)
+	n := 0
+	for j := starts[i]; j < end; j++ {
+		n += size(j, list[j])
 	}
-	return size
+	return n
+}
+
+// savedSize is the size of history message i in the file the last save
+// tried to write.
+func (s *Session) savedSize(i int, m Message) int {
+	if s.saved != nil && i+1 < len(s.saved.raw) {
+		return len(s.saved.raw[i+1]) + len(",\n    ")
+	}
+	return len(m.Content) + 64
+}
+
+// legacySize is the same for legacy message i.
+func (s *Session) legacySize(i int, m sessionio.LegacyMessage) int {
+	if s.saved != nil && i < len(s.saved.legacyData) {
+		return len(s.saved.legacyData[i]) + len(",\n    ")
+	}
+	return len(m.Content) + 96
 }
 
 // cutMarker leaves a visible trace of a cut in the content, for the user
@@ -193,7 +340,8 @@ func turnSize[T any](list []T, starts []int, i int) int {
 const cutMarker = "\n[aiq-rpc: cut %d of %d bytes here to keep the session file under 10 MiB]"
 
 // cutLargestContent shortens the largest content of the session, in the
-// history or the legacy list, by at least excess bytes.
+// history or the legacy list, by at least excess bytes, or as far as it
+// goes: the caller then cuts the next largest.
 func (s *Session) cutLargestContent(excess int) (string, bool) {
 	var largest *string
 	for i := range s.History {
@@ -206,7 +354,9 @@ func (s *Session) cutLargestContent(excess int) (string, bool) {
 			largest = &s.Legacy[i].Content
 		}
 	}
-	if largest == nil {
+	// Below this, a cut and its marker would free too little to go on.
+	const smallest = 1024
+	if largest == nil || len(*largest) < smallest {
 		return "", false
 	}
 	total := len(*largest)
@@ -214,10 +364,7 @@ func (s *Session) cutLargestContent(excess int) (string, bool) {
 	// by the content's own average so that one pass is usually enough.
 	encoded, _ := sessionio.Marshal(*largest)
 	ratio := float64(len(encoded)) / float64(max(total, 1))
-	keep := total - int(math.Ceil(float64(excess)/ratio)) - len(cutMarker) - 64
-	if keep <= 0 {
-		return "", false
-	}
+	keep := max(total-int(math.Ceil(float64(excess)/ratio))-len(cutMarker)-64, 0)
 	for keep > 0 && !utf8.RuneStart((*largest)[keep]) {
 		keep--
 	}

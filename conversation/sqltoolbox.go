@@ -115,7 +115,8 @@ func (b *sqlToolbox) Specs() []ToolSpec {
 }
 
 func (b *sqlToolbox) Run(ctx context.Context, name string, args json.RawMessage) (any, error) {
-	res, err := b.set.Run(ctx, name, args)
+	page := tools.WithFirstPage(ctx, func(r *tools.StatementResult) { ReportRows(ctx, statementOf(r)) })
+	res, err := b.set.Run(page, name, args)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aiq/aiq-rpc/sessionio"
@@ -75,6 +76,10 @@ type Progress interface {
 	Text(delta string)
 	// ToolStarted is a tool call about to run.
 	ToolStarted(call ToolCall)
+	// ToolRows is the first page of rows of a statement that the tool
+	// call still runs, reported by the tool with ReportRows: at most once
+	// a call, between ToolStarted and ToolFinished.
+	ToolRows(call ToolCall, st Statement)
 	// ToolFinished is a tool call's outcome.
 	ToolFinished(outcome ToolOutcome)
 }
@@ -226,7 +231,7 @@ func (r *Runner) runTool(ctx context.Context, call ToolCall, specs []ToolSpec, p
 		o.Err = fmt.Errorf("there is no tool %q; the tools are: %s", name, strings.Join(toolNames(specs), ", "))
 	default:
 		o.Args = args
-		o.Result, o.Err = r.Tools.Run(ctx, name, args)
+		o.Result, o.Err = r.Tools.Run(withRows(ctx, call, p), name, args)
 	}
 	o.Content = toolContent(o)
 	p.ToolFinished(o)
@@ -317,8 +322,34 @@ func (r *Runner) historyLimit() int {
 	return r.HistoryLimit
 }
 
+// rowsKey is the context key of a tool call's rows reporter.
+type rowsKey struct{}
+
+// withRows returns ctx for running call, with a reporter that passes the
+// first page the tool reports to p, and drops any later one.
+func withRows(ctx context.Context, call ToolCall, p Progress) context.Context {
+	var once sync.Once
+	report := func(st Statement) {
+		once.Do(func() { p.ToolRows(call, st) })
+	}
+	return context.WithValue(ctx, rowsKey{}, report)
+}
+
+// ReportRows tells the turn that runs the tool call of ctx the first page
+// of rows of its statement while the statement still runs (Status
+// "running"), for the editor to show before the result. Only the first
+// report of a call counts; outside a turn's tool call it does nothing. It
+// runs on the caller's goroutine, which it holds up while the editor is
+// told; st's rows must not change afterwards.
+func ReportRows(ctx context.Context, st Statement) {
+	if report, ok := ctx.Value(rowsKey{}).(func(Statement)); ok {
+		report(st)
+	}
+}
+
 type noProgress struct{}
 
-func (noProgress) Text(string)              {}
-func (noProgress) ToolStarted(ToolCall)     {}
-func (noProgress) ToolFinished(ToolOutcome) {}
+func (noProgress) Text(string)                  {}
+func (noProgress) ToolStarted(ToolCall)         {}
+func (noProgress) ToolRows(ToolCall, Statement) {}
+func (noProgress) ToolFinished(ToolOutcome)     {}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -30,6 +31,9 @@ func (r *recorder) add(e string) {
 func (r *recorder) Text(delta string) { r.add("text " + delta) }
 func (r *recorder) ToolStarted(c conversation.ToolCall) {
 	r.add("call " + c.Function.Name + " " + c.Function.Arguments)
+}
+func (r *recorder) ToolRows(c conversation.ToolCall, st conversation.Statement) {
+	r.add(fmt.Sprintf("rows %s %s %d", c.Function.Name, st.Status, len(st.Rows)))
 }
 func (r *recorder) ToolFinished(o conversation.ToolOutcome) {
 	r.add("result " + o.Call.Function.Name + " " + o.Content)
@@ -133,6 +137,32 @@ func toolNames(specs []conversation.ToolSpec) []string {
 		names = append(names, s.Name)
 	}
 	return names
+}
+
+func TestToolReportsRowsOnceBeforeItsResult(t *testing.T) {
+	m := &modeltest.Model{Steps: []modeltest.Step{
+		modeltest.Call("c1", "execute_sql", `{"sql":"SELECT n FROM big"}`),
+		modeltest.Answer("Many rows."),
+	}}
+	page := conversation.Statement{SQL: "SELECT n FROM big", Status: "running", RowCount: 3, Columns: []string{"n"},
+		Rows: [][]any{{1}, {2}}, Truncated: true}
+	tools := modeltest.Tools{"execute_sql": func(ctx context.Context, args json.RawMessage) (any, error) {
+		conversation.ReportRows(ctx, page)
+		conversation.ReportRows(ctx, page) // a second page of the same call is dropped
+		return map[string]any{"status": "success", "row_count": 10}, nil
+	}}
+	p := &recorder{}
+	_, err := newRunner(m, tools).Run(context.Background(), newSession(), conversation.Turn{System: "sys", User: "all of big"}, p)
+	require.NoError(t, err)
+	assert.Equal(t, []string{
+		`call execute_sql {"sql":"SELECT n FROM big"}`,
+		"rows execute_sql running 2",
+		`result execute_sql {"row_count":10,"status":"success"}`,
+		"text Many ", "text rows.",
+	}, p.events)
+
+	// Outside a turn's tool call, a report goes nowhere.
+	conversation.ReportRows(context.Background(), page)
 }
 
 func TestToolArguments(t *testing.T) {

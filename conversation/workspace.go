@@ -259,9 +259,14 @@ func (w *Workspace) Load(ctx context.Context, path string) (LoadInfo, error) {
 	}
 	available := true
 	if s.Source != "" {
-		if _, err := w.lookupSource(s.Source); err != nil {
+		src, err := w.lookupSource(s.Source)
+		if err != nil {
 			available = false
 			warnings = append(warnings, fmt.Sprintf("The session's data source %q is not configured here; until another is chosen, it has no database.", s.Source))
+		} else {
+			// The type of the source the session now uses, whatever the
+			// file said (or left out).
+			s.DatabaseType = src.Type
 		}
 	}
 	o := w.add(s, path)

@@ -1,12 +1,12 @@
 package rpc
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 
 	"go.lsp.dev/jsonrpc2"
 )
@@ -20,25 +20,34 @@ type request struct {
 }
 
 // method answers one kind of call.
-type method func(ctx context.Context, s *Server, req request) (any, error)
+type method struct {
+	call func(ctx context.Context, s *Server, req request) (any, error)
+	// inline runs the call on the read loop, which reads nothing else
+	// until it returns: for initialize, which must finish before anything
+	// after it starts, and for calls that only read the workspace's
+	// memory. Every other call is released from the read loop, so that a
+	// long one holds up nothing; the release costs a goroutine, which a
+	// call of a few microseconds would pay several times over.
+	inline bool
+}
 
 // methodTable lists the calls the server answers; initialize reports the
 // names.
 func methodTable() map[string]method {
 	return map[string]method{
-		"initialize":        typed(initialize),
-		"shutdown":          typed(shutdown),
-		"session/new":       typed(sessionNew),
-		"session/load":      typed(sessionLoad),
-		"session/setSource": typed(sessionSetSource),
-		"session/save":      typed(sessionSave),
-		"session/list":      typed(sessionList),
-		"session/close":     typed(sessionClose),
-		"chat/turn":         typed(chatTurn),
-		"chat/history":      typed(chatHistory),
-		"chat/clear":        typed(chatClear),
-		"sources/list":      typed(sourcesList),
-		"schema/refresh":    typed(schemaRefresh),
+		"initialize":        {typed(initialize), true},
+		"shutdown":          {typed(shutdown), false},
+		"session/new":       {typed(sessionNew), false},
+		"session/load":      {typed(sessionLoad), false},
+		"session/setSource": {typed(sessionSetSource), false},
+		"session/save":      {typed(sessionSave), false},
+		"session/list":      {typed(sessionList), false},
+		"session/close":     {typed(sessionClose), false},
+		"chat/turn":         {typed(chatTurn), false},
+		"chat/history":      {typed(chatHistory), true},
+		"chat/clear":        {typed(chatClear), false},
+		"sources/list":      {typed(sourcesList), false},
+		"schema/refresh":    {typed(schemaRefresh), false},
 	}
 }
 
@@ -54,7 +63,7 @@ func methodNames(table map[string]method) []string {
 // typed decodes a call's params into P before the method sees them, so
 // that every method gets a checked struct and every bad param the same
 // kind of answer.
-func typed[P any](fn func(ctx context.Context, s *Server, req request, p P) (any, error)) method {
+func typed[P any](fn func(ctx context.Context, s *Server, req request, p P) (any, error)) func(context.Context, *Server, request) (any, error) {
 	return func(ctx context.Context, s *Server, req request) (any, error) {
 		var p P
 		if err := decodeParams(req.params, &p); err != nil {
@@ -66,12 +75,12 @@ func typed[P any](fn func(ctx context.Context, s *Server, req request, p P) (any
 
 // decodeParams reads params, which must be an object or absent.
 func decodeParams(raw json.RawMessage, v any) error {
-	text := strings.TrimSpace(string(raw))
-	if text == "" || text == "null" {
+	text := bytes.TrimSpace(raw)
+	if len(text) == 0 || string(text) == "null" {
 		return nil
 	}
 	if text[0] != '{' {
-		return fmt.Errorf("params must be an object, not %s", kindOfJSON(text))
+		return fmt.Errorf("params must be an object, not %s", kindOfJSON(text[0]))
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
 		var typeErr *json.UnmarshalTypeError
@@ -83,8 +92,9 @@ func decodeParams(raw json.RawMessage, v any) error {
 	return nil
 }
 
-func kindOfJSON(text string) string {
-	switch text[0] {
+// kindOfJSON names the kind of a JSON value from its first byte.
+func kindOfJSON(first byte) string {
+	switch first {
 	case '[':
 		return "an array"
 	case '"':

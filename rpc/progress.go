@@ -9,9 +9,11 @@ import (
 	"github.com/aiq/aiq-rpc/conversation"
 )
 
-// textDelay is how long streamed text may wait to be sent with the text
-// after it: one frame per token would flood a slow editor.
-const textDelay = 40 * time.Millisecond
+// textFrame is the longest streamed text waits to be sent with the text
+// after it: one display frame. Text that comes after a quiet frame goes
+// out at once, so the first words of an answer are never held; a fast
+// stream is sent at most once a frame, which is all an editor can show.
+const textFrame = 16 * time.Millisecond
 
 // maxTextBuffered sends the text at once when this much has gathered.
 const maxTextBuffered = 4 << 10
@@ -23,10 +25,11 @@ type progress struct {
 	sessionID string
 	requestID any
 
-	mu     sync.Mutex
-	text   strings.Builder
-	timer  *time.Timer
-	closed bool
+	mu       sync.Mutex
+	text     strings.Builder
+	timer    *time.Timer
+	lastText time.Time // when text was last sent
+	closed   bool
 }
 
 func newProgress(s *Server, sessionID string, requestID any) *progress {
@@ -46,17 +49,26 @@ func (p *progress) event(e conversation.Event) {
 		return
 	}
 	if e.Kind == conversation.EventText {
-		p.text.WriteString(e.Text)
-		switch {
-		case p.text.Len() >= maxTextBuffered:
-			p.flushLocked()
-		case p.timer == nil:
-			p.timer = time.AfterFunc(textDelay, p.flush)
-		}
+		p.addText(e.Text)
 		return
 	}
 	p.flushLocked()
 	p.send(e)
+}
+
+// addText sends text at once when no text went out in the last frame,
+// else gathers it until the frame has passed. Text that comes after the
+// frame's end goes out with what waited, ahead of a timer that is late.
+func (p *progress) addText(text string) {
+	p.text.WriteString(text)
+	wait := textFrame - time.Since(p.lastText)
+	if wait <= 0 || p.text.Len() >= maxTextBuffered {
+		p.flushLocked()
+		return
+	}
+	if p.timer == nil {
+		p.timer = time.AfterFunc(wait, p.flush)
+	}
 }
 
 func (p *progress) flush() {
@@ -78,6 +90,7 @@ func (p *progress) flushLocked() {
 	text := p.text.String()
 	p.text.Reset()
 	p.send(conversation.Event{Kind: conversation.EventText, Text: text})
+	p.lastText = time.Now()
 }
 
 // send writes one notification. It runs under p.mu, so notifications keep

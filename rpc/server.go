@@ -122,9 +122,13 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (result any,
 		s.notification(ctx, method, json.RawMessage(req.Params()))
 		return nil, nil
 	}
-	if method != "initialize" {
-		jsonrpc2.Async(ctx)
+	m, known := s.methods[method]
+	if known && m.inline {
+		// Done before the read loop reads on, so no $/cancelRequest can
+		// reach it: it needs no context of its own.
+		return s.call(ctx, req.ID(), method, m, json.RawMessage(req.Params()))
 	}
+	jsonrpc2.Async(ctx)
 	// The request's own context is pooled and recycled when the handler
 	// returns; the turn's context must not hang on it.
 	ctx, cancel := context.WithCancel(jsonrpc2.DetachContext(ctx))
@@ -132,11 +136,13 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (result any,
 	id := req.ID()
 	s.track(id, cancel)
 	defer s.untrack(id)
-	return s.call(ctx, id, method, json.RawMessage(req.Params()))
+	return s.call(ctx, id, method, m, json.RawMessage(req.Params()))
 }
 
-func (s *Server) call(ctx context.Context, id jsonrpc2.ID, method string, params json.RawMessage) (any, error) {
-	m, known := s.methods[method]
+// call runs the method m, the table's entry for method, whose zero value
+// is an unknown method.
+func (s *Server) call(ctx context.Context, id jsonrpc2.ID, method string, m method, params json.RawMessage) (any, error) {
+	known := m.call != nil
 	switch {
 	case !s.initialized.Load() && method != "initialize":
 		return nil, jsonrpc2.Errorf(jsonrpc2.ServerNotInitialized, "%s before initialize: send initialize first", method)
@@ -145,7 +151,7 @@ func (s *Server) call(ctx context.Context, id jsonrpc2.ID, method string, params
 	case !known:
 		return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "unknown method %q: the methods are listed in the result of initialize", method)
 	}
-	res, err := m(ctx, s, request{id: id, method: method, params: params})
+	res, err := m.call(ctx, s, request{id: id, method: method, params: params})
 	if err != nil {
 		return nil, wireError(method, err)
 	}

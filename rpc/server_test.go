@@ -211,6 +211,7 @@ func TestTurnStreamsProgressBeforeResponse(t *testing.T) {
 	// Every notification of the turn comes before its response.
 	var kinds []string
 	var text strings.Builder
+	var firstText string
 	for _, m := range f.client.Messages() {
 		if m.IsResponse() && string(m.ID) == string(id) {
 			break
@@ -227,6 +228,9 @@ func TestTurnStreamsProgressBeforeResponse(t *testing.T) {
 		assert.Equal(t, ans.SessionID, p.SessionID)
 		assert.JSONEq(t, string(id), string(p.RequestID))
 		kinds = append(kinds, p.Kind)
+		if p.Kind == "text" && text.Len() == 0 {
+			firstText = p.Text
+		}
 		text.WriteString(p.Text)
 		if p.Kind == "tool_call" {
 			assert.Equal(t, "SELECT id, name FROM t", p.SQL)
@@ -236,8 +240,16 @@ func TestTurnStreamsProgressBeforeResponse(t *testing.T) {
 			assert.Len(t, p.Statement.Rows, 3)
 		}
 	}
-	assert.Equal(t, []string{"tool_call", "tool_result", "text"}, kinds, "the text is coalesced into one frame")
+	require.GreaterOrEqual(t, len(kinds), 3)
+	assert.Equal(t, []string{"tool_call", "tool_result"}, kinds[:2])
+	for _, k := range kinds[2:] {
+		assert.Equal(t, "text", k)
+	}
+	// The first word goes out alone, at once; the rest of an instant
+	// stream is coalesced, one frame at a time.
+	assert.Less(t, len(kinds)-2, len(strings.Fields(ans.Answer)), "the text is coalesced")
 	assert.Equal(t, ans.Answer, text.String())
+	assert.Equal(t, "There ", firstText)
 
 	// The model saw the selection in a fenced sql block.
 	user := model.Requests()[0].Messages[1]
@@ -351,7 +363,8 @@ func TestErrorCodes(t *testing.T) {
 	broken := filepath.Join(dir, "broken.json")
 	require.NoError(t, os.WriteFile(broken, []byte(`{"metadata": 42}`), 0o600))
 	large := filepath.Join(dir, "large.json")
-	require.NoError(t, os.WriteFile(large, make([]byte, 11<<20), 0o600))
+	require.NoError(t, os.WriteFile(large, nil, 0o600))
+	require.NoError(t, os.Truncate(large, 70<<20)) // sparse: over the ceiling at no cost
 	var info conversation.Info
 	f.client.Result("session/new", nil, &info)
 	cases := []struct {
@@ -369,7 +382,9 @@ func TestErrorCodes(t *testing.T) {
 		{"invalid session file", "session/load", map[string]string{"path": broken}, -32010, "metadata"},
 		{"folder as session file", "session/load", map[string]string{"path": dir}, -32010, dir},
 		{"missing session file", "session/load", map[string]string{"path": filepath.Join(dir, "none.json")}, -32010, "There is no session file at " + filepath.Join(dir, "none.json")},
-		{"session too large", "session/load", map[string]string{"path": large}, -32011, "10.0 MiB limit"},
+		{"session too large", "session/load", map[string]string{"path": large}, -32011, "70.0 MiB is over the 64.0 MiB that aiq-rpc opens"},
+		{"save onto a folder", "session/save", map[string]string{"sessionId": info.SessionID, "path": dir}, -32602, dir + " is a folder"},
+		{"save into a missing folder", "session/save", map[string]string{"sessionId": info.SessionID, "path": filepath.Join(dir, "nope", "s.json")}, -32602, "The folder " + filepath.Join(dir, "nope") + " does not exist"},
 		{"unknown source", "session/new", map[string]string{"source": "nope"}, -32012, "nope"},
 		{"source that cannot open", "chat/turn", map[string]any{"sessionId": mustNew(t, f, "other"), "query": "SELECT 1"}, -32012, "connection refused"},
 		{"no model", "chat/turn", map[string]any{"sessionId": info.SessionID, "query": "how many rows?"}, -32021, "config.yaml"},
@@ -381,6 +396,8 @@ func TestErrorCodes(t *testing.T) {
 			assert.Equal(t, c.code, errorCode(t, m), m.Error.Message)
 			assert.Contains(t, m.Error.Message, c.says)
 			assert.NotContains(t, m.Error.Message, "hunter2")
+			assert.NotContains(t, m.Error.Message, "invalid request:", "the sentinel is for the code, not the user")
+			assert.NotContains(t, m.Error.Message, "save session ")
 			if c.code <= -32001 && c.code >= -32099 {
 				// One sentence for the user; the steps that led to it are
 				// the data's detail.

@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strconv"
 	"sync"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 )
@@ -18,6 +20,10 @@ import (
 // MaxMessageSize bounds a message body. A larger Content-Length cannot be
 // skipped without reading it, so it ends the connection.
 const MaxMessageSize = 64 << 20
+
+// maxKeptBody is the largest body buffer kept for the next frame, so that
+// one large message does not hold its memory for the rest of the session.
+const maxKeptBody = 64 << 10
 
 // maxHeaderLine bounds one header line, so that a peer sending no newline
 // cannot make the server buffer without end.
@@ -37,16 +43,20 @@ func (e *FramingError) Error() string {
 // message with an error response and goes on reading, where jsonrpc2's
 // own stream would end the connection.
 type stream struct {
-	in  *bufio.Reader
-	src *closableReader
-	rc  io.Closer // the input, closed by Close; may be nil
-	out jsonrpc2.Stream
-	log *slog.Logger
+	in   *bufio.Reader
+	stop func()    // ends a Read blocked on the input
+	rc   io.Closer // the input, closed by Close; may be nil
+	out  jsonrpc2.Stream
+	log  *slog.Logger
+	// body is the buffer of the last frame's body, reused by the next:
+	// jsonrpc2 lets a request borrow its frame only until its handler
+	// returns or releases it, which copies what it keeps.
+	body []byte
 }
 
 func newStream(in io.Reader, out io.WriteCloser, log *slog.Logger) *stream {
-	src := newClosableReader(in)
-	s := &stream{in: bufio.NewReaderSize(src, 64<<10), src: src, out: jsonrpc2.NewHeaderStream(writeOnly{out}), log: log}
+	src, stop := closable(in)
+	s := &stream{in: bufio.NewReaderSize(src, 64<<10), stop: stop, out: jsonrpc2.NewHeaderStream(writeOnly{out}), log: log}
 	if c, ok := in.(io.Closer); ok {
 		s.rc = c
 	}
@@ -81,7 +91,7 @@ func (s *stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error)
 // Close closes both directions. A Read blocked on the input returns at
 // once, which jsonrpc2's Conn.Close waits for.
 func (s *stream) Close() error {
-	s.src.close()
+	s.stop()
 	err := s.out.Close()
 	if s.rc != nil {
 		err = errors.Join(err, s.rc.Close())
@@ -112,7 +122,10 @@ func (s *stream) readFrame(ctx context.Context) ([]byte, int64, error) {
 		s.reject(ctx, jsonrpc2.ParseError, fmt.Sprintf("Content-Length %d is negative; the header was skipped", length))
 		return nil, 0, nil
 	}
-	body := make([]byte, length)
+	if cap(s.body) < length || cap(s.body) > maxKeptBody && length <= maxKeptBody {
+		s.body = make([]byte, length)
+	}
+	body := s.body[:length]
 	if _, err := io.ReadFull(s.in, body); err != nil {
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
@@ -147,7 +160,7 @@ func (s *stream) readHeader() (length, consumed int, err error) {
 			}
 			continue
 		}
-		i := bytes.Index(bytes.ToLower(text), []byte("content-length:"))
+		i := indexFold(text, contentLength)
 		if i > 0 && isHeaderName(text[:i]) {
 			i = -1 // another header, such as X-Content-Length
 		}
@@ -159,7 +172,7 @@ func (s *stream) readHeader() (length, consumed int, err error) {
 			}
 			continue
 		}
-		value := string(bytes.TrimSpace(text[i+len("content-length:"):]))
+		value := string(bytes.TrimSpace(text[i+len(contentLength):]))
 		n, err := strconv.ParseInt(value, 10, 64)
 		switch {
 		case err != nil && !isInteger(value):
@@ -171,18 +184,40 @@ func (s *stream) readHeader() (length, consumed int, err error) {
 	}
 }
 
+// readLine returns the next line. It is valid until the next read: a
+// whole line is a slice of the reader's buffer, copied only when it is
+// longer than the buffer.
 func (s *stream) readLine() ([]byte, error) {
-	var line []byte
-	for {
-		chunk, err := s.in.ReadSlice('\n')
+	chunk, err := s.in.ReadSlice('\n')
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		return s.checkLine(chunk, err)
+	}
+	line := bytes.Clone(chunk)
+	for errors.Is(err, bufio.ErrBufferFull) && len(line) <= maxHeaderLine {
+		chunk, err = s.in.ReadSlice('\n')
 		line = append(line, chunk...)
-		if len(line) > maxHeaderLine {
-			return line, &FramingError{Problem: fmt.Sprintf("a header line is over %d bytes", maxHeaderLine)}
-		}
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			return line, err
+	}
+	return s.checkLine(line, err)
+}
+
+func (s *stream) checkLine(line []byte, err error) ([]byte, error) {
+	if len(line) > maxHeaderLine {
+		return line, &FramingError{Problem: fmt.Sprintf("a header line is over %d bytes", maxHeaderLine)}
+	}
+	return line, err
+}
+
+const contentLength = "content-length:"
+
+// indexFold returns the index of the first match of the lower-case ASCII
+// word in b, regardless of case, or -1.
+func indexFold(b []byte, word string) int {
+	for i := 0; i+len(word) <= len(b); i++ {
+		if bytes.EqualFold(b[i:i+len(word)], []byte(word)) {
+			return i
 		}
 	}
+	return -1
 }
 
 // isHeaderField reports whether line reads "Name: value", as opposed to
@@ -321,6 +356,25 @@ func kindOf(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
+// closable returns a reader of in whose Read ends when stop is called. A
+// pipe of this process, and a file the runtime polls (a pipe made by
+// os.Pipe, a socket), end their Read when closed, which Close does; for
+// them stop does nothing. Any other input, stdin on a pipe for one, is
+// read through a closableReader.
+func closable(in io.Reader) (io.Reader, func()) {
+	switch in := in.(type) {
+	case *io.PipeReader:
+		return in, func() {}
+	case *os.File:
+		// SetReadDeadline fails on a file that is not polled.
+		if in.SetReadDeadline(time.Time{}) == nil {
+			return in, func() {}
+		}
+	}
+	r := newClosableReader(in)
+	return r, r.close
+}
+
 // closableReader reads its input on a goroutine of its own, so that close
 // ends a Read that is blocked on the input. Closing the input is not
 // enough: an *os.File in blocking mode, such as stdin on a pipe, stays in
@@ -346,16 +400,21 @@ func newClosableReader(in io.Reader) *closableReader {
 	return &closableReader{in: in, chunks: make(chan readChunk), closed: make(chan struct{})}
 }
 
-// pump reads the input until it fails or the reader is closed. After a
-// close it may stay blocked in the input's Read; it then ends with the
-// input or the process.
+// pump reads the input until it fails or the reader is closed, a chunk
+// ahead of Read, so that it waits in the input's Read when the next
+// message comes. It reads into two buffers in turn: Read takes a chunk
+// only once it has copied out the one before, so the buffer the pump
+// fills next is free. After a close it may stay blocked in the input's
+// Read; it then ends with the input or the process.
 func (r *closableReader) pump() {
-	buf := make([]byte, 64<<10)
-	for {
-		n, err := r.in.Read(buf)
-		c := readChunk{data: bytes.Clone(buf[:n]), err: err}
+	var bufs [2][]byte
+	for i := 0; ; i ^= 1 {
+		if bufs[i] == nil {
+			bufs[i] = make([]byte, 32<<10)
+		}
+		n, err := r.in.Read(bufs[i])
 		select {
-		case r.chunks <- c:
+		case r.chunks <- readChunk{data: bufs[i][:n], err: err}:
 		case <-r.closed:
 			return
 		}

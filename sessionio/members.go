@@ -87,13 +87,9 @@ func (m Members) TakeTime(key string) (time.Time, error) {
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return time.Time{}, fmt.Errorf("%s: want an RFC 3339 time, found %s", key, Kind(raw))
 	}
-	t, err := time.Parse(time.RFC3339Nano, s)
+	t, err := parseTime(key, s)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("%s: %q is not an RFC 3339 time with a zone", key, s)
-	}
-	// Written back in UTC, a time must still have a four-digit year.
-	if y := t.UTC().Year(); y < 0 || y > 9999 {
-		return time.Time{}, fmt.Errorf("%s: %q falls outside the years 0000 to 9999 in UTC", key, s)
+		return time.Time{}, err
 	}
 	return t, nil
 }

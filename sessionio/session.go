@@ -10,8 +10,15 @@ import (
 	"unicode/utf8"
 )
 
-// MaxFileSize is the largest session file aiq-rpc reads or writes.
+// MaxFileSize is the largest session file aiq-rpc writes. Larger files
+// (the CLI does not enforce this limit) are read up to MaxReadSize, and lose
+// their oldest turns when next saved.
 const MaxFileSize = 10 << 20
+
+// MaxReadSize is the largest session file aiq-rpc opens: a ceiling that keeps
+// a loaded session's memory in bounds. A larger file is refused from its
+// size alone, before it is read.
+const MaxReadSize = 64 << 20
 
 // The AIQ CLI refuses a session whose data_source or database_type is empty,
 // yet writes its own no-database sessions that way. aiq-rpc writes these
@@ -22,6 +29,11 @@ const (
 	NoSourceType = "none"
 )
 
+// UnknownType is written as the type of a named source whose type is not
+// known: a file without one, whose source is not configured here. It reads
+// back as "".
+const UnknownType = "unknown"
+
 // ErrTooLarge and ErrInvalid classify the errors of Decode, ReadFile and the
 // writers, so that callers can tell a file that is too big from a broken one.
 var (
@@ -29,14 +41,21 @@ var (
 	ErrInvalid  = errors.New("invalid session file")
 )
 
-// SizeError is a session file over MaxFileSize. It matches ErrTooLarge
-// under errors.Is, and carries the size so that a writer knows how much
-// it has to drop.
+// SizeError is a session file over a size limit: MaxFileSize for a file
+// being written, MaxReadSize for one being read. It matches ErrTooLarge
+// under errors.Is, and carries the size so that a writer knows how much it
+// has to drop.
 type SizeError struct {
 	Size int64
+	// Reading is set when the file was too large to open at all.
+	Reading bool
 }
 
 func (e *SizeError) Error() string {
+	if e.Reading {
+		return fmt.Sprintf("%v: %s is over the %s that aiq-rpc opens (it keeps the files it writes under %s); start a new session, or load a copy of this file from which you have cut the oldest entries of \"messages\" and \"raw_messages\"",
+			ErrTooLarge, byteSize(e.Size), byteSize(MaxReadSize), byteSize(MaxFileSize))
+	}
 	return fmt.Sprintf("%v: %s is over the %s limit", ErrTooLarge, byteSize(e.Size), byteSize(MaxFileSize))
 }
 
@@ -63,84 +82,88 @@ type LegacyMessage struct {
 	Timestamp time.Time // zero when the file had none
 }
 
-// File is a decoded session file.
+// File is a session file.
 type File struct {
 	Metadata Metadata
 	Messages []LegacyMessage
-	// RawMessages are the elements of raw_messages, undecoded: they are
-	// OpenAI chat messages, which package conversation interprets.
+	// RawMessages are the elements of raw_messages as they stand in the
+	// file: OpenAI chat messages.
 	RawMessages []json.RawMessage
+	// Elements are RawMessages decoded and normalised, one for one; Decode
+	// sets them. Package conversation builds the history of them.
+	Elements []Element
+	// Chat, when not nil, replaces RawMessages when the file is written:
+	// the chat messages to write. Encoded holds one entry for each, the
+	// bytes of the element when they are known (see Encode), or nil.
+	Chat    []Message
+	Encoded []EncodedMessage
+	// EncodedLegacy is the same for Messages: nil, or one entry for each.
+	EncodedLegacy []EncodedMessage
 	// Extra holds top-level keys this version does not know.
 	Extra map[string]json.RawMessage
+	// Size is the size of the decoded file in bytes; 0 for a File built in
+	// memory.
+	Size int64
 }
 
-// Decode parses a session file. It refuses data over MaxFileSize, invalid
-// UTF-8 and anything that is not one JSON object, naming the field path of
-// a malformed field. Legacy messages that the CLI would refuse are skipped
-// and reported in the returned warnings instead.
+// Element is one element of raw_messages, decoded as DecodeMessage does.
+type Element struct {
+	Message  Message
+	Warnings []string
+	// Err is why the element cannot be used at all.
+	Err error
+	// BadUTF8 is set when the element held invalid UTF-8, read as U+FFFD.
+	BadUTF8 bool
+}
+
+// Decode parses a session file of up to MaxReadSize in one pass. It refuses
+// anything that is not one JSON object, naming the field path of a
+// malformed field. Invalid UTF-8 inside a string is read as U+FFFD, as the
+// CLI reads it, with a warning naming where. Legacy messages that the CLI
+// would refuse are skipped and reported in the returned warnings instead.
 func Decode(data []byte) (*File, []string, error) {
-	if len(data) > MaxFileSize {
-		return nil, nil, &SizeError{Size: int64(len(data))}
+	if len(data) > MaxReadSize {
+		return nil, nil, &SizeError{Size: int64(len(data)), Reading: true}
 	}
-	top, err := decodeTop(data)
-	if err != nil {
+	if err := checkTop(data); err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
-	f := &File{}
-	var warnings []string
-	if raw, ok := top.Take("metadata"); ok && !IsNull(raw) {
-		var w []string
-		if f.Metadata, w, err = decodeMetadata(raw); err != nil {
-			return nil, nil, fmt.Errorf("%w: %v", ErrInvalid, err)
-		}
-		warnings = append(warnings, w...)
-	} else {
-		warnings = append(warnings, "metadata: missing; read as a session with no database")
+	d := decoder{s: scanner{data: data}}
+	if !utf8.Valid(data) {
+		d.s.data, d.fixed = replaceInvalidUTF8(data)
 	}
-	if raw, ok := top.Take("messages"); ok {
-		var w []string
-		if f.Messages, w, err = decodeLegacy(raw); err != nil {
-			return nil, nil, fmt.Errorf("%w: %v", ErrInvalid, err)
-		}
-		warnings = append(warnings, w...)
+	if err := d.document(); err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", ErrInvalid, syntaxError(data))
 	}
-	if raw, ok := top.Take("raw_messages"); ok {
-		if f.RawMessages, err = decodeArray(raw, "raw_messages"); err != nil {
-			return nil, nil, fmt.Errorf("%w: %v", ErrInvalid, err)
-		}
-	}
-	for _, k := range top.DropCaseVariants("metadata", "messages", "raw_messages") {
-		warnings = append(warnings, fmt.Sprintf("%s: another spelling of a known key, which the CLI would read in its place; dropped", k))
-	}
-	f.Extra = top.Rest()
-	return f, warnings, nil
+	return d.file()
 }
 
-// decodeTop checks that data is exactly one JSON object in UTF-8 and returns
-// its members.
-func decodeTop(data []byte) (Members, error) {
+// checkTop refuses what is plainly not one JSON object.
+func checkTop(data []byte) error {
 	if bytes.HasPrefix(data, []byte("\xEF\xBB\xBF")) {
-		return nil, errors.New("the file starts with a byte order mark; save it as UTF-8 without one")
-	}
-	if !utf8.Valid(data) {
-		line, col := position(data, invalidUTF8Offset(data))
-		return nil, fmt.Errorf("line %d, column %d: invalid UTF-8", line, col)
+		return errors.New("the file starts with a byte order mark; save it as UTF-8 without one")
 	}
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
-		return nil, errors.New("the file is empty")
+		return errors.New("the file is empty")
 	}
 	if trimmed[0] != '{' {
 		if !json.Valid(trimmed) {
-			return nil, jsonSyntaxError(data, json.Unmarshal(data, new(any)))
+			return syntaxError(data)
 		}
-		return nil, fmt.Errorf("want one JSON object, found %s", Kind(trimmed))
+		return fmt.Errorf("want one JSON object, found %s", Kind(trimmed))
 	}
-	var top Members
-	if err := json.Unmarshal(data, &top); err != nil {
-		return nil, jsonSyntaxError(data, err)
+	return nil
+}
+
+// syntaxError describes why data is not valid JSON as encoding/json does,
+// with a line and column.
+func syntaxError(data []byte) error {
+	err := json.Unmarshal(data, new(any))
+	if err == nil {
+		return errSyntax
 	}
-	return top, nil
+	return jsonSyntaxError(data, err)
 }
 
 func jsonSyntaxError(data []byte, err error) error {
@@ -180,7 +203,9 @@ func decodeMetadata(raw json.RawMessage) (Metadata, []string, error) {
 	if md.DataSource == NoSourceName {
 		md.DataSource = ""
 	}
-	if md.DatabaseType == NoSourceType {
+	if md.DatabaseType == NoSourceType || md.DatabaseType == UnknownType || md.DataSource == "" {
+		// Without a source there is no database, whatever type was written
+		// next to it (the CLI writes its own such sessions with a type).
 		md.DatabaseType = ""
 	}
 	var warnings []string
@@ -189,30 +214,6 @@ func decodeMetadata(raw json.RawMessage) (Metadata, []string, error) {
 	}
 	md.Extra = members.Rest()
 	return md, warnings, nil
-}
-
-// decodeLegacy reads the legacy messages list. The CLI refuses a whole file
-// for one bad element; aiq-rpc skips the element and says so.
-func decodeLegacy(raw json.RawMessage) ([]LegacyMessage, []string, error) {
-	elems, err := decodeArray(raw, "messages")
-	if err != nil {
-		return nil, nil, err
-	}
-	var msgs []LegacyMessage
-	var warnings []string
-	for i, elem := range elems {
-		path := fmt.Sprintf("messages[%d]", i)
-		m, err := decodeLegacyMessage(elem, path)
-		if err != nil {
-			warnings = append(warnings, err.Error()+"; skipped")
-			continue
-		}
-		if m.timestampErr != nil {
-			warnings = append(warnings, m.timestampErr.Error()+"; dropped")
-		}
-		msgs = append(msgs, m.LegacyMessage)
-	}
-	return msgs, warnings, nil
 }
 
 type decodedLegacy struct {
@@ -269,84 +270,9 @@ func position(data []byte, offset int) (line, col int) {
 	return line, col
 }
 
-func invalidUTF8Offset(data []byte) int {
-	for i := 0; i < len(data); {
-		r, size := utf8.DecodeRune(data[i:])
-		if r == utf8.RuneError && size == 1 {
-			return i
-		}
-		i += size
-	}
-	return len(data)
-}
-
 func byteSize(n int64) string {
 	if n < 1<<20 {
 		return fmt.Sprintf("%d bytes", n)
 	}
 	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-}
-
-// Encode renders f as the CLI writes it: indented JSON, UTC times, empty
-// lists omitted. Every file it returns passes the CLI's load rules; it
-// refuses a File that could not (no creation time, an empty legacy message)
-// and a result over MaxFileSize.
-func Encode(f *File) ([]byte, error) {
-	if f.Metadata.CreatedAt.IsZero() {
-		return nil, errors.New("encode session: metadata.created_at is not set")
-	}
-	type legacyWire struct {
-		Role      string    `json:"role"`
-		Content   string    `json:"content"`
-		Timestamp time.Time `json:"timestamp,omitzero"`
-	}
-	type fileWire struct {
-		Metadata    json.RawMessage   `json:"metadata"`
-		Messages    []legacyWire      `json:"messages,omitempty"`
-		RawMessages []json.RawMessage `json:"raw_messages,omitempty"`
-	}
-	md, err := encodeMetadata(f.Metadata)
-	if err != nil {
-		return nil, fmt.Errorf("encode session: metadata: %w", err)
-	}
-	wire := fileWire{Metadata: md, RawMessages: f.RawMessages}
-	for i, m := range f.Messages {
-		if (m.Role != "user" && m.Role != "assistant") || m.Content == "" {
-			return nil, fmt.Errorf("encode session: messages[%d]: the CLI refuses role %q with %d bytes of content", i, m.Role, len(m.Content))
-		}
-		wire.Messages = append(wire.Messages, legacyWire{m.Role, m.Content, m.Timestamp.UTC()})
-	}
-	compact, err := MarshalWithExtra(wire, f.Extra)
-	if err != nil {
-		return nil, fmt.Errorf("encode session: %w", err)
-	}
-	var out bytes.Buffer
-	if err := json.Indent(&out, compact, "", "  "); err != nil {
-		return nil, fmt.Errorf("encode session: %w", err)
-	}
-	out.WriteByte('\n')
-	if out.Len() > MaxFileSize {
-		return nil, fmt.Errorf("encode session: %w", &SizeError{Size: int64(out.Len())})
-	}
-	return out.Bytes(), nil
-}
-
-func encodeMetadata(md Metadata) (json.RawMessage, error) {
-	type wire struct {
-		CreatedAt    time.Time `json:"created_at"`
-		LastUpdated  time.Time `json:"last_updated"`
-		DataSource   string    `json:"data_source"`
-		DatabaseType string    `json:"database_type"`
-	}
-	w := wire{md.CreatedAt.UTC(), md.LastUpdated.UTC(), md.DataSource, md.DatabaseType}
-	if w.DataSource == "" {
-		w.DataSource = NoSourceName
-	}
-	if w.DatabaseType == "" {
-		w.DatabaseType = NoSourceType
-	}
-	if md.LastUpdated.IsZero() {
-		w.LastUpdated = w.CreatedAt
-	}
-	return MarshalWithExtra(w, md.Extra)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -180,8 +181,9 @@ func TestDecodeRefusals(t *testing.T) {
 		{name: "empty file", data: "", want: []string{"empty"}},
 		{name: "whitespace only", data: " \n\t\r\n ", want: []string{"empty"}},
 		{name: "byte order mark", data: "\xEF\xBB\xBF" + valid, want: []string{"byte order mark"}},
-		// The bad byte is on line 2, column 16 (after two spaces and `"metadata": "`).
-		{name: "invalid UTF-8", data: "{\n  \"metadata\": \"\xff\"\n}", want: []string{"invalid UTF-8", "line 2, column 16"}},
+		// Invalid UTF-8 outside a string is a syntax error, as in the CLI:
+		// the bad byte is on line 2, column 15 (after two spaces and `"metadata": `).
+		{name: "invalid UTF-8 outside a string", data: "{\n  \"metadata\": \xff\n}", want: []string{"invalid character", "line 2, column 15"}},
 		{name: "top-level array", data: `[` + valid + `]`, want: []string{"want one JSON object", "an array"}},
 		{name: "top-level string", data: `"session"`, want: []string{"want one JSON object", "a string"}},
 		{name: "top-level number", data: `42`, want: []string{"want one JSON object", "a number"}},
@@ -247,27 +249,58 @@ func TestDecodeSyntaxErrorColumn(t *testing.T) {
 	}
 }
 
+// Files over the 10 MiB that aiq-rpc writes are read up to the ceiling,
+// which is checked before anything is parsed.
 func TestDecodeSizeLimit(t *testing.T) {
 	valid := []byte(`{"metadata": ` + validMetadata + `}`)
 	pad := func(n int) []byte {
 		return append(slices.Clone(valid), bytes.Repeat([]byte(" "), n-len(valid))...)
 	}
 
-	t.Run("at the limit", func(t *testing.T) {
-		_, _, err := sessionio.Decode(pad(sessionio.MaxFileSize))
+	t.Run("over the write limit", func(t *testing.T) {
+		_, _, err := sessionio.Decode(pad(sessionio.MaxFileSize + 1))
 		require.NoError(t, err)
 	})
-	t.Run("one byte over", func(t *testing.T) {
-		got, _, err := sessionio.Decode(pad(sessionio.MaxFileSize + 1))
+	t.Run("at the ceiling", func(t *testing.T) {
+		_, _, err := sessionio.Decode(pad(sessionio.MaxReadSize))
+		require.NoError(t, err)
+	})
+	t.Run("one byte over the ceiling", func(t *testing.T) {
+		got, _, err := sessionio.Decode(pad(sessionio.MaxReadSize + 1))
 		require.Error(t, err)
 		assert.Nil(t, got)
 		assert.ErrorIs(t, err, sessionio.ErrTooLarge)
 		assert.NotErrorIs(t, err, sessionio.ErrInvalid)
 		var sizeErr *sessionio.SizeError
 		require.ErrorAs(t, err, &sizeErr)
-		assert.Equal(t, int64(sessionio.MaxFileSize+1), sizeErr.Size)
-		assert.Contains(t, err.Error(), "10.0 MiB limit")
+		assert.Equal(t, int64(sessionio.MaxReadSize+1), sizeErr.Size)
+		assert.Contains(t, err.Error(), "64.0 MiB that aiq-rpc opens")
+		assert.Contains(t, err.Error(), "start a new session")
 	})
+}
+
+// Invalid UTF-8 inside a string reads as U+FFFD, as the CLI reads it, with
+// a warning that names the element; the file then saves as valid UTF-8.
+func TestDecodeInvalidUTF8(t *testing.T) {
+	data := "{\"metadata\": " + validMetadata + ", \"messages\": [{\"role\": \"user\", \"content\": \"SELECT \xff\xfe name\"}]," +
+		" \"raw_messages\": [{\"role\": \"system\", \"content\": \"p\"}, {\"role\": \"user\", \"content\": \"SELECT \xff\xfe name\"}], \"x\": \"\xc3\"}"
+	got, warnings, err := sessionio.Decode([]byte(data))
+	require.NoError(t, err)
+	assert.Equal(t, "SELECT \uFFFD\uFFFD name", got.Messages[0].Content)
+	require.Len(t, got.Elements, 2)
+	assert.False(t, got.Elements[0].BadUTF8)
+	assert.True(t, got.Elements[1].BadUTF8)
+	assert.Equal(t, "SELECT \uFFFD\uFFFD name", got.Elements[1].Message.Content)
+	assert.Equal(t, []string{
+		"x: invalid UTF-8, read as U+FFFD (\uFFFD) as the AIQ CLI reads it",
+		"messages[0]: invalid UTF-8, read as U+FFFD (\uFFFD) as the AIQ CLI reads it",
+	}, warnings)
+	out, err := sessionio.Encode(got)
+	require.NoError(t, err)
+	assert.True(t, utf8.Valid(out))
+	_, warnings, err = sessionio.Decode(out)
+	require.NoError(t, err)
+	assert.Empty(t, warnings)
 }
 
 // Legacy messages that make the CLI refuse the whole file are dropped one by
@@ -725,4 +758,64 @@ func TestDecodeDropsCaseVariantsOfKnownKeys(t *testing.T) {
 	assert.Equal(t, "db", f.Metadata.DataSource)
 	assert.Equal(t, []string{"note"}, slices.Collect(maps.Keys(f.Metadata.Extra)))
 	assert.Equal(t, []string{"x_extra"}, slices.Collect(maps.Keys(f.Extra)))
+}
+
+// What is written after loading a file with odd metadata says what the
+// session uses: every session without a source is "(no database)" of type
+// "none", whatever type the file had next to it, and a named source whose
+// type the file left out is of type "unknown" (package conversation puts the
+// configured type there when the source is configured). Each passes the
+// CLI's load rules.
+func TestOddMetadataWritten(t *testing.T) {
+	tests := []struct {
+		name                 string
+		metadata             string
+		wantSource, wantType string
+	}{
+		{"no database_type", `{"created_at": "2026-02-02T07:45:51Z", "data_source": "demo"}`, "demo", sessionio.UnknownType},
+		{"data_source null next to a type", `{"created_at": "2026-02-02T07:45:51Z", "data_source": null, "database_type": "sqlite"}`, sessionio.NoSourceName, sessionio.NoSourceType},
+		{"CLI free mode with a type", `{"created_at": "2026-02-02T07:45:51Z", "data_source": "", "database_type": "mysql"}`, sessionio.NoSourceName, sessionio.NoSourceType},
+		{"CLI free mode", `{"created_at": "2026-02-02T07:45:51Z", "data_source": "", "database_type": ""}`, sessionio.NoSourceName, sessionio.NoSourceType},
+		{"placeholders", `{"created_at": "2026-02-02T07:45:51Z", "data_source": "(no database)", "database_type": "none"}`, sessionio.NoSourceName, sessionio.NoSourceType},
+		{"placeholder source, real type", `{"created_at": "2026-02-02T07:45:51Z", "data_source": "(no database)", "database_type": "postgresql"}`, sessionio.NoSourceName, sessionio.NoSourceType},
+		{"source with a type", `{"created_at": "2026-02-02T07:45:51Z", "data_source": "shop", "database_type": "PostgreSQL"}`, "shop", "postgresql"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, _, err := sessionio.Decode([]byte(`{"metadata": ` + tt.metadata + `}`))
+			require.NoError(t, err)
+			out, err := sessionio.Encode(f)
+			require.NoError(t, err)
+			require.NoError(t, sessiontest.CheckCLILoadRules(out))
+			var cli sessiontest.CLIView
+			require.NoError(t, json.Unmarshal(out, &cli))
+			assert.Equal(t, tt.wantSource, cli.Metadata.DataSource)
+			assert.Equal(t, tt.wantType, cli.Metadata.DatabaseType)
+		})
+	}
+	t.Run("no metadata", func(t *testing.T) {
+		f, _, err := sessionio.Decode([]byte(`{"messages": []}`))
+		require.NoError(t, err)
+		f.Metadata.CreatedAt = time.Date(2026, 2, 2, 7, 45, 51, 0, time.UTC)
+		out, err := sessionio.Encode(f)
+		require.NoError(t, err)
+		require.NoError(t, sessiontest.CheckCLILoadRules(out))
+		assert.Contains(t, string(out), `"data_source": "(no database)",`+"\n"+`    "database_type": "none"`)
+	})
+}
+
+// A legacy message without a timestamp is written without one: aiq-rpc
+// does not invent a time the message was not written at, and the CLI reads
+// the missing key as it reads its own zero time.
+func TestLegacyWithoutTimestampStaysWithout(t *testing.T) {
+	data := `{"metadata": ` + validMetadata + `, "messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a", "timestamp": "2026-02-02T07:46:00Z"}]}`
+	f, warnings, err := sessionio.Decode([]byte(data))
+	require.NoError(t, err)
+	assert.Empty(t, warnings)
+	assert.True(t, f.Messages[0].Timestamp.IsZero())
+	out, err := sessionio.Encode(f)
+	require.NoError(t, err)
+	require.NoError(t, sessiontest.CheckCLILoadRules(out))
+	assert.Contains(t, string(out), "{\n      \"role\": \"user\",\n      \"content\": \"q\"\n    }")
+	assert.Equal(t, 1, strings.Count(string(out), `"timestamp"`))
 }

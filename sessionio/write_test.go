@@ -151,16 +151,24 @@ func TestReadFileFIFO(t *testing.T) {
 	assert.Contains(t, res.err.Error(), path)
 }
 
-func TestWriteFileCreatesFolders(t *testing.T) {
+// WriteFile writes to a folder that exists; a path in a missing folder is
+// an error, so that a mistyped path creates nothing. CreateFile creates the
+// sessions folder it is given, as the home's own.
+func TestWriteFileNeedsItsFolder(t *testing.T) {
 	root := t.TempDir()
 	path := filepath.Join(root, "home", "sessions", "s.json")
 	data := session(t, "hello")
 
-	require.NoError(t, sessionio.WriteFile(path, data))
-	got, err := os.ReadFile(path)
+	err := sessionio.WriteFile(path, data)
+	require.ErrorIs(t, err, fs.ErrNotExist)
+	assert.NoDirExists(t, filepath.Join(root, "home"))
+
+	saved, err := sessionio.CreateFile(filepath.Dir(path), data, time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
+	require.NoError(t, err)
+	got, err := os.ReadFile(saved)
 	require.NoError(t, err)
 	assert.Equal(t, data, got)
-	assert.Equal(t, fs.FileMode(0o600), mode(t, path))
+	assert.Equal(t, fs.FileMode(0o600), mode(t, saved))
 	assert.Equal(t, fs.FileMode(0o700), mode(t, filepath.Join(root, "home")))
 	assert.Equal(t, fs.FileMode(0o700), mode(t, filepath.Join(root, "home", "sessions")))
 	assert.Empty(t, tempFiles(t, filepath.Dir(path)))

@@ -263,7 +263,9 @@ func (db *DB) execute(ctx context.Context, sql string, write bool) *StatementRes
 	}
 	runCtx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	err := db.eng.run(runCtx, sql, write, newCollector(res, db.opts.MaxRows))
+	out := newCollector(res, db.opts.MaxRows)
+	out.page = firstPage(ctx)
+	err := db.eng.run(runCtx, sql, write, out)
 	if err == nil {
 		res.Status = StatusSuccess
 		return res
@@ -271,6 +273,29 @@ func (db *DB) execute(ctx context.Context, sql string, write bool) *StatementRes
 	res.RowCount, res.Columns, res.Rows, res.Truncated = 0, nil, nil, false
 	db.explain(ctx, runCtx, res, err, write)
 	return res
+}
+
+// pageKey is the context key of WithFirstPage.
+type pageKey struct{}
+
+// WithFirstPage returns a copy of ctx under which a statement that a DB
+// runs reports its first page of rows to page while it still runs: once,
+// as soon as MaxRows rows are read and another follows, so that a user
+// sees rows of a long statement before it ends. page gets a result with
+// Status "running", RowCount the rows read so far, and the Rows that the
+// final result keeps; it must not change them. A statement that ends
+// before its page is full reports nothing: its result comes at once
+// anyway. page runs on the goroutine that reads the rows, which waits for
+// it. As net/http/httptrace does for a request's events, the hook rides
+// on the context, so that it reaches the DB through the callers between,
+// such as Set.Run, unchanged.
+func WithFirstPage(ctx context.Context, page func(*StatementResult)) context.Context {
+	return context.WithValue(ctx, pageKey{}, page)
+}
+
+func firstPage(ctx context.Context) func(*StatementResult) {
+	page, _ := ctx.Value(pageKey{}).(func(*StatementResult))
+	return page
 }
 
 // explain sets the status and message of a run that failed.

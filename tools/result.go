@@ -19,6 +19,9 @@ const (
 	StatusError     = "error"     // the statement failed, or could not run
 	StatusRejected  = "rejected"  // a write that was not confirmed, so not run
 	StatusCancelled = "cancelled" // stopped by the caller's context
+	// StatusRunning is the first page of a statement that still runs
+	// (see WithFirstPage); a final result never has it.
+	StatusRunning = "running"
 )
 
 // StatementResult is the outcome of one statement.
@@ -179,6 +182,9 @@ type collector struct {
 	res   *StatementResult
 	max   int
 	start time.Time
+	// page, when not nil, hears the first max rows once another row
+	// follows them (see WithFirstPage).
+	page func(*StatementResult)
 	// convert turns the driver's value of column i into a JSON-friendly
 	// one.
 	convert func(i int, v any) any
@@ -204,6 +210,9 @@ func (c *collector) row(values func() ([]any, error)) error {
 		c.res.firstRow = time.Since(c.start)
 	}
 	if len(c.res.Rows) >= c.max {
+		if !c.res.Truncated && c.page != nil {
+			c.page(c.running())
+		}
 		c.res.Truncated = true
 		return nil
 	}
@@ -217,6 +226,14 @@ func (c *collector) row(values func() ([]any, error)) error {
 	}
 	c.res.Rows = append(c.res.Rows, row)
 	return nil
+}
+
+// running returns the result so far, as WithFirstPage reports it. Its
+// rows are shared with the result, which keeps no more of them.
+func (c *collector) running() *StatementResult {
+	r := c.res
+	return &StatementResult{SQL: r.SQL, Status: StatusRunning, RowCount: r.RowCount, Columns: r.Columns,
+		Rows: r.Rows[:len(r.Rows):len(r.Rows)], Truncated: true, modelBytes: r.modelBytes}
 }
 
 // setAffected records the rows a write affected, for a statement that

@@ -210,10 +210,10 @@ func (f *fixtures) value(name string) string {
 		require.NoError(t, syscall.Mkfifo(v, 0o600))
 	case name == "large":
 		v = filepath.Join(t.TempDir(), "large.json")
-		// A valid session but for its size: a long first question.
-		big := fmt.Sprintf(`{"metadata":{"created_at":"2026-01-02T03:04:05Z","last_updated":"2026-01-02T03:04:05Z","data_source":"shop","database_type":"postgresql"},"messages":[{"role":"user","content":"%s"}]}`,
-			strings.Repeat("a", 11<<20))
-		require.NoError(t, os.WriteFile(v, []byte(big), 0o600))
+		// Over the ceiling of what aiq-rpc opens, judged from the size alone:
+		// sparse, so that it costs nothing.
+		require.NoError(t, os.WriteFile(v, nil, 0o600))
+		require.NoError(t, os.Truncate(v, 70<<20))
 	case name == "badutf8":
 		v = filepath.Join(t.TempDir(), "badutf8.json")
 		data := "{\"metadata\":{\"created_at\":\"2026-01-02T03:04:05Z\",\"last_updated\":\"2026-01-02T03:04:05Z\",\"data_source\":\"shop\",\"database_type\":\"postgresql\"},\"messages\":[{\"role\":\"user\",\"content\":\"caf\xe9\"}]}"

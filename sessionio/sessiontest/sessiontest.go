@@ -39,12 +39,16 @@ type CLIView struct {
 		DataSource   string    `json:"data_source"`
 		DatabaseType string    `json:"database_type"`
 	} `json:"metadata"`
-	Messages []struct {
-		Role      string    `json:"role"`
-		Content   string    `json:"content"`
-		Timestamp time.Time `json:"timestamp"`
-	} `json:"messages"`
+	Messages    []CLIMessage      `json:"messages"`
 	RawMessages []json.RawMessage `json:"raw_messages"`
+}
+
+// CLIMessage is an element of the legacy messages list, as the CLI
+// decodes it.
+type CLIMessage struct {
+	Role      string    `json:"role"`
+	Content   string    `json:"content"`
+	Timestamp time.Time `json:"timestamp"`
 }
 
 // CheckCLILoadRules applies the five rules by which `aiq -s FILE` refuses a

@@ -387,3 +387,14 @@ func (c sqlConn) queryStrings(ctx context.Context, query string) ([]string, erro
 	}
 	return out, rows.Err()
 }
+
+// MillionRows is a PostgreSQL database with a table "million" of a million
+// rows (n, s), for benchmarks that read a real table: PostgreSQL sends the
+// rows of a table scan as it reads them, whereas a set-returning function
+// such as generate_series is computed whole before the first row.
+func MillionRows(t testing.TB) sessionio.Source {
+	t.Helper()
+	src := Postgres(t)
+	Exec(t, src, "CREATE TABLE million AS SELECT g AS n, md5(g::text) AS s FROM generate_series(1, 1000000) AS g")
+	return src
+}

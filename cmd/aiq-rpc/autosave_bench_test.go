@@ -1,0 +1,165 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aiq/aiq-rpc/conversation"
+	"github.com/aiq/aiq-rpc/conversation/llm/llmtest"
+)
+
+// autosaveAnswer is the model's answer in the autosave benchmarks: about
+// 2 KB, stored twice per turn (raw_messages and the legacy list), so that
+// 200 turns make a file of about 1 MB.
+var autosaveAnswer = strings.Repeat("Most orders of last week were paid by card; the rest by transfer. ", 32)
+
+// BenchmarkAutosaveTurn is the turn overhead of issue 11, goal 2: a
+// chat/turn through the binary on a session holding 1, 20 and 200 turns
+// of history (--history-limit keeps it there), autosave included, with the
+// scripted model answering at once. ms-p50 is the median round trip, and
+// model-ms-p50 the scripted model's own median for the same request, sent
+// again from the benchmark after the turns: the overhead beyond model and
+// database is the difference. The sessions folder is in memory (/dev/shm)
+// where there is one, so that the turns do not wait for the disk; the
+// fsync lines give that wait on the real disk, for a file of the size the
+// session had: fsync of the written file, then of its folder.
+//
+//	go test -run '^$' -bench AutosaveTurn -benchtime 100x ./cmd/aiq-rpc/
+func BenchmarkAutosaveTurn(b *testing.B) {
+	for _, turns := range []int{1, 20, 200} {
+		var size int
+		b.Run(fmt.Sprintf("history=%d", turns), func(b *testing.B) { size = benchAutosaveTurn(b, turns) })
+		b.Run(fmt.Sprintf("history=%d/fsync", turns), func(b *testing.B) { benchSaveFsync(b, size) })
+	}
+}
+
+// benchAutosaveTurn measures the turns and returns the size of the session
+// file they saved.
+func benchAutosaveTurn(b *testing.B, turns int) int {
+	srv := llmtest.NewServer(b)
+	h := newHome(b).withModel(b, srv.URL)
+	if shm, err := os.MkdirTemp("/dev/shm", "aiq-bench-"); err == nil {
+		b.Cleanup(func() { os.RemoveAll(shm) })
+		if err := os.Symlink(shm, h.sessionsDir()); err != nil {
+			b.Fatal(err)
+		}
+	} else {
+		b.Logf("no /dev/shm (%v): the turns include the waits for the disk", err)
+	}
+	p := startProc(b, h, procOptions{plain: true, args: []string{"--history-limit", strconv.Itoa(turns)}})
+	p.initialize(nil)
+	var info conversation.Info
+	p.client.Result("session/new", nil, &info)
+	n := 0
+	var saved string
+	turn := func() time.Duration {
+		srv.Add(llmtest.Step{Text: fmt.Sprintf("%d. %s", n, autosaveAnswer)})
+		start := time.Now()
+		var ans conversation.Answer
+		m := p.client.Call("chat/turn", map[string]any{"sessionId": info.SessionID, "query": fmt.Sprintf("question %d: how were last week's orders paid?", n)})
+		took := time.Since(start)
+		if m.Error != nil {
+			b.Fatalf("chat/turn: %v", m.Error)
+		}
+		if err := json.Unmarshal(m.Result, &ans); err != nil || ans.SavedTo == "" {
+			b.Fatalf("chat/turn saved nothing: %v %s", err, m.Result)
+		}
+		saved = ans.SavedTo
+		n++
+		return took
+	}
+	for range turns {
+		turn() // the history the measured turns run on
+	}
+	var times []time.Duration
+	for b.Loop() {
+		times = append(times, turn())
+	}
+	b.StopTimer()
+	b.ReportMetric(medianMillis(times), "ms-p50")
+	reqs := srv.Requests()
+	b.ReportMetric(modelMillis(b, srv, reqs[len(reqs)-1].Body, len(times)), "model-ms-p50")
+	info2, err := os.Stat(saved)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return int(info2.Size())
+}
+
+// modelMillis is the scripted model's median time for answering body, the
+// request of a measured turn, n times over HTTP as the binary asks it:
+// with the history, the request grows, and so does the model's work.
+func modelMillis(b *testing.B, srv *llmtest.Server, body []byte, n int) float64 {
+	var times []time.Duration
+	for range n {
+		srv.Add(llmtest.Step{Text: autosaveAnswer})
+		start := time.Now()
+		resp, err := http.Post(srv.URL+"/chat/completions", "application/json", bytes.NewReader(body))
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, err = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		times = append(times, time.Since(start))
+		if err != nil || resp.StatusCode != http.StatusOK {
+			b.Fatalf("model: %v %s", err, resp.Status)
+		}
+	}
+	return medianMillis(times)
+}
+
+// benchSaveFsync is the waits for the disk of one save of a session file
+// of size bytes: fsync of the written file, then of its folder.
+func benchSaveFsync(b *testing.B, size int) {
+	dir := b.TempDir()
+	data := bytes.Repeat([]byte{'x'}, size)
+	var times []time.Duration
+	for b.Loop() {
+		f, err := os.CreateTemp(dir, "session-*.json")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := f.Write(data); err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		err = f.Sync()
+		if err == nil {
+			err = syncFolder(dir)
+		}
+		times = append(times, time.Since(start))
+		f.Close()
+		os.Remove(filepath.Join(dir, filepath.Base(f.Name())))
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(medianMillis(times), "ms-p50")
+}
+
+func syncFolder(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+func medianMillis(times []time.Duration) float64 {
+	if len(times) == 0 {
+		return 0
+	}
+	slices.Sort(times)
+	return float64(times[len(times)/2].Microseconds()) / 1000
+}

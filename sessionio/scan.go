@@ -1,0 +1,350 @@
+package sessionio
+
+import (
+	"errors"
+	"strings"
+	"unicode"
+	"unicode/utf16"
+)
+
+// errSyntax marks a document that is not valid JSON. The scanner does not
+// describe the fault: Decode asks encoding/json for its description, so that
+// the error reads as it always did.
+var errSyntax = errors.New("not valid JSON")
+
+// maxDepth is encoding/json's nesting limit, which the CLI reads with.
+const maxDepth = 10000
+
+// scanner reads a JSON document in place, one value at a time, validating
+// as encoding/json does. It is the single pass behind Decode: the elements
+// of the large arrays are decoded while they are checked, instead of the
+// document being validated and decoded again at each level. It beat the
+// libraries measured for this (docs/performance.md).
+type scanner struct {
+	data  []byte
+	pos   int
+	depth int
+}
+
+// special marks the bytes that end a run of plain string bytes.
+var special = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
+func (s *scanner) ws() {
+	for s.pos < len(s.data) {
+		switch s.data[s.pos] {
+		case ' ', '\t', '\n', '\r':
+			s.pos++
+		default:
+			return
+		}
+	}
+}
+
+// peek returns the next byte after whitespace, or 0 at the end.
+func (s *scanner) peek() byte {
+	s.ws()
+	if s.pos >= len(s.data) {
+		return 0
+	}
+	return s.data[s.pos]
+}
+
+// consume skips whitespace and then c.
+func (s *scanner) consume(c byte) error {
+	if s.peek() != c {
+		return errSyntax
+	}
+	s.pos++
+	return nil
+}
+
+// str reads a string at pos and returns its body between the quotes, and
+// whether that holds escapes.
+func (s *scanner) str() (body []byte, escaped bool, err error) {
+	if s.peek() != '"' {
+		return nil, false, errSyntax
+	}
+	s.pos++
+	start := s.pos
+	data := s.data
+	for i := start; i < len(data); {
+		c := data[i]
+		if !special[c] {
+			i++
+			continue
+		}
+		switch c {
+		case '"':
+			s.pos = i + 1
+			return data[start:i], escaped, nil
+		case '\\':
+			escaped = true
+			if i+1 >= len(data) {
+				return nil, false, errSyntax
+			}
+			switch data[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(data) || !isHex4(data[i+2:i+6]) {
+					return nil, false, errSyntax
+				}
+				i += 6
+			default:
+				return nil, false, errSyntax
+			}
+		default: // a control character
+			return nil, false, errSyntax
+		}
+	}
+	return nil, false, errSyntax
+}
+
+func isHex4(b []byte) bool {
+	for _, c := range b[:4] {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// text reads a string and returns its value.
+func (s *scanner) text() (string, error) {
+	body, escaped, err := s.str()
+	if err != nil {
+		return "", err
+	}
+	if !escaped {
+		return string(body), nil
+	}
+	return unescape(body), nil
+}
+
+// unescape decodes the body of a valid JSON string as encoding/json does,
+// a lone surrogate becoming U+FFFD.
+func unescape(body []byte) string {
+	var b strings.Builder
+	b.Grow(len(body)) // never shorter: one allocation, no copy at the end
+	start := 0
+	for i := 0; i < len(body); {
+		if body[i] != '\\' {
+			i++
+			continue
+		}
+		b.Write(body[start:i])
+		c := body[i+1]
+		i += 2
+		switch c {
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'u':
+			r := hex4(body[i:])
+			i += 4
+			if utf16.IsSurrogate(r) {
+				r2 := rune(-1)
+				if i+6 <= len(body) && body[i] == '\\' && body[i+1] == 'u' {
+					r2 = hex4(body[i+2:])
+				}
+				if dec := utf16.DecodeRune(r, r2); dec != unicode.ReplacementChar {
+					r = dec
+					i += 6
+				} else {
+					r = unicode.ReplacementChar
+				}
+			}
+			b.WriteRune(r)
+		default: // '"', '\\', '/'
+			b.WriteByte(c)
+		}
+		start = i
+	}
+	b.Write(body[start:])
+	return b.String()
+}
+
+func hex4(b []byte) rune {
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c <= '9':
+			c -= '0'
+		case c <= 'F':
+			c -= 'A' - 10
+		default:
+			c -= 'a' - 10
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}
+
+// skip reads any value and returns its bytes.
+func (s *scanner) skip() ([]byte, error) {
+	s.ws()
+	start := s.pos
+	if err := s.value(); err != nil {
+		return nil, err
+	}
+	return s.data[start:s.pos], nil
+}
+
+func (s *scanner) value() error {
+	switch s.peek() {
+	case '{':
+		return s.object(func(string, bool) error { return s.value() })
+	case '[':
+		return s.array(func(int) error { return s.value() })
+	case '"':
+		_, _, err := s.str()
+		return err
+	case 't':
+		return s.literal("true")
+	case 'f':
+		return s.literal("false")
+	case 'n':
+		return s.literal("null")
+	default:
+		return s.number()
+	}
+}
+
+func (s *scanner) literal(word string) error {
+	if len(s.data)-s.pos < len(word) || string(s.data[s.pos:s.pos+len(word)]) != word {
+		return errSyntax
+	}
+	s.pos += len(word)
+	return nil
+}
+
+func (s *scanner) number() error {
+	d, i := s.data, s.pos
+	if i < len(d) && d[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(d) && d[i] == '0':
+		i++
+	case i < len(d) && '1' <= d[i] && d[i] <= '9':
+		i = digits(d, i)
+	default:
+		return errSyntax
+	}
+	if i < len(d) && d[i] == '.' {
+		if i++; i >= len(d) || !isDigit(d[i]) {
+			return errSyntax
+		}
+		i = digits(d, i)
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		if i >= len(d) || !isDigit(d[i]) {
+			return errSyntax
+		}
+		i = digits(d, i)
+	}
+	s.pos = i
+	return nil
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+func digits(d []byte, i int) int {
+	for i < len(d) && isDigit(d[i]) {
+		i++
+	}
+	return i
+}
+
+// object reads an object, calling member at each value with its key. A key
+// with escapes is handed over decoded, with escaped set.
+func (s *scanner) object(member func(key string, escaped bool) error) error {
+	if err := s.open('{'); err != nil {
+		return err
+	}
+	if s.peek() == '}' {
+		s.pos++
+		s.depth--
+		return nil
+	}
+	for {
+		body, escaped, err := s.str()
+		if err != nil {
+			return err
+		}
+		key := string(body)
+		if escaped {
+			key = unescape(body)
+		}
+		if err := s.consume(':'); err != nil {
+			return err
+		}
+		if err := member(key, escaped); err != nil {
+			return err
+		}
+		switch s.peek() {
+		case ',':
+			s.pos++
+		case '}':
+			s.pos++
+			s.depth--
+			return nil
+		default:
+			return errSyntax
+		}
+	}
+}
+
+// array reads an array, calling elem at each element with its index.
+func (s *scanner) array(elem func(i int) error) error {
+	if err := s.open('['); err != nil {
+		return err
+	}
+	if s.peek() == ']' {
+		s.pos++
+		s.depth--
+		return nil
+	}
+	for i := 0; ; i++ {
+		if err := elem(i); err != nil {
+			return err
+		}
+		switch s.peek() {
+		case ',':
+			s.pos++
+		case ']':
+			s.pos++
+			s.depth--
+			return nil
+		default:
+			return errSyntax
+		}
+	}
+}
+
+func (s *scanner) open(c byte) error {
+	if err := s.consume(c); err != nil {
+		return err
+	}
+	if s.depth++; s.depth > maxDepth {
+		return errSyntax
+	}
+	return nil
+}
