@@ -3,6 +3,7 @@ module github.com/aiq/aiq-rpc
 go 1.26.0
 
 require (
+	github.com/coder/acp-go-sdk v0.13.0
 	github.com/go-sql-driver/mysql v1.10.1
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/sashabaranov/go-openai v1.43.0

@@ -13,6 +13,9 @@ import (
 type Question struct {
 	Query     string
 	Selection *Selection
+	// Attached are more texts the user gave with the question, such as
+	// whole files; each goes in its own fenced block after the selection.
+	Attached []Selection
 }
 
 // Selection is text the user selected in the editor.
@@ -35,22 +38,26 @@ type Position struct {
 	Character int `json:"character"`
 }
 
-// userText is the user message of a question. A selection goes in a fenced
-// block tagged with its language; a selection alone is the question.
+// userText is the user message of a question. A selection, and each
+// attached text, goes in a fenced block tagged with its language; a
+// selection alone is the question.
 func (q Question) userText() string {
 	query := strings.TrimSpace(q.Query)
-	if q.Selection == nil || strings.TrimSpace(q.Selection.Text) == "" {
+	blocks := q.blocks()
+	switch {
+	case len(blocks) == 0:
 		return query
+	case query == "" && len(blocks) == 1:
+		return blocks[0].Text
 	}
-	if query == "" {
-		return q.Selection.Text
+	var parts []string
+	if query != "" {
+		parts = append(parts, query)
 	}
-	text := strings.TrimRight(q.Selection.Text, "\n")
-	fence := "```"
-	for strings.Contains(text, fence) {
-		fence += "`"
+	for _, b := range blocks {
+		parts = append(parts, b.fenced())
 	}
-	return query + "\n\n" + fence + q.Selection.LanguageID + "\n" + text + "\n" + fence
+	return strings.Join(parts, "\n\n")
 }
 
 // Statement is a SQL statement a turn ran, with the rows for the editor.

@@ -33,6 +33,9 @@ type Event struct {
 	// its rows (tool_result), or its first page while it runs (rows).
 	Summary   string     `json:"summary,omitempty"`
 	Statement *Statement `json:"statement,omitempty"`
+	// Failed says that the call did not succeed: the tool's error, or a
+	// statement that failed, was rejected or was cancelled (tool_result).
+	Failed bool `json:"failed,omitempty"`
 	// Chart is a chart to draw (chart).
 	Chart any `json:"chart,omitempty"`
 	// Message is a status line (status).
@@ -72,15 +75,7 @@ func (r *recorder) Text(delta string) {
 
 func (r *recorder) ToolStarted(call ToolCall) {
 	e := Event{Kind: EventToolCall, Tool: call.Function.Name, CallID: call.ID}
-	if args, err := toolArgs(call.Function.Arguments); err == nil {
-		e.Arguments = args
-		var sql struct {
-			SQL string `json:"sql"`
-		}
-		if json.Unmarshal(args, &sql) == nil {
-			e.SQL = sql.SQL
-		}
-	}
+	e.Arguments, e.SQL = callArgs(call)
 	r.listen(e)
 }
 
@@ -89,12 +84,13 @@ func (r *recorder) ToolRows(call ToolCall, st Statement) {
 }
 
 func (r *recorder) ToolFinished(o ToolOutcome) {
-	e := Event{Kind: EventToolResult, Tool: o.Call.Function.Name, CallID: o.Call.ID, Summary: summarize(o)}
+	e := Event{Kind: EventToolResult, Tool: o.Call.Function.Name, CallID: o.Call.ID, Summary: summarize(o), Failed: o.Err != nil}
 	switch res := o.Result.(type) {
 	case SQLResult:
 		st := res.Statement
 		r.statements = append(r.statements, st)
 		e.Statement = &st
+		e.Failed = st.Status != "success"
 	case ChartResult:
 		r.listen(Event{Kind: EventChart, Tool: e.Tool, CallID: e.CallID, Chart: res.Chart})
 	}

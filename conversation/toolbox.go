@@ -115,7 +115,7 @@ func (w *Workspace) toolbox(ctx context.Context, o *openSession) (*sessionToolbo
 	}
 	src, err := w.lookupSource(name)
 	if err != nil {
-		return nil, fmt.Errorf("%w; pick one with session/setSource", err)
+		return nil, fmt.Errorf("%w; pick another data source for this session", err)
 	}
 	box = &sessionToolbox{source: name, dialect: dialectOf(src.Type)}
 	tb, err := w.cfg.OpenToolbox(ctx, src, box.ask)

@@ -25,17 +25,17 @@ func TestAskStatementWithoutModel(t *testing.T) {
 		code, out, errOut := runCommand(t, sql, nil, "ask", "--home", h.Dir, "--source", "local", "-")
 		assert.Equal(t, 0, code, "%q: %s", sql, errOut)
 		assert.Contains(t, out, want, sql)
-		assert.NotContains(t, errOut, "no model is configured", sql)
+		assert.NotContains(t, errOut, "set llm.url", sql)
 	}
 	for _, sql := range []string{"/* note */ DELETE FROM t", "ATTACH DATABASE ':memory:' AS aux", "VACUUM INTO '" + copyPath + "'"} {
 		_, out, errOut := runCommand(t, sql, nil, "ask", "--home", h.Dir, "--source", "local", "-")
-		assert.Contains(t, out+errOut, "not run", sql)
-		assert.NotContains(t, errOut, "no model is configured", sql)
+		assert.Contains(t, out+errOut, "run it from a terminal to confirm it", sql)
+		assert.NotContains(t, errOut, "set llm.url", sql)
 	}
 	_, err := os.Stat(copyPath)
 	assert.True(t, os.IsNotExist(err), "VACUUM INTO ran unconfirmed: %v", err)
 
 	code, _, errOut := runCommand(t, "", nil, "ask", "--home", h.Dir, "--source", "local", "how many tables are there")
 	assert.Equal(t, 1, code)
-	assert.Contains(t, errOut, "no model is configured")
+	assert.Contains(t, errOut, "No model is configured")
 }

@@ -35,6 +35,7 @@ func commands() []command {
 	return []command{
 		{name: "ask", args: "[flags] QUESTION", summary: `run one turn in the terminal; QUESTION "-" reads stdin`, flags: askFlags, run: runAsk},
 		{name: "sessions", args: "[flags]", summary: "list the saved sessions, newest first", run: runSessions},
+		{name: "acp", args: "[flags]", summary: "serve the Agent Client Protocol on stdin and stdout (Zed, JetBrains, ...)", run: runACP},
 	}
 }
 

@@ -54,6 +54,7 @@ const FORBIDDEN: [RegExp, string][] = [
   [/^extension\/node_modules\/(?!vscode-jsonrpc\/)/, "node_modules other than vscode-jsonrpc (dev dependencies)"],
   [/^extension\/(tsconfig\.json|\.gitignore|package-lock\.json)$/, "build files"],
   [/\.vsix$/, "other packages"],
+  [/^extension\/\.code-server\//, "the end-to-end suite's code-server"],
 ];
 
 export function vsixProblems(names: string[]): string[] {

@@ -58,6 +58,11 @@ export class ScriptedModel {
     this.steps.push(...steps);
   }
 
+  /** Replaces the steps left over (by a failed test, say) with these. */
+  reset(...steps: Step[]): void {
+    this.steps = steps;
+  }
+
   get remaining(): number {
     return this.steps.length;
   }

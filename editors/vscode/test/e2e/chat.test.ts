@@ -1,0 +1,218 @@
+// The chat panel in a real VS Code: what a user does with the demo database
+// and the scripted model, from the panel, the Command Palette and the
+// dialogs. Run with `npm run e2e` (after install-code-server.sh).
+
+import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { after, afterEach, before, it } from "node:test";
+import type { Locator } from "playwright-core";
+import { extensionRoot } from "../support/chatPage";
+import type { RecordedRequest, Step } from "../support/scriptedModel";
+import { ask, dialog, e2eSuite, openFile, openPanel, runCommand, startVsCode, turn, type VsCode } from "./codeServer";
+
+const REVENUE_SQL =
+  "SELECT p.category, round(sum(oi.quantity * oi.unit_price_cents) / 100.0, 2) AS revenue\n" +
+  "FROM order_items oi JOIN products p ON p.id = oi.product_id\nGROUP BY p.category ORDER BY revenue DESC";
+const COUNT_SQL = "SELECT count(*) AS orders FROM orders";
+const DELETE_SQL = "DELETE FROM orders WHERE status = 'cancelled'";
+
+const sql = (id: string, statement: string): Step => ({ toolCalls: [{ id, name: "execute_sql", arguments: { sql: statement } }] });
+
+/** What the model got back for its last tool call, as the tool's JSON. */
+function lastToolResult(req: RecordedRequest): any {
+  const tool = req.body.messages.filter((m) => m.role === "tool").pop();
+  assert.ok(tool, "the request carries a tool result");
+  return JSON.parse(String(tool.content));
+}
+
+// A relative AIQ_SCREENSHOT_DIR is from where npm was started (npm --prefix runs us in editors/vscode).
+const screenshotDir = process.env.AIQ_SCREENSHOT_DIR
+  ? path.resolve(process.env.INIT_CWD || process.cwd(), process.env.AIQ_SCREENSHOT_DIR)
+  : path.join(extensionRoot, "test-output");
+
+e2eSuite("the AIQ panel in code-server", () => {
+  let vs: VsCode;
+
+  before(async () => {
+    vs = await startVsCode();
+    await openPanel(vs);
+  });
+  after(async () => {
+    await vs?.close();
+  });
+  afterEach(async () => {
+    // A failed test must not leave a dialog or a question behind for the next one.
+    await vs.page.keyboard.press("Escape");
+    await vs.page.keyboard.press("Escape");
+  });
+
+  /** Asks in the panel and waits for that turn's end; returns the turn. */
+  async function askAndWait(question: string, ...steps: Step[]): Promise<Locator> {
+    vs.model.reset(...steps);
+    const turns = vs.chat.locator("section.turn");
+    const t = turns.nth(await turns.count()); // the same question may have been asked before
+    await ask(vs, question);
+    await t.locator(".question", { hasText: question }).waitFor();
+    await t.locator(".status").waitFor({ state: "detached" }); // the turn's spinner goes at its end
+    assert.equal(vs.model.remaining, 0, "the model answered every step");
+    return t;
+  }
+
+  /** The number of orders, asked as a user would: the panel's table cell. */
+  async function countOrders(): Promise<number> {
+    const t = await askAndWait("How many orders are there?", sql("count", COUNT_SQL), { text: ["Counted."] });
+    return Number((await t.locator("table.data tbody td").first().textContent())?.replace(/\D/g, ""));
+  }
+
+  it("opens from the activity bar without errors", async () => {
+    assert.deepEqual(workbenchErrors(), []);
+  });
+
+  it("names the demo database before any question", async () => {
+    await vs.chat.locator(".source-name", { hasText: /^demo$/ }).waitFor();
+  });
+
+  it("answers a question about the demo database with tool calls, a table and a chart", async () => {
+    const question = "What is the revenue per category?";
+    const t = await askAndWait(question,
+      { toolCalls: [{ id: "tables", name: "list_tables", arguments: {} }] },
+      sql("revenue", REVENUE_SQL),
+      { toolCalls: [{ id: "chart", name: "render_chart", arguments: { chart_type: "bar", x: "category", y: "revenue", title: "Revenue per category" } }] },
+      { text: ["Electronics brings in ", "the most revenue, ", "Grocery the least."], paceMs: 50 },
+    );
+    const [, afterTables, afterQuery] = vs.model.requests.slice(-4);
+    assert.ok(lastToolResult(afterTables).tables.includes("order_items"), "the model got the demo's tables");
+    const result = lastToolResult(afterQuery);
+    assert.deepEqual(result.columns, ["category", "revenue"]);
+
+    assert.deepEqual(await t.locator("table.data thead th").allTextContents(), ["category", "revenue"]);
+    assert.equal(await t.locator("table.data tbody tr").count(), result.row_count, "a row per category");
+    assert.equal(await t.locator("table.data tbody td").first().textContent(), result.rows[0][0]);
+    assert.equal(await t.locator("figure.chart svg rect.bar").count(), result.row_count, "a bar per category");
+    assert.match((await t.locator(".code-block.statement").textContent()) ?? "", /GROUP BY p\.category/);
+    assert.match((await t.locator(".answer").textContent()) ?? "", /Electronics brings in the most revenue, Grocery the least\./);
+
+    await t.evaluate((el) => el.scrollIntoView({ block: "start" }));
+    await shoot("vscode-panel.png", "panel");
+    await t.locator(".answer .md").last().evaluate((el) => el.scrollIntoView({ block: "end" }));
+    await shoot("vscode-chart.png", "panel");
+  });
+
+  it("asks before a write: Escape and Enter reject it, Allow once runs it", async () => {
+    const before = await countOrders();
+    assert.ok(before > 0);
+    const confirm = dialog(vs.page);
+
+    const asked = { Escape: "Please delete the cancelled orders.", Enter: "Delete the cancelled orders now." };
+    for (const key of ["Escape", "Enter"] as const) {
+      const question = asked[key];
+      vs.model.reset(sql("delete", DELETE_SQL), { text: ["Left as it is."] });
+      await ask(vs, question);
+      await confirm.waitFor();
+      assert.match((await confirm.textContent()) ?? "", /DELETE FROM orders WHERE status = 'cancelled'/);
+      if (key === "Escape") {
+        await shoot("vscode-confirm.png", "window");
+      }
+      await vs.page.keyboard.press(key);
+      await confirm.waitFor({ state: "hidden" });
+      await turn(vs, question).locator(".answer", { hasText: "Left as it is." }).waitFor();
+      assert.equal(lastToolResult(vs.model.requests[vs.model.requests.length - 1]).status, "rejected", `${key} rejects the write`);
+    }
+    assert.equal(await countOrders(), before, "no order was deleted");
+
+    vs.model.reset(sql("delete", DELETE_SQL), { text: ["Deleted."] });
+    const really = "Delete the cancelled orders, really";
+    await ask(vs, really);
+    await confirm.getByRole("button", { name: "Allow once" }).click();
+    await turn(vs, really).locator(".answer", { hasText: "Deleted." }).waitFor();
+    const deleted = lastToolResult(vs.model.requests[vs.model.requests.length - 1]);
+    assert.equal(deleted.status, "success");
+    assert.ok(deleted.row_count > 0, "some orders were cancelled");
+    assert.equal(await countOrders(), before - deleted.row_count, "Allow once ran the DELETE");
+  });
+
+  it("stops a held answer with AIQ: Cancel or the panel's Stop, and answers the next question", async () => {
+    const ways: [string, () => Promise<void>][] = [
+      ["A question the model never answers", () => runCommand(vs.page, "AIQ: Cancel")],
+      ["Another one it never answers", () => vs.chat.locator("button.stop").click()],
+    ];
+    for (const [held, stop] of ways) {
+      vs.model.reset({ hold: true });
+      await ask(vs, held);
+      await vs.chat.locator("button.stop").waitFor();
+      await stop();
+      await vs.model.heldClosed;
+      await vs.chat.locator("button.stop").waitFor({ state: "hidden" });
+      assert.match((await turn(vs, held).textContent()) ?? "", /Stopped\./, "the turn says it was stopped");
+    }
+    await askAndWait("Still there?", { text: ["Yes."] });
+  });
+
+  it("asks about the editor's selection, with a question the user adds", async () => {
+    const editor = await openFile(vs.page, "query.sql");
+    await editor.locator(".view-lines").click();
+    await vs.page.keyboard.press("Control+A");
+
+    vs.model.reset({ text: ["It counts the products of each category."] });
+    await runCommand(vs.page, "AIQ: Ask About Selection");
+    const input = vs.page.locator(".quick-input-widget input.input");
+    await input.waitFor();
+    assert.notEqual(await input.inputValue(), "", "the input box comes prefilled");
+    await input.fill("What does this count?");
+    await input.press("Enter");
+    await turn(vs, "What does this count?").locator(".answer", { hasText: "It counts the products" }).waitFor();
+    const user = vs.model.requests[vs.model.requests.length - 1].body.messages.filter((m) => m.role === "user").pop();
+    assert.match(String(user?.content), /What does this count\?/);
+    assert.match(String(user?.content), /SELECT category, count\(\*\) FROM products GROUP BY category;/);
+  });
+
+  it("shows the database's values as text, sorts a table by a header, and inserts the SQL into the editor", async () => {
+    const hostile = "<img src=x onerror=alert(1)>";
+    const statement = `SELECT '${hostile}' AS label, 2 AS n UNION ALL SELECT 'plain', 1`;
+    const question = "Show me a value that looks like HTML";
+    const t = await askAndWait(question, sql("html", statement), { text: [`It is \`${hostile}\`.`] });
+    assert.equal(await vs.chat.locator("img").count(), 0, "no img element exists");
+    assert.ok((await t.locator("table.data td").allTextContents()).includes(hostile), "the value is text in the table");
+    assert.ok((await t.locator(".answer .md code").allTextContents()).includes(hostile), "and in the answer");
+
+    await t.getByRole("columnheader", { name: "n", exact: true }).click();
+    assert.deepEqual(await t.locator("table.data tbody td:first-child").allTextContents(), ["plain", hostile], "sorted by n, ascending");
+
+    const editor = await openFile(vs.page, "query.sql");
+    await editor.locator(".view-lines").click();
+    await vs.page.keyboard.press("Control+End");
+    await t.locator(".code-block.statement button.insert").click();
+    await editor.locator(".view-lines", { hasText: "UNION ALL SELECT 'plain', 1" }).waitFor();
+  });
+
+  it("selects another data source for the conversation", async () => {
+    const scratch = path.join(vs.home, "scratch.sqlite");
+    fs.writeFileSync(scratch, ""); // SQLite takes an empty file for an empty database
+    fs.writeFileSync(path.join(vs.home, "config", "sources.yaml"), `- name: scratch\n  type: sqlite\n  database: ${scratch}\n`);
+    await runCommand(vs.page, "AIQ: Select Data Source");
+    await vs.page.locator(".quick-input-list .monaco-list-row", { hasText: "scratch" }).click();
+    await vs.chat.locator(".source-name", { hasText: /^scratch$/ }).waitFor();
+    await askAndWait("Which tables are there?", { toolCalls: [{ id: "t", name: "list_tables", arguments: {} }] }, { text: ["None yet."] });
+    const tables = lastToolResult(vs.model.requests[vs.model.requests.length - 1]);
+    assert.deepEqual(tables, { tables: [] }, "the tools run on the new, empty source");
+  });
+
+  it("logged no errors in the workbench or the panel", async () => {
+    assert.deepEqual(workbenchErrors(), []);
+  });
+
+  /** Console errors but code-server's own: it does not ship vsda, which VS Code asks for. */
+  function workbenchErrors(): string[] {
+    return vs.problems.filter((p) => !/\/vsda[/_]/.test(p));
+  }
+
+  /** Saves a screenshot of the window, or of its activity and side bars: the panel as wide as users have it. */
+  async function shoot(name: string, part: "window" | "panel"): Promise<void> {
+    await vs.page.mouse.move(800, 600); // no hover tooltip in the picture
+    const sidebar = await vs.page.locator(".part.sidebar").boundingBox();
+    const clip = part === "panel" && sidebar ? { x: 0, y: 0, width: sidebar.x + sidebar.width, height: vs.page.viewportSize()!.height } : undefined;
+    fs.mkdirSync(screenshotDir, { recursive: true });
+    await vs.page.screenshot({ path: path.join(screenshotDir, name), clip });
+  }
+});

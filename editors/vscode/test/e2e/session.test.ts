@@ -1,0 +1,104 @@
+// Sessions in a real VS Code: Save, Load, Show History and Clear, with the
+// SQL and tables a conversation ran, and dialogs whose Enter is the safe
+// answer. Run with `npm run e2e` (after install-code-server.sh).
+
+import * as assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import * as fs from "node:fs";
+import { after, afterEach, before, it } from "node:test";
+import { promisify } from "node:util";
+import type { Locator } from "playwright-core";
+import { aiqRpcBinary, childEnv } from "../support/aiqRpc";
+import type { Step } from "../support/scriptedModel";
+import { ask, dialog, e2eSuite, notification, openPanel, runCommand, startVsCode, turn, type VsCode } from "./codeServer";
+
+const STATUS_Q = "How many orders per status?";
+const STATUS_SQL = "SELECT status, count(*) AS orders FROM orders GROUP BY status ORDER BY orders DESC";
+const CITY_Q = "Which cities have the most customers?";
+const CITY_SQL = "SELECT city, count(*) AS customers FROM customers GROUP BY city ORDER BY customers DESC LIMIT 5";
+
+const turnSteps = (sql: string, answer: string): Step[] => [
+  { toolCalls: [{ id: "q", name: "execute_sql", arguments: { sql } }] },
+  { text: [answer] },
+];
+
+e2eSuite("AIQ sessions in code-server", () => {
+  let vs: VsCode;
+
+  before(async () => {
+    vs = await startVsCode();
+    await openPanel(vs);
+    vs.model.reset(...turnSteps(STATUS_SQL, "Most orders are delivered."));
+    await ask(vs, STATUS_Q);
+    await turn(vs, STATUS_Q).locator(".status").waitFor({ state: "detached" });
+  });
+  after(async () => {
+    await vs?.close();
+  });
+  afterEach(async () => {
+    await vs.page.keyboard.press("Escape");
+  });
+
+  /** A turn as history shows it: question, answer, and the SQL with its table. */
+  async function assertTurnWithSql(t: Locator, sql: string, columns: string[], answer: RegExp): Promise<void> {
+    await t.waitFor();
+    assert.match((await t.locator(".answer").textContent()) ?? "", answer);
+    assert.equal((await t.locator(".code-block.statement").textContent())?.includes(sql), true, "the SQL it ran is shown");
+    assert.deepEqual(await t.locator("table.data thead th").allTextContents(), columns, "and its table");
+    assert.ok((await t.locator("table.data tbody tr").count()) > 0, "with rows");
+  }
+
+  it("saves the conversation to a file the AIQ CLI continues", async () => {
+    await runCommand(vs.page, "AIQ: Save Session");
+    const toast = notification(vs.page, "AIQ saved the conversation to");
+    await toast.waitFor();
+    const file = /saved the conversation to (\S+?\.json)/.exec((await toast.textContent()) ?? "")?.[1];
+    assert.ok(file && fs.existsSync(file), `the saved file exists: ${file}`);
+    assert.match((await toast.textContent()) ?? "", /aiq -s /, "the message says how to continue");
+    const saved = JSON.parse(fs.readFileSync(file, "utf8"));
+    assert.equal(saved.metadata.data_source, "demo");
+    assert.ok(JSON.stringify(saved.raw_messages).includes(STATUS_SQL), "with the SQL that ran");
+  });
+
+  it("loads a session started in the terminal, listed by its first question", async () => {
+    // A session of `aiq-rpc ask`, as a terminal user leaves one.
+    vs.model.reset(...turnSteps(CITY_SQL, "Berlin has the most customers."));
+    await promisify(execFile)(await aiqRpcBinary(), ["ask", "--home", vs.home, CITY_Q], { env: childEnv() });
+
+    await runCommand(vs.page, "AIQ: Load Session...");
+    await vs.page.locator(".quick-input-list .monaco-list-row", { hasText: CITY_Q }).click();
+    await assertTurnWithSql(turn(vs, CITY_Q), CITY_SQL, ["city", "customers"], /Berlin has the most customers\./);
+    assert.equal(await turn(vs, STATUS_Q).count(), 0, "the loaded session replaces the conversation");
+  });
+
+  it("shows the history of the loaded session and the turn asked since, each with its SQL and table", async () => {
+    const FOLLOW_Q = "And which cities have the fewest?";
+    const FOLLOW_SQL = "SELECT city, count(*) AS customers FROM customers GROUP BY city ORDER BY customers LIMIT 5";
+    vs.model.reset(...turnSteps(FOLLOW_SQL, "Lyon has the fewest."));
+    await ask(vs, FOLLOW_Q);
+    await turn(vs, FOLLOW_Q).locator(".status").waitFor({ state: "detached" });
+
+    await runCommand(vs.page, "AIQ: Show History");
+    await assertTurnWithSql(turn(vs, CITY_Q), CITY_SQL, ["city", "customers"], /Berlin has the most customers\./);
+    await assertTurnWithSql(turn(vs, FOLLOW_Q), FOLLOW_SQL, ["city", "customers"], /Lyon has the fewest\./);
+    assert.deepEqual(await vs.chat.locator("section.turn .question").allTextContents(), [`You${CITY_Q}`, `You${FOLLOW_Q}`]);
+  });
+
+  it("keeps the conversation when the Clear dialog gets Enter or Escape, and clears on Clear", async () => {
+    const confirm = dialog(vs.page);
+    const turns = await vs.chat.locator("section.turn").count();
+    for (const key of ["Enter", "Escape"]) {
+      await runCommand(vs.page, "AIQ: Clear Conversation");
+      await confirm.waitFor();
+      await vs.page.keyboard.press(key);
+      await confirm.waitFor({ state: "hidden" });
+      // Let a clear, if one was wrongly started, reach the panel.
+      await vs.page.waitForTimeout(500);
+      assert.equal(await vs.chat.locator("section.turn").count(), turns, `${key} keeps the conversation`);
+    }
+    await runCommand(vs.page, "AIQ: Clear Conversation");
+    await confirm.getByRole("button", { name: "Clear" }).click();
+    await vs.chat.locator(".empty").waitFor();
+    assert.equal(await vs.chat.locator("section.turn").count(), 0, "Clear empties the panel");
+  });
+});

@@ -1,0 +1,85 @@
+package acp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/aiq/aiq-rpc/conversation"
+)
+
+// writeOptions are the permission options of a write, the safe one first:
+// a client that picks the first option on Enter rejects.
+func writeOptions() []sdk.PermissionOption {
+	return []sdk.PermissionOption{
+		{OptionId: "reject_once", Name: "Reject", Kind: sdk.PermissionOptionKindRejectOnce},
+		{OptionId: "allow_once", Name: "Allow once", Kind: sdk.PermissionOptionKindAllowOnce},
+		{OptionId: "allow_always", Name: "Allow always", Kind: sdk.PermissionOptionKindAllowAlways},
+		{OptionId: "reject_always", Name: "Reject always", Kind: sdk.PermissionOptionKindRejectAlways},
+	}
+}
+
+// confirmer asks the client, with session/request_permission, whether a
+// statement that writes may run. Only an explicit allow runs it: a
+// cancelled or failed request is a reject, which the model is told.
+func (a *Agent) confirmer(s *session) conversation.Confirmer {
+	return func(ctx context.Context, req conversation.ConfirmRequest) (conversation.Decision, error) {
+		s.mu.Lock()
+		callID, rejectAll := s.callID, s.rejectAll
+		s.mu.Unlock()
+		if rejectAll {
+			return conversation.Reject, errors.New("the user chose to reject every write in this session")
+		}
+		kind := riskKind(req.Risk) // "ddl" or "write"
+		call := sdk.ToolCallUpdate{
+			ToolCallId: sdk.ToolCallId(callID),
+			Title:      sdk.Ptr(firstLine(req.SQL, "Run SQL")),
+			Kind:       &kind,
+			Status:     sdk.Ptr(sdk.ToolCallStatusPending),
+			RawInput:   map[string]string{"sql": req.SQL},
+			Content: textContent(fmt.Sprintf("This statement can change the database: %s\n\n%s",
+				req.Reason, conversation.Fenced(req.SQL, "sql"))),
+		}
+		optionID, err := a.askPermission(ctx, s, call, writeOptions())
+		if err != nil {
+			return conversation.Reject, err
+		}
+		switch optionID {
+		case "allow_once":
+			return conversation.AllowOnce, nil
+		case "allow_always":
+			return conversation.AllowAlways, nil
+		case "reject_always":
+			s.mu.Lock()
+			s.rejectAll = true
+			s.mu.Unlock()
+		}
+		return conversation.Reject, nil
+	}
+}
+
+// askPermission sends session/request_permission and returns the option
+// the user picked, "" when the request was cancelled.
+func (a *Agent) askPermission(ctx context.Context, s *session, call sdk.ToolCallUpdate, options []sdk.PermissionOption) (sdk.PermissionOptionId, error) {
+	res, err := sdk.SendRequest[sdk.RequestPermissionResponse](a.conn, ctx, sdk.ClientMethodSessionRequestPermission,
+		sdk.RequestPermissionRequest{SessionId: s.id, ToolCall: call, Options: options})
+	if err != nil {
+		var rerr *sdk.RequestError
+		if errors.As(err, &rerr) {
+			return "", fmt.Errorf("the editor did not answer the permission request: %s", rerr.Message)
+		}
+		return "", fmt.Errorf("the editor did not answer the permission request: %w", err)
+	}
+	if res.Outcome.Selected == nil {
+		return "", nil
+	}
+	id := res.Outcome.Selected.OptionId
+	for _, o := range options {
+		if o.OptionId == id {
+			return id, nil
+		}
+	}
+	return "", fmt.Errorf("the editor answered the permission request with %q, which is not one of its options", id)
+}

@@ -1,0 +1,240 @@
+package acp
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+)
+
+// maxLine bounds one message. The SDK's reader gives up the whole
+// connection on a line over 10 MiB; a longer one is answered and skipped
+// here instead.
+const maxLine = 8 << 20
+
+// output is stdout, shared by the SDK's connection and the answers to
+// lines the SDK never sees. Each Write is one whole message, so a mutex
+// keeps them from interleaving.
+type output struct {
+	mu    sync.Mutex
+	w     io.Writer
+	after []afterResponse
+	// unanswered counts the requests given to the SDK and not yet
+	// answered, so that the agent answers them all before it ends.
+	unanswered atomic.Int64
+}
+
+// afterResponse runs fn once a response holding match has been written:
+// what a client may only hear about once it has that response, such as
+// the commands of a session it has just been given the id of.
+type afterResponse struct {
+	match []byte
+	fn    func()
+}
+
+func (o *output) Write(p []byte) (int, error) {
+	if isResponse(p) {
+		defer o.unanswered.Add(-1)
+	}
+	return o.write(p)
+}
+
+// isResponse reports whether a line the SDK writes answers a request: it
+// has an id and no method. The SDK writes the keys in this order.
+func isResponse(line []byte) bool {
+	if !bytes.HasPrefix(line, []byte(`{"jsonrpc":"2.0","id":`)) {
+		return false // a notification
+	}
+	var msg struct {
+		Method *string `json:"method"`
+	}
+	return json.Unmarshal(line, &msg) == nil && msg.Method == nil
+}
+
+// drain waits, limit at the most, until every request is answered: a
+// client may close its end right after a request.
+func (o *output) drain(limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	for o.unanswered.Load() > 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func (o *output) write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	n, err := o.w.Write(p)
+	if err == nil && len(o.after) > 0 && bytes.Contains(p, []byte(`"result"`)) {
+		kept := o.after[:0]
+		for _, a := range o.after {
+			if bytes.Contains(p, a.match) {
+				go a.fn()
+				continue
+			}
+			kept = append(kept, a)
+		}
+		o.after = kept
+	}
+	return n, err
+}
+
+// onResponse registers fn to run after the response that holds match.
+func (o *output) onResponse(match []byte, fn func()) {
+	o.mu.Lock()
+	o.after = append(o.after, afterResponse{match: match, fn: fn})
+	o.mu.Unlock()
+}
+
+// reply writes an error response to a line the SDK is not given.
+func (o *output) reply(id json.RawMessage, code int, message string) error {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	line, err := json.Marshal(struct {
+		JSONRPC string            `json:"jsonrpc"`
+		ID      json.RawMessage   `json:"id"`
+		Error   *sdk.RequestError `json:"error"`
+	}{"2.0", id, &sdk.RequestError{Code: code, Message: message}})
+	if err != nil {
+		return err
+	}
+	_, err = o.write(append(line, '\n'))
+	return err
+}
+
+// The JSON-RPC error codes.
+const (
+	codeParseError     = -32700
+	codeInvalidRequest = -32600
+	codeMethodNotFound = -32601
+	codeInvalidParams  = -32602
+	codeInternalError  = -32603
+)
+
+// filter copies the messages of in to the SDK through to, one per line,
+// and answers the lines the SDK would only log and drop: text that is not
+// JSON, JSON that is not a message, and lines too long for it. It closes
+// to when in ends.
+func filter(in io.Reader, to *io.PipeWriter, out *output, log *slog.Logger) {
+	r := bufio.NewReaderSize(in, 64<<10)
+	for n := 1; ; n++ {
+		line, err := readLine(r)
+		if len(bytes.TrimSpace(line)) > 0 || errors.Is(err, errLineTooLong) {
+			code, problem, request := check(line, err)
+			if code == 0 {
+				if request {
+					out.unanswered.Add(1)
+				}
+				if _, err := to.Write(append(line, '\n')); err != nil {
+					if request {
+						out.unanswered.Add(-1)
+					}
+					return // the connection is gone
+				}
+			} else {
+				log.Warn("malformed message", "line", n, "problem", problem)
+				if err := out.reply(messageID(line), code, problem); err != nil {
+					log.Error("answer malformed message", "err", err)
+				}
+			}
+		}
+		if err != nil && !errors.Is(err, errLineTooLong) {
+			if !errors.Is(err, io.EOF) {
+				log.Error("read stdin", "err", err)
+			}
+			to.CloseWithError(err)
+			return
+		}
+	}
+}
+
+var errLineTooLong = fmt.Errorf("a message is over %d MiB", maxLine>>20)
+
+// readLine reads one line without its newline. A line over maxLine is
+// read to its end and dropped, and reported as errLineTooLong.
+func readLine(r *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if len(line)+len(chunk) > maxLine {
+			line = nil
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = r.ReadSlice('\n')
+			}
+			if err == nil || errors.Is(err, io.EOF) {
+				return nil, errLineTooLong
+			}
+			return nil, err
+		}
+		line = append(line, chunk...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return bytes.TrimRight(line, "\r\n"), err
+		}
+	}
+}
+
+// check says what is wrong with a line as a JSON-RPC message, in the shape
+// the SDK reads; code 0 means nothing. request says that the line is a
+// request, which the SDK will answer.
+func check(line []byte, readErr error) (code int, problem string, request bool) {
+	if errors.Is(readErr, errLineTooLong) {
+		return codeInvalidRequest, fmt.Sprintf("the message is over %d MiB and was skipped; send smaller messages", maxLine>>20), false
+	}
+	if !json.Valid(line) {
+		return codeParseError, "parse error: the line is not JSON; send one JSON-RPC 2.0 message per line, as ACP requires", false
+	}
+	var msg struct {
+		ID     *json.RawMessage  `json:"id"`
+		Method *string           `json:"method"`
+		Params json.RawMessage   `json:"params"`
+		Result json.RawMessage   `json:"result"`
+		Error  *sdk.RequestError `json:"error"`
+	}
+	if err := json.Unmarshal(line, &msg); err != nil {
+		return codeInvalidRequest, fmt.Sprintf("invalid request: %v; a message is a JSON object with a string method, or a response", shorten(err.Error())), false
+	}
+	if msg.Method == nil && msg.ID == nil {
+		return codeInvalidRequest, "invalid request: the message has neither a method nor an id", false
+	}
+	if msg.ID != nil && !validID(*msg.ID) {
+		return codeInvalidRequest, "invalid request: the id must be a string, a number or null", false
+	}
+	return 0, "", msg.ID != nil && msg.Method != nil && *msg.Method != "$/cancel_request"
+}
+
+func validID(raw json.RawMessage) bool {
+	switch bytes.TrimSpace(raw)[0] {
+	case '"', 'n', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return true
+	}
+	return false
+}
+
+// messageID is the id of a bad request, when it can be read, so the
+// client can match the answer; otherwise nil (null).
+func messageID(line []byte) json.RawMessage {
+	var msg struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(line, &msg) != nil || len(msg.ID) == 0 || !validID(msg.ID) {
+		return nil
+	}
+	return msg.ID
+}
+
+// shorten keeps a decoder's error short enough to read in an editor.
+func shorten(s string) string {
+	const max = 200
+	if len(s) <= max {
+		return s
+	}
+	return s[:max] + "…"
+}
