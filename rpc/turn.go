@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"syscall"
 
 	"github.com/aiq/aiq-rpc/conversation"
-	"github.com/aiq/aiq-rpc/sessionio"
 )
 
 type turnParams struct {
@@ -52,30 +50,9 @@ func chatTurn(ctx context.Context, s *Server, req request, p turnParams) (any, e
 		// Said once, in a sentence; the error chain, with its paths, is for
 		// the log.
 		s.log.Error("autosave failed", "session", id, "err", ans.SaveError)
-		s.showMessage(ctx, messageError, saveFailedMessage(ans.SaveError))
+		s.showMessage(ctx, messageError, conversation.SaveFailedMessage(ans.SaveError))
 	}
 	return ans, nil
-}
-
-// saveFailedMessage says in one sentence that a turn was not saved, and
-// why in the words of its cause: the system's ("no space left on device")
-// or the size limit's, not the chain of what was being done.
-func saveFailedMessage(err error) string {
-	var size *sessionio.SizeError
-	var errno syscall.Errno
-	var why string
-	switch {
-	case errors.As(err, &size):
-		why = size.Error()
-	case errors.As(err, &errno):
-		why = errno.Error()
-	default:
-		for next := errors.Unwrap(err); next != nil; next = errors.Unwrap(err) {
-			err = next
-		}
-		why = err.Error()
-	}
-	return sentence("The AIQ conversation could not be saved (" + why + "); it is saved again after the next answer")
 }
 
 type confirmParams struct {

@@ -39,7 +39,7 @@ func TestFailedAutosaveSaidOnce(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal(shown[0].Params, &p))
 	assert.Equal(t, 1, p.Type, "an error")
-	assert.Equal(t, "The AIQ conversation could not be saved (not a directory); it is saved again after the next answer.", p.Message)
+	assert.Equal(t, "The AIQ conversation could not be saved (not a directory); the next answer tries again.", p.Message)
 	assert.NotContains(t, p.Message, dir, "the chain of what was being done is for the log")
 	assert.Contains(t, log.String(), "autosave failed")
 	assert.Contains(t, log.String(), "save new session in "+dir, "the log has the detail")
