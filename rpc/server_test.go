@@ -465,7 +465,9 @@ func TestBusyAndCancel(t *testing.T) {
 	var ans conversation.Answer
 	require.NoError(t, json.Unmarshal(resp.Result, &ans))
 	assert.Equal(t, "cancelled", ans.StopReason)
-	assert.Less(t, elapsed, 100*time.Millisecond)
+	// The model holds its answer until cancelled: any answer at all means
+	// the cancel reached it. A bound keeps a regression from hanging.
+	assert.Less(t, elapsed, 5*time.Second)
 	t.Logf("cancel answered in %v", elapsed)
 
 	var h conversation.History
