@@ -113,7 +113,8 @@ func (a *Agent) turn(ctx context.Context, s *session, q conversation.Question) (
 		return sdk.PromptResponse{}, err
 	}
 	if ans.SaveError != nil {
-		a.say(s.id, fmt.Sprintf("\n\n*The conversation could not be saved: %v*", ans.SaveError))
+		a.log.Error("autosave failed", "session", s.id, "err", ans.SaveError)
+		a.say(s.id, "\n\n*"+conversation.SaveFailedMessage(ans.SaveError)+"*")
 	}
 	if ans.StopReason == conversation.StopCancelled {
 		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
