@@ -38,13 +38,14 @@ func TestHelp(t *testing.T) {
 		assert.Equal(t, 0, code, "%v", args)
 		assert.Empty(t, errOut, "%v: help goes to stdout, as asked for", args)
 		assert.Contains(t, out, "Usage:", "%v", args)
-		for _, want := range []string{"aiq-rpc ask [flags] QUESTION", "aiq-rpc sessions [flags]", "-s FILE", "-session FILE",
-			"-source NAME", "-home DIR", "-history-limit N", "-log-file PATH", "-version", "-model-timeout DURATION"} {
+		for _, want := range []string{"aiq-rpc ask [flags] QUESTION", "aiq-rpc sessions [flags]", "\n  -s, --session FILE\n",
+			"\n  --source NAME\n", "\n  --home DIR\n", "\n  --history-limit N\n", "\n  --log-file PATH\n", "\n  --version\n",
+			"\n  --model-timeout DURATION\n", "(default 2m0s)"} {
 			assert.Contains(t, out, want, "%v", args)
 		}
 	}
 	_, out, _ := runCommand(t, "", nil, "ask", "--help")
-	assert.Contains(t, out, "-json", "ask has --json")
+	assert.Contains(t, out, "\n  --json\n", "ask has --json")
 	_, out, _ = runCommand(t, "", nil, "--help")
 	assert.NotContains(t, out, "-json", "serve has no --json")
 }
@@ -56,9 +57,11 @@ func TestBadCommandLine(t *testing.T) {
 		args []string
 		says string
 	}{
-		{[]string{"--no-such-flag"}, "unknown flag -no-such-flag; run 'aiq-rpc --help'"},
-		{[]string{"ask", "--no-such-flag", "q"}, "aiq-rpc ask: unknown flag -no-such-flag; run 'aiq-rpc ask --help'"},
-		{[]string{"ask", "--model-timeout", "5", "q"}, `invalid value "5" for flag -model-timeout: a duration needs a unit, as in 5s or 5m`},
+		{[]string{"--no-such-flag"}, "unknown flag --no-such-flag; run 'aiq-rpc --help'"},
+		{[]string{"ask", "-no-such-flag", "q"}, "aiq-rpc ask: unknown flag -no-such-flag; run 'aiq-rpc ask --help'"},
+		{[]string{"ask", "--model-timeout", "5", "q"}, `invalid value "5" for flag --model-timeout: a duration needs a unit, as in 5s or 5m`},
+		{[]string{"ask", "--history-limit=-1", "q"}, `invalid value "-1" for flag --history-limit: give a whole number of turns above zero, as in 20`},
+		{[]string{"--history-limit", "many"}, `give a whole number of turns above zero`},
 		{[]string{"--statement-timeout", "soon"}, "not a duration; write it as in 30s, 2m or 1h30m"},
 		{[]string{"--model-timeout", "-1s", "ask", "q"}, "give a duration above zero"},
 		{[]string{"--home", "/nowhere", "bogus"}, `unknown command "bogus"; run 'aiq-rpc --help'`},
