@@ -268,3 +268,15 @@ func TestAskStreams(t *testing.T) {
 		t.Fatalf("no streamed text within %v; stderr:\n%s", waitTimeout, stderr.String())
 	}
 }
+
+// TestQuestionStartsWithComment: a question led by a SQL comment is a
+// question, not an unknown flag.
+func TestQuestionStartsWithComment(t *testing.T) {
+	h := home{Dir: t.TempDir()}
+	code, out, errOut := runCommand(t, "", nil, "--home", h.Dir, "ask", "-- one\nSELECT 1 AS one", "--json")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "> -- one\n  SELECT 1 AS one --json\n one\n", "the flags end at the question, as without the comment")
+	code, out, errOut = runCommand(t, "", nil, "ask", "--home", h.Dir, "--json", "--  totals of one\nSELECT 1 AS one")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, `"rowCount": 1`, "flags before the question still count")
+}

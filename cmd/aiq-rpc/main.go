@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -97,7 +98,7 @@ func findCommand(name string) (command, bool) {
 // the process should end with code.
 func parseFlags(fs *flag.FlagSet, name string, args []string, e env) (code int, ok bool) {
 	fs.SetOutput(io.Discard)
-	err := fs.Parse(args)
+	err := fs.Parse(endFlagsAtQuestion(args))
 	switch {
 	case err == nil:
 		return 0, true
@@ -112,6 +113,23 @@ func parseFlags(fs *flag.FlagSet, name string, args []string, e env) (code int, 
 	}
 	fmt.Fprintf(e.stderr, "%s: %s; run '%s --help' for the flags\n", name, asTyped(msg, args), name)
 	return 2, false
+}
+
+// endFlagsAtQuestion ends the flags before an argument that starts with a
+// dash but cannot be a flag, because its name holds a space or a line
+// break: a question that starts with a SQL comment ("-- totals\nSELECT
+// ..."), which the flag package would call an unknown flag.
+func endFlagsAtQuestion(args []string) []string {
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		name, _, _ := strings.Cut(a, "=")
+		if strings.HasPrefix(a, "-") && strings.ContainsAny(name, " \t\r\n") {
+			return slices.Concat(args[:i], []string{"--"}, args[i:])
+		}
+	}
+	return args
 }
 
 // asTyped names the flags in the flag package's message msg as the user
