@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -154,8 +155,8 @@ func (c *askClient) turn(ctx context.Context, conn jsonrpc2.Conn, session, quest
 		params["sessionId"] = id
 	}
 	c.setWaiting(true, "waiting for the model")
-	var ans conversation.Answer
-	id, err := conn.Call(c.turnCtx, "chat/turn", params, &ans)
+	var raw json.RawMessage
+	id, err := conn.Call(c.turnCtx, "chat/turn", params, &raw)
 	c.setWaiting(false, "")
 	if err != nil {
 		if n, ok := id.Number(); ok && c.wasInterrupted() {
@@ -163,8 +164,21 @@ func (c *askClient) turn(ctx context.Context, conn jsonrpc2.Conn, session, quest
 		}
 		return c.failOrCancelled(ctx, err)
 	}
+	var ans conversation.Answer
+	if err := unmarshalNumbers(raw, &ans); err != nil {
+		return c.fail(fmt.Errorf("read the answer: %w", err))
+	}
 	c.report(ans)
 	return 0
+}
+
+// unmarshalNumbers decodes data into v, keeping numbers in rows as
+// json.Number: a float64 would print 123456789 as 1.23456789e+08 and round
+// integers beyond 2^53.
+func unmarshalNumbers(data []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	return d.Decode(v)
 }
 
 // failOrCancelled reports err, or the cancellation when Ctrl-C caused it.
@@ -338,7 +352,7 @@ func (c *askClient) handle(ctx context.Context, req *jsonrpc2.Request) (any, err
 	case "chat/progress":
 		var p conversation.Event
 		// After a Ctrl-C, what the cancelled turn still sends is not shown.
-		if err := json.Unmarshal(req.Params(), &p); err == nil && !c.json && !c.wasInterrupted() {
+		if err := unmarshalNumbers(req.Params(), &p); err == nil && !c.json && !c.wasInterrupted() {
 			c.show(p)
 		}
 		return nil, nil

@@ -280,3 +280,20 @@ func TestQuestionStartsWithComment(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, `"rowCount": 1`, "flags before the question still count")
 }
+
+// TestAskNumbers: numbers print as the database gave them, to the right of
+// their column as in psql, and --json keeps integers beyond 2^53 exact.
+func TestAskNumbers(t *testing.T) {
+	h := home{Dir: t.TempDir()}
+	const q = "SELECT 123456789 AS n, 9007199254740993 AS big, 1234567.5 AS f, -5 AS neg, 'x' AS s"
+	code, out, errOut := runCommand(t, "", nil, "ask", "--home", h.Dir, q)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, ""+
+		" n         | big              | f         | neg | s\n"+
+		"-----------+------------------+-----------+-----+---\n"+
+		" 123456789 | 9007199254740993 | 1234567.5 |  -5 | x\n"+
+		"(1 row)\n")
+	code, out, errOut = runCommand(t, "", nil, "ask", "--home", h.Dir, "--json", q)
+	require.Equal(t, 0, code, errOut)
+	assert.Regexp(t, `\[\s*123456789,\s*9007199254740993,\s*1234567.5,\s*-5,\s*"x"\s*\]`, out)
+}
