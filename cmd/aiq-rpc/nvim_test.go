@@ -224,6 +224,7 @@ func TestNvimPlugin(t *testing.T) {
 				" || 'signed by the person who opened the door' AS note FROM orders ORDER BY id"),
 			llmtest.Step{ToolCalls: []llmtest.Call{{ID: "call_2", Name: "render_chart", Arguments: `{"chart_type":"bar","x":"status","y":"id","title":"Orders by status"}`}}},
 			llmtest.Step{Text: "Four orders, each with a long note."},
+			llmtest.Step{Text: "One."},
 		).run("panel")
 	})
 
