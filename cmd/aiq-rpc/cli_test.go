@@ -107,10 +107,15 @@ func TestSessionsCommand(t *testing.T) {
 		h.writeFile(t, filepath.Join("sessions", name), string(data))
 	}
 	h.writeFile(t, "sessions/broken.json", `{"metadata": [`)
+	h.writeFile(t, "sessions/empty.json", "")
+	h.writeFile(t, "sessions/bare.json", "{}")
 	code, out, errOut = runCommand(t, "", []string{"AIQ_HOME=" + h.Dir}, "sessions")
 	assert.Equal(t, 0, code, errOut)
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
-	require.Len(t, lines, 1+len(sessiontest.CLIFiles())+1, out)
+	require.Len(t, lines, 1+len(sessiontest.CLIFiles())+3, out)
+	assert.NotContains(t, out, "load session", "the row names the file; its reason is enough")
+	assert.Regexp(t, `\(unreadable: the file is empty\)\s+\S+/empty.json\n`, out)
+	assert.NotContains(t, out, "0001-01-01", "a file without times shows when it was written")
 	assert.Regexp(t, `^UPDATED\s+TURNS\s+SOURCE\s+FIRST QUESTION\s+PATH$`, lines[0])
 	row := regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d\s+\d+\s+`)
 	var free, broken string
