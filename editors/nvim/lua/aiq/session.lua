@@ -232,14 +232,21 @@ end
 
 -- label is one line per saved session: when it was last saved
 -- and its first question, on one line and cut to fit a picker.
+-- A file that holds no time (one without metadata) is dated by its
+-- modification time, and one without a question is named by its file, so
+-- that no two lines read the same.
 function M.label(s)
-  local when = (s.updated or ""):sub(1, 16):gsub("T", " ")
+  local when = (type(s.updated) == "string" and s.updated or ""):sub(1, 16):gsub("T", " ")
+  if when == "" or when:find("^0001") then
+    local stat = s.path and vim.loop.fs_stat(s.path)
+    when = stat and os.date("!%Y-%m-%d %H:%M", stat.mtime.sec) or "????-??-?? ??:??"
+  end
   if s.error and s.error ~= vim.NIL then
     return string.format("%s  %s (unreadable)", when, name(s.path))
   end
   local question = vim.trim((s.firstQuestion or ""):gsub("%s+", " "))
   if question == "" then
-    question = "(no question yet)"
+    question = name(s.path) .. " (no question yet)"
   end
   local n = s.turns or 0
   return string.format("%s  %s  (%d turn%s)", when, render.shorten(question, 60), n, n == 1 and "" or "s")
