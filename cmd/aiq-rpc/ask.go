@@ -32,6 +32,8 @@ func runAsk(ctx context.Context, e env, f flags, args []string) int {
 	if isTerminal(e.stderr) {
 		c.waiting = &waiting{}
 	}
+	c.turnCtx, c.cancelTurn = context.WithCancel(ctx)
+	defer c.cancelTurn()
 	question, err := askQuestion(e.stdin, args)
 	if err != nil {
 		c.fail(err)
@@ -54,8 +56,6 @@ func runAsk(ctx context.Context, e env, f flags, args []string) int {
 	conn := jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(pipeConn{toClient, fromClient}))
 	conn.Go(ctx, c.handle)
 	stop := c.startWaiting()
-	c.turnCtx, c.cancelTurn = context.WithCancel(ctx)
-	defer c.cancelTurn()
 	stopSignals := c.cancelOnInterrupt()
 	code := c.ask(ctx, conn, session, question)
 	stopSignals()
