@@ -41,3 +41,15 @@ func TestAskStatementWithoutModel(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errOut, noModel)
 }
+
+// TestAskStatementWithoutSource: with sources configured but none chosen,
+// a statement has no database to run on, and the error says so rather
+// than that a statement runs without a model.
+func TestAskStatementWithoutSource(t *testing.T) {
+	h := newHome(t)
+	code, out, errOut := runCommand(t, "", nil, "ask", "--home", h.Dir, "SELECT 1 AS one")
+	assert.Equal(t, 1, code)
+	assert.Empty(t, out)
+	assert.Equal(t, "aiq-rpc ask: No model is configured, and this session has no data source to run the statement on: choose one of the sources in "+
+		filepath.Join(h.Dir, "config", "sources.yaml")+", or set llm.url, llm.model and llm.api_key in "+filepath.Join(h.Dir, "config", "config.yaml")+".\n", errOut)
+}
