@@ -77,9 +77,17 @@ func askQuestion(stdin io.Reader, args []string) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("read the question from stdin: %w", err)
 		}
-		return strings.TrimSpace(string(data)), nil
+		question := strings.TrimSpace(string(data))
+		if question == "" {
+			return "", fmt.Errorf("stdin held no question")
+		}
+		return question, nil
 	}
-	return strings.Join(args, " "), nil
+	question := strings.Join(args, " ")
+	if strings.TrimSpace(question) == "" {
+		return "", fmt.Errorf("the question is empty; give a question, or - to read it from stdin")
+	}
+	return question, nil
 }
 
 // confirmInput is where the user answers a confirmation or a menu: the

@@ -67,6 +67,8 @@ func TestBadCommandLine(t *testing.T) {
 		{[]string{"--home", "/nowhere", "bogus"}, `unknown command "bogus"; run 'aiq-rpc --help'`},
 		{[]string{"sessions", "extra"}, `takes no arguments`},
 		{[]string{"ask", "-s"}, "flag needs an argument: -s"},
+		{[]string{"ask", "  "}, "aiq-rpc ask: the question is empty; give a question, or - to read it from stdin"},
+		{[]string{"ask", "-"}, "aiq-rpc ask: stdin held no question"},
 	}
 	for _, c := range cases {
 		code, out, errOut := runCommand(t, "", nil, c.args...)
