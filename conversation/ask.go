@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/aiq/aiq-rpc/tools"
 )
 
 // Question is what the user asks: a query, a selection from the editor,
@@ -180,6 +182,12 @@ func (w *Workspace) model(box *sessionToolbox, text string, listen func(Event)) 
 		listen(Event{Kind: EventStatus, Message: "No model is configured: running the statement directly."})
 		return directModel{sql: text}, nil
 	}
+	if box == nil && isPlainSQLOfAnyDialect(text) {
+		// Saying that a single statement runs without a model would be
+		// wrong here: it needs a database too.
+		return nil, fmt.Errorf("%w, and this session has no data source to run the statement on: choose one of the sources in %s, or set llm.url, llm.model and llm.api_key in %s",
+			ErrNoModel, w.cfg.Home.SourcesPath(), w.cfg.Home.ConfigPath())
+	}
 	return nil, fmt.Errorf("%w: set llm.url, llm.model and llm.api_key in %s, or the environment variables AIQ_LLM_URL, AIQ_MODEL and AIQ_API_KEY; a question that is a single SQL statement runs without a model",
 		ErrNoModel, w.cfg.Home.ConfigPath())
 }
@@ -208,6 +216,17 @@ func (d directModel) Complete(ctx context.Context, req Request, onText func(stri
 // knows by its first keyword, whatever comments lead it, and nothing else.
 // A text that ends in a question mark is a question: no statement ends in
 // a bind parameter it has no value for.
+// isPlainSQLOfAnyDialect reports whether text is one statement of one of
+// the dialects, for a session that has no database to say which.
+func isPlainSQLOfAnyDialect(text string) bool {
+	for _, d := range []tools.Dialect{tools.DialectPostgres, tools.DialectMySQL, tools.DialectSQLite} {
+		if isPlainSQL(text, string(d)) {
+			return true
+		}
+	}
+	return false
+}
+
 func isPlainSQL(text string, d string) bool {
 	return !strings.HasSuffix(strings.TrimSpace(text), "?") && singleStatement(text, d)
 }

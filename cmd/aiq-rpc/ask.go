@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -31,6 +32,8 @@ func runAsk(ctx context.Context, e env, f flags, args []string) int {
 	if isTerminal(e.stderr) {
 		c.waiting = &waiting{}
 	}
+	c.turnCtx, c.cancelTurn = context.WithCancel(ctx)
+	defer c.cancelTurn()
 	question, err := askQuestion(e.stdin, args)
 	if err != nil {
 		c.fail(err)
@@ -53,7 +56,9 @@ func runAsk(ctx context.Context, e env, f flags, args []string) int {
 	conn := jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(pipeConn{toClient, fromClient}))
 	conn.Go(ctx, c.handle)
 	stop := c.startWaiting()
+	stopSignals := c.cancelOnInterrupt()
 	code := c.ask(ctx, conn, session, question)
+	stopSignals()
 	stop()
 	conn.Close()
 	if status := <-served; code == 0 {
@@ -72,9 +77,17 @@ func askQuestion(stdin io.Reader, args []string) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("read the question from stdin: %w", err)
 		}
-		return strings.TrimSpace(string(data)), nil
+		question := strings.TrimSpace(string(data))
+		if question == "" {
+			return "", fmt.Errorf("stdin held no question")
+		}
+		return question, nil
 	}
-	return strings.Join(args, " "), nil
+	question := strings.Join(args, " ")
+	if strings.TrimSpace(question) == "" {
+		return "", fmt.Errorf("the question is empty; give a question, or - to read it from stdin")
+	}
+	return question, nil
 }
 
 // confirmInput is where the user answers a confirmation or a menu: the
@@ -103,6 +116,11 @@ type askClient struct {
 	out, stderr io.Writer
 	json        bool
 	confirmIn   *bufio.Reader
+
+	// turnCtx is cancelled by the first Ctrl-C (cancelTurn), which
+	// cancels the turn.
+	turnCtx    context.Context
+	cancelTurn context.CancelFunc
 
 	mu      sync.Mutex
 	printed bool     // text printed on stdout since the last newline
@@ -133,24 +151,51 @@ func (c *askClient) ask(ctx context.Context, conn jsonrpc2.Conn, session, questi
 }
 
 // turn opens the session, when one is given, and asks the question in it.
+// A Ctrl-C ends the wait for its answer and cancels it on the server, as
+// an editor's Cancel does.
 func (c *askClient) turn(ctx context.Context, conn jsonrpc2.Conn, session, question string) int {
 	params := map[string]string{"query": question}
 	if session != "" {
-		id, err := c.open(ctx, conn, session)
+		id, err := c.open(c.turnCtx, conn, session)
 		if err != nil {
-			return c.fail(err)
+			return c.failOrCancelled(ctx, err)
 		}
 		params["sessionId"] = id
 	}
 	c.setWaiting(true, "waiting for the model")
-	var ans conversation.Answer
-	_, err := conn.Call(ctx, "chat/turn", params, &ans)
+	var raw json.RawMessage
+	id, err := conn.Call(c.turnCtx, "chat/turn", params, &raw)
 	c.setWaiting(false, "")
 	if err != nil {
-		return c.fail(err)
+		if n, ok := id.Number(); ok && c.wasInterrupted() {
+			conn.Notify(ctx, "$/cancelRequest", map[string]int64{"id": n})
+		}
+		return c.failOrCancelled(ctx, err)
+	}
+	var ans conversation.Answer
+	if err := unmarshalNumbers(raw, &ans); err != nil {
+		return c.fail(fmt.Errorf("read the answer: %w", err))
 	}
 	c.report(ans)
 	return 0
+}
+
+// unmarshalNumbers decodes data into v, keeping numbers in rows as
+// json.Number: a float64 would print 123456789 as 1.23456789e+08 and round
+// integers beyond 2^53.
+func unmarshalNumbers(data []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	return d.Decode(v)
+}
+
+// failOrCancelled reports err, or the cancellation when Ctrl-C caused it.
+func (c *askClient) failOrCancelled(ctx context.Context, err error) int {
+	if !c.wasInterrupted() || ctx.Err() != nil {
+		return c.fail(err)
+	}
+	c.fail(&jsonrpc2.Error{Code: requestCancelled, Message: "Cancelled; the session is as it was before the question."})
+	return exitInterrupted
 }
 
 // loaded is the part of session/load's result the terminal uses.
@@ -202,7 +247,7 @@ func (c *askClient) pickSource(res loaded) string {
 	}
 	none := len(res.Sources) + 1
 	fmt.Fprintf(c.stderr, "  %d) no database\nChoice [%d]: ", none, none)
-	line, _ := c.confirmIn.ReadString('\n')
+	line, _ := c.readLine()
 	n, err := strconv.Atoi(strings.TrimSpace(line))
 	if err != nil || n < 1 || n > len(res.Sources) {
 		return ""
@@ -314,7 +359,8 @@ func (c *askClient) handle(ctx context.Context, req *jsonrpc2.Request) (any, err
 	switch req.Method() {
 	case "chat/progress":
 		var p conversation.Event
-		if err := json.Unmarshal(req.Params(), &p); err == nil && !c.json {
+		// After a Ctrl-C, what the cancelled turn still sends is not shown.
+		if err := unmarshalNumbers(req.Params(), &p); err == nil && !c.json && !c.wasInterrupted() {
 			c.show(p)
 		}
 		return nil, nil
@@ -374,10 +420,17 @@ func (c *askClient) confirm(p conversation.ConfirmRequest) conversation.Decision
 	c.eraseLocked()
 	c.endLineLocked()
 	c.waiting.set(false, "")
-	defer c.waiting.set(true, "running the statement")
+	defer func() {
+		if !c.wasInterrupted() {
+			c.waiting.set(true, "running the statement")
+		}
+	}()
 	fmt.Fprintf(c.stderr, "\nThis statement changes the database: %s\n  %s\nRun it? [y/N/a(lways)] ",
 		strings.TrimSpace(p.Reason), strings.ReplaceAll(strings.TrimSpace(p.SQL), "\n", "\n  "))
-	line, _ := c.confirmIn.ReadString('\n')
+	line, ok := c.readLine()
+	if !ok {
+		return conversation.Reject
+	}
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "y", "yes":
 		return conversation.AllowOnce

@@ -38,13 +38,14 @@ func TestHelp(t *testing.T) {
 		assert.Equal(t, 0, code, "%v", args)
 		assert.Empty(t, errOut, "%v: help goes to stdout, as asked for", args)
 		assert.Contains(t, out, "Usage:", "%v", args)
-		for _, want := range []string{"aiq-rpc ask [flags] QUESTION", "aiq-rpc sessions [flags]", "-s FILE", "-session FILE",
-			"-source NAME", "-home DIR", "-history-limit N", "-log-file PATH", "-version", "-model-timeout DURATION"} {
+		for _, want := range []string{"aiq-rpc ask [flags] QUESTION", "aiq-rpc sessions [flags]", "\n  -s, --session FILE\n",
+			"\n  --source NAME\n", "\n  --home DIR\n", "\n  --history-limit N\n", "\n  --log-file PATH\n", "\n  --version\n",
+			"\n  --model-timeout DURATION\n", "(default 2m0s)"} {
 			assert.Contains(t, out, want, "%v", args)
 		}
 	}
 	_, out, _ := runCommand(t, "", nil, "ask", "--help")
-	assert.Contains(t, out, "-json", "ask has --json")
+	assert.Contains(t, out, "\n  --json\n", "ask has --json")
 	_, out, _ = runCommand(t, "", nil, "--help")
 	assert.NotContains(t, out, "-json", "serve has no --json")
 }
@@ -56,14 +57,18 @@ func TestBadCommandLine(t *testing.T) {
 		args []string
 		says string
 	}{
-		{[]string{"--no-such-flag"}, "unknown flag -no-such-flag; run 'aiq-rpc --help'"},
-		{[]string{"ask", "--no-such-flag", "q"}, "aiq-rpc ask: unknown flag -no-such-flag; run 'aiq-rpc ask --help'"},
-		{[]string{"ask", "--model-timeout", "5", "q"}, `invalid value "5" for flag -model-timeout: a duration needs a unit, as in 5s or 5m`},
+		{[]string{"--no-such-flag"}, "unknown flag --no-such-flag; run 'aiq-rpc --help'"},
+		{[]string{"ask", "-no-such-flag", "q"}, "aiq-rpc ask: unknown flag -no-such-flag; run 'aiq-rpc ask --help'"},
+		{[]string{"ask", "--model-timeout", "5", "q"}, `invalid value "5" for flag --model-timeout: a duration needs a unit, as in 5s or 5m`},
+		{[]string{"ask", "--history-limit=-1", "q"}, `invalid value "-1" for flag --history-limit: give a whole number of turns above zero, as in 20`},
+		{[]string{"--history-limit", "many"}, `give a whole number of turns above zero`},
 		{[]string{"--statement-timeout", "soon"}, "not a duration; write it as in 30s, 2m or 1h30m"},
 		{[]string{"--model-timeout", "-1s", "ask", "q"}, "give a duration above zero"},
 		{[]string{"--home", "/nowhere", "bogus"}, `unknown command "bogus"; run 'aiq-rpc --help'`},
 		{[]string{"sessions", "extra"}, `takes no arguments`},
 		{[]string{"ask", "-s"}, "flag needs an argument: -s"},
+		{[]string{"ask", "  "}, "aiq-rpc ask: the question is empty; give a question, or - to read it from stdin"},
+		{[]string{"ask", "-"}, "aiq-rpc ask: stdin held no question"},
 	}
 	for _, c := range cases {
 		code, out, errOut := runCommand(t, "", nil, c.args...)
@@ -104,10 +109,15 @@ func TestSessionsCommand(t *testing.T) {
 		h.writeFile(t, filepath.Join("sessions", name), string(data))
 	}
 	h.writeFile(t, "sessions/broken.json", `{"metadata": [`)
+	h.writeFile(t, "sessions/empty.json", "")
+	h.writeFile(t, "sessions/bare.json", "{}")
 	code, out, errOut = runCommand(t, "", []string{"AIQ_HOME=" + h.Dir}, "sessions")
 	assert.Equal(t, 0, code, errOut)
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
-	require.Len(t, lines, 1+len(sessiontest.CLIFiles())+1, out)
+	require.Len(t, lines, 1+len(sessiontest.CLIFiles())+3, out)
+	assert.NotContains(t, out, "load session", "the row names the file; its reason is enough")
+	assert.Regexp(t, `\(unreadable: the file is empty\)\s+\S+/empty.json\n`, out)
+	assert.NotContains(t, out, "0001-01-01", "a file without times shows when it was written")
 	assert.Regexp(t, `^UPDATED\s+TURNS\s+SOURCE\s+FIRST QUESTION\s+PATH$`, lines[0])
 	row := regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d\s+\d+\s+`)
 	var free, broken string
@@ -264,4 +274,33 @@ func TestAskStreams(t *testing.T) {
 	case <-time.After(waitTimeout):
 		t.Fatalf("no streamed text within %v; stderr:\n%s", waitTimeout, stderr.String())
 	}
+}
+
+// TestQuestionStartsWithComment: a question led by a SQL comment is a
+// question, not an unknown flag.
+func TestQuestionStartsWithComment(t *testing.T) {
+	h := home{Dir: t.TempDir()}
+	code, out, errOut := runCommand(t, "", nil, "--home", h.Dir, "ask", "-- one\nSELECT 1 AS one", "--json")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "> -- one\n  SELECT 1 AS one --json\n one\n", "the flags end at the question, as without the comment")
+	code, out, errOut = runCommand(t, "", nil, "ask", "--home", h.Dir, "--json", "--  totals of one\nSELECT 1 AS one")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, `"rowCount": 1`, "flags before the question still count")
+}
+
+// TestAskNumbers: numbers print as the database gave them, to the right of
+// their column as in psql, and --json keeps integers beyond 2^53 exact.
+func TestAskNumbers(t *testing.T) {
+	h := home{Dir: t.TempDir()}
+	const q = "SELECT 123456789 AS n, 9007199254740993 AS big, 1234567.5 AS f, -5 AS neg, 'x' AS s"
+	code, out, errOut := runCommand(t, "", nil, "ask", "--home", h.Dir, q)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, ""+
+		" n         | big              | f         | neg | s\n"+
+		"-----------+------------------+-----------+-----+---\n"+
+		" 123456789 | 9007199254740993 | 1234567.5 |  -5 | x\n"+
+		"(1 row)\n")
+	code, out, errOut = runCommand(t, "", nil, "ask", "--home", h.Dir, "--json", q)
+	require.Equal(t, 0, code, errOut)
+	assert.Regexp(t, `\[\s*123456789,\s*9007199254740993,\s*1234567.5,\s*-5,\s*"x"\s*\]`, out)
 }

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -98,22 +99,75 @@ func findCommand(name string) (command, bool) {
 // the process should end with code.
 func parseFlags(fs *flag.FlagSet, name string, args []string, e env) (code int, ok bool) {
 	fs.SetOutput(io.Discard)
-	err := fs.Parse(args)
+	err := fs.Parse(endFlagsAtQuestion(args))
 	switch {
 	case err == nil:
 		return 0, true
 	case errors.Is(err, flag.ErrHelp):
-		fs.SetOutput(e.stdout)
 		fmt.Fprint(e.stdout, usage())
-		fs.PrintDefaults()
+		printFlags(e.stdout, fs)
 		return 0, false
 	}
 	msg := err.Error()
 	if rest, found := strings.CutPrefix(msg, "flag provided but not defined: "); found {
 		msg = "unknown flag " + rest
 	}
-	fmt.Fprintf(e.stderr, "%s: %s; run '%s --help' for the flags\n", name, msg, name)
+	fmt.Fprintf(e.stderr, "%s: %s; run '%s --help' for the flags\n", name, asTyped(msg, args), name)
 	return 2, false
+}
+
+// endFlagsAtQuestion ends the flags before an argument that starts with a
+// dash but cannot be a flag, because its name holds a space or a line
+// break: a question that starts with a SQL comment ("-- totals\nSELECT
+// ..."), which the flag package would call an unknown flag.
+func endFlagsAtQuestion(args []string) []string {
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		name, _, _ := strings.Cut(a, "=")
+		if strings.HasPrefix(a, "-") && strings.ContainsAny(name, " \t\r\n") {
+			return slices.Concat(args[:i], []string{"--"}, args[i:])
+		}
+	}
+	return args
+}
+
+// asTyped names the flags in the flag package's message msg as the user
+// typed them: "--home", not "-home".
+func asTyped(msg string, args []string) string {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		name, _, _ := strings.Cut(a, "=")
+		if strings.HasPrefix(name, "--") && len(name) > 2 {
+			msg = strings.ReplaceAll(msg, " "+name[1:], " "+name)
+		}
+	}
+	return msg
+}
+
+// printFlags lists the flags of fs as --help shows them: with two dashes,
+// as the README writes them, and -s beside --session.
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	fs.VisitAll(func(fl *flag.Flag) {
+		if fl.Name == "s" {
+			return
+		}
+		arg, help := flag.UnquoteUsage(fl)
+		names := "--" + fl.Name
+		if fl.Name == "session" {
+			names = "-s, --session"
+		}
+		if arg != "" {
+			names += " " + arg
+		}
+		if fl.DefValue != "" && fl.DefValue != "0" && fl.DefValue != "false" {
+			help += " (default " + fl.DefValue + ")"
+		}
+		fmt.Fprintf(w, "  %s\n    \t%s\n", names, help)
+	})
 }
 
 func usage() string {
@@ -156,7 +210,7 @@ func (f *flags) flagSet(extra func(*flag.FlagSet, *flags)) *flag.FlagSet {
 	fs.StringVar(&f.session, "session", "", "restore the session in `FILE` as the default session")
 	fs.StringVar(&f.source, "source", "", "the data source `NAME` of new sessions")
 	fs.StringVar(&f.home, "home", "", "the AIQ home `DIR` (default $AIQ_HOME, else ~/.aiq)")
-	fs.IntVar(&f.historyLimit, "history-limit", 0, "keep the last `N` turns of each session (default 20)")
+	fs.Var(turnsFlag{&f.historyLimit}, "history-limit", "keep the last `N` turns of each session (default 20)")
 	fs.StringVar(&f.logFile, "log-file", "", "write logs to `PATH` instead of stderr")
 	f.modelTimeout, f.sqlTimeout = llm.DefaultTimeout, 30*time.Second
 	fs.Var(durationFlag{&f.modelTimeout}, "model-timeout", "give up on a model that sends nothing for `DURATION`")
@@ -185,6 +239,25 @@ func (v durationFlag) Set(s string) error {
 		return fmt.Errorf("a duration needs a unit, as in %ss or %sm", s, s)
 	}
 	return errors.New("not a duration; write it as in 30s, 2m or 1h30m")
+}
+
+// turnsFlag is a count of turns: a whole number above zero.
+type turnsFlag struct{ n *int }
+
+func (v turnsFlag) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		return errors.New("give a whole number of turns above zero, as in 20")
+	}
+	*v.n = n
+	return nil
+}
+
+func (v turnsFlag) String() string {
+	if v.n == nil || *v.n == 0 {
+		return ""
+	}
+	return strconv.Itoa(*v.n)
 }
 
 func (v durationFlag) String() string {

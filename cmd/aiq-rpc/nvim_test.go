@@ -63,6 +63,21 @@ func pluginDir(t testing.TB) string {
 	return dir
 }
 
+// screenshotDir is AIQ_SCREENSHOT_DIR, where the README's screenshots are
+// written, or "". A relative one is taken from the repository's root, as
+// the README runs it ("AIQ_SCREENSHOT_DIR=docs/screenshots go test ..."):
+// go test runs in the package's folder, Neovim in a temporary one.
+func screenshotDir(t testing.TB) string {
+	t.Helper()
+	dir := os.Getenv("AIQ_SCREENSHOT_DIR")
+	if dir == "" || filepath.IsAbs(dir) {
+		return dir
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	require.NoError(t, err)
+	return filepath.Join(root, dir)
+}
+
 // nvimCommand runs editors/nvim/test/<script>.lua in headless Neovim with
 // the plugin on its runtimepath, in folder dir, with Neovim's own files
 // under xdg and env added to childEnv's.
@@ -110,7 +125,7 @@ func (n *nvimTest) run(script string, env ...string) string {
 		"AIQ_TEST_HOME=" + n.home.Dir,
 		"AIQ_TEST_SOURCE=db",
 		"AIQ_TEST_TMP=" + n.tmp,
-		"AIQ_SCREENSHOT_DIR=" + os.Getenv("AIQ_SCREENSHOT_DIR"),
+		"AIQ_SCREENSHOT_DIR=" + screenshotDir(t),
 	}, env...)...)
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
@@ -224,6 +239,7 @@ func TestNvimPlugin(t *testing.T) {
 				" || 'signed by the person who opened the door' AS note FROM orders ORDER BY id"),
 			llmtest.Step{ToolCalls: []llmtest.Call{{ID: "call_2", Name: "render_chart", Arguments: `{"chart_type":"bar","x":"status","y":"id","title":"Orders by status"}`}}},
 			llmtest.Step{Text: "Four orders, each with a long note."},
+			llmtest.Step{Text: "One."},
 		).run("panel")
 	})
 
@@ -504,7 +520,7 @@ func TestNvimInTmux(t *testing.T) {
 		"the separator's column: the panel takes half the width, the SQL window the rest but the separator:\n%s", final)
 	x := strings.TrimSpace(tn.tmux("display-message", "-p", "-t", "aiq", "#{cursor_x}"))
 	assert.Less(t, mustAtoi(t, x), 120/2-1, "the cursor's column: the focus left the SQL window")
-	if dir := os.Getenv("AIQ_SCREENSHOT_DIR"); dir != "" {
+	if dir := screenshotDir(t); dir != "" {
 		require.NoError(t, os.MkdirAll(dir, 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "nvim-chat.txt"), []byte(final), 0o644))
 	}

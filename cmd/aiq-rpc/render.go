@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -34,6 +35,7 @@ func writeStatement(w io.Writer, st conversation.Statement) {
 	for i, c := range st.Columns {
 		widths[i] = utf8.RuneCountInString(c)
 	}
+	right := numericColumns(st)
 	for r, row := range st.Rows {
 		cells[r] = make([]string, len(st.Columns))
 		for i := range st.Columns {
@@ -43,14 +45,14 @@ func writeStatement(w io.Writer, st conversation.Statement) {
 			widths[i] = max(widths[i], utf8.RuneCountInString(cells[r][i]))
 		}
 	}
-	writeRow(w, st.Columns, widths)
+	writeRow(w, st.Columns, widths, nil)
 	seps := make([]string, len(widths))
 	for i, n := range widths {
 		seps[i] = strings.Repeat("-", n+2)
 	}
 	fmt.Fprintln(w, strings.Join(seps, "+"))
 	for _, row := range cells {
-		writeRow(w, row, widths)
+		writeRow(w, row, widths, right)
 	}
 	more := ""
 	if st.Truncated {
@@ -59,10 +61,36 @@ func writeStatement(w io.Writer, st conversation.Statement) {
 	fmt.Fprintf(w, "(%d row%s%s)\n", st.RowCount, plural(st.RowCount), more)
 }
 
-func writeRow(w io.Writer, cells []string, widths []int) {
+// numericColumns reports the columns whose values are all numbers (or
+// NULL), which psql aligns to the right. Rows hold numbers as json.Number:
+// the client decodes with UseNumber, so that 123456789 is not 1.23456789e+08.
+func numericColumns(st conversation.Statement) []bool {
+	right := make([]bool, len(st.Columns))
+	for i := range right {
+		seen, others := false, false
+		for _, row := range st.Rows {
+			if i >= len(row) || row[i] == nil {
+				continue
+			}
+			_, isNum := row[i].(json.Number)
+			seen, others = seen || isNum, others || !isNum
+		}
+		right[i] = seen && !others
+	}
+	return right
+}
+
+// writeRow prints one row; right, when given, says which cells go to the
+// right of their column.
+func writeRow(w io.Writer, cells []string, widths []int, right []bool) {
 	parts := make([]string, len(cells))
 	for i, c := range cells {
-		parts[i] = " " + c + strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)) + " "
+		pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c))
+		if right != nil && right[i] {
+			parts[i] = " " + pad + c + " "
+		} else {
+			parts[i] = " " + c + pad + " "
+		}
 	}
 	fmt.Fprintln(w, strings.TrimRight(strings.Join(parts, "|"), " "))
 }

@@ -3,9 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/aiq/aiq-rpc/conversation"
+	"github.com/aiq/aiq-rpc/sessionio"
 )
 
 // runSessions lists the saved sessions, newest first.
@@ -36,9 +39,9 @@ func runSessions(ctx context.Context, e env, f flags, args []string) int {
 			source = "(no database)"
 		}
 		if l.Error != "" {
-			question = "(unreadable: " + l.Error + ")"
+			question = "(unreadable: " + unreadableReason(l) + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", l.Updated.Local().Format("2006-01-02 15:04"), l.Turns, source, oneLine(question, 50), l.Path)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", updated(l), l.Turns, source, oneLine(question, 50), l.Path)
 	}
 	tw.Flush()
 	return 0
@@ -55,4 +58,29 @@ func oneLine(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return string(r)
+}
+
+// unreadableReason is why a session file could not be read, without the
+// steps that led to it ("load session PATH: invalid session file: "): the
+// row names the file already.
+func unreadableReason(l conversation.Listed) string {
+	reason := strings.TrimPrefix(l.Error, "load session "+l.Path+": ")
+	for _, sentinel := range []error{sessionio.ErrInvalid, sessionio.ErrTooLarge} {
+		if rest, ok := strings.CutPrefix(reason, sentinel.Error()+": "); ok {
+			return rest
+		}
+	}
+	return reason
+}
+
+// updated is when the session was last saved, as its file says, or, when
+// the file does not say (a file without metadata), its modification time.
+func updated(l conversation.Listed) string {
+	t := l.Updated
+	if t.IsZero() {
+		if info, err := os.Stat(l.Path); err == nil {
+			t = info.ModTime()
+		}
+	}
+	return t.Local().Format("2006-01-02 15:04")
 }

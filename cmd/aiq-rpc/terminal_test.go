@@ -356,3 +356,54 @@ func TestAskSaveFails(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(errOut, "error: "), "labelled as an error: %q", errOut)
 	assert.NotContains(t, errOut, "level=", "no log lines on stderr")
 }
+
+// TestAskCtrlC: the first Ctrl-C cancels the turn on the server and erases
+// the indicator; the session stays as it was.
+func TestAskCtrlC(t *testing.T) {
+	// The model holds its answer far longer than the test waits: only a
+	// turn cancelled on the server lets the command end in time.
+	h, srv := demoHome(t, llmtest.Step{Text: "Four."}, llmtest.Step{Text: "never", Delay: 10 * waitTimeout})
+	code, _, errOut := runCommand(t, "", nil, "ask", "--home", h.Dir, "how many orders?")
+	require.Equal(t, 0, code, errOut)
+	files := h.sessionFiles(t)
+	require.Len(t, files, 1)
+	before, err := os.ReadFile(files[0])
+	require.NoError(t, err)
+
+	p := startInTerminal(t, which{stderr: true}, "", "ask", "--home", h.Dir, "-s", files[0], "how many are there?")
+	p.waitScreen("waiting for the model…")
+	require.NoError(t, p.cmd.Process.Signal(os.Interrupt))
+	require.Equal(t, 130, p.wait())
+	require.Len(t, srv.Requests(), 2, "the model was asked")
+	screen := p.screen.String()
+	last := screen[strings.LastIndex(screen, "waiting for the model…"):]
+	assert.Equal(t, "waiting for the model…\r\x1b[Kaiq-rpc ask: Cancelled; the session is as it was before the question.\r\n", last,
+		"the indicator erased, then one sentence")
+	assert.Empty(t, p.stdout.String())
+	after, err := os.ReadFile(files[0])
+	require.NoError(t, err)
+	assert.Equal(t, string(before), string(after), "the session is as it was")
+	assert.Len(t, h.sessionFiles(t), 1, "no new session")
+
+	// --json says it as JSON, with LSP's code for a cancelled request.
+	srv.Add(llmtest.Step{Text: "never", Delay: 10 * waitTimeout})
+	p = startInTerminal(t, which{stderr: true}, "", "ask", "--home", h.Dir, "--json", "how many?")
+	p.waitScreen("waiting for the model…")
+	require.NoError(t, p.cmd.Process.Signal(os.Interrupt))
+	require.Equal(t, 130, p.wait())
+	assert.JSONEq(t, `{"error":{"code":-32800,"message":"Cancelled; the session is as it was before the question."}}`, p.stdout.String())
+}
+
+// TestAskCtrlCAtPrompt: Ctrl-C at the confirmation is a cancel, and the
+// statement does not run.
+func TestAskCtrlCAtPrompt(t *testing.T) {
+	h := home{Dir: t.TempDir()}
+	p := startInTerminal(t, which{stdin: true, stderr: true}, "", "ask", "--home", h.Dir, "DELETE FROM orders WHERE id = 1")
+	p.waitScreen("Run it? [y/N/a(lways)] ")
+	require.NoError(t, p.cmd.Process.Signal(os.Interrupt))
+	require.Equal(t, 130, p.wait())
+	assert.Contains(t, p.text(), "Run it? [y/N/a(lways)] \naiq-rpc ask: Cancelled; the session is as it was before the question.\n")
+	code, out, errOut := runCommand(t, "", nil, "ask", "--home", h.Dir, "SELECT count(*) AS n FROM orders WHERE id = 1")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "\n 1\n(1 row)", "the order is still there")
+}

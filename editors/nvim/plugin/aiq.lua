@@ -41,8 +41,8 @@ command("AiqClear", function(aiq)
 end, { desc = "Clear the aiq conversation (asks first)" })
 
 command("AiqSave", function(aiq, o)
-  aiq.save(o.args)
-end, { nargs = "?", complete = "file", desc = "Save the aiq session, to a path if given" })
+  aiq.save(o.args, o.bang)
+end, { nargs = "?", bang = true, complete = "file", desc = "Save the aiq session, to a path if given (! replaces a file)" })
 
 command("AiqLoad", function(aiq, o)
   aiq.load(o.args)

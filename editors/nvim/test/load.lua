@@ -42,6 +42,12 @@ T.run(function()
     updated = "2026-11-22T09:15:02Z", turns = 2, firstQuestion = "what does this do?\n\n```sql\nSELECT 1\n```",
   })
   T.eq(label, "2026-11-22 09:15  what does this do? ```sql SELECT 1 ```  (2 turns)", "a question with a selection on one line")
+  local bare = vim.fn.tempname() .. ".json"
+  vim.fn.writefile({ "{}" }, bare)
+  vim.loop.fs_utime(bare, 1763802900, 1763802900) -- 2025-11-22 09:15 UTC
+  label = require("aiq.session").label({ path = bare, turns = 0, firstQuestion = "" })
+  T.eq(label, "2025-11-22 09:15  " .. vim.fn.fnamemodify(bare, ":t") .. " (no question yet)  (0 turns)",
+    "a file without times or questions: its modification time and name")
 
   -- Pick the source from the list, then ask on: the model sees the
   -- earlier turn.

@@ -45,5 +45,18 @@ T.run(function()
       T.truthy(vim.api.nvim_strwidth(line) <= 50, "a table or chart line wider than the panel: " .. line)
     end
   end
+
+  -- A question asked in another tab page shows the panel there too.
+  vim.cmd("tabnew")
+  vim.cmd("AiqAsk and one more?")
+  T.wait_turn()
+  local shown = 0
+  for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    if vim.api.nvim_win_get_buf(w) == chat.buffer() then
+      shown = shown + 1
+    end
+  end
+  T.eq(shown, 1, "the panel in the new tab page")
+  T.eq(vim.api.nvim_win_get_buf(0) ~= chat.buffer(), true, "the cursor stays in the user's window")
   T.eq(#T.errors(), 0, "error messages")
 end)

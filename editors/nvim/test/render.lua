@@ -73,6 +73,10 @@ T.run(function()
   T.eq(render.cell({ 1, 2 }), "[1,2]", "a JSON array cell")
   T.eq(render.cell(true), "true", "a boolean cell")
   T.eq(render.cell(1e20), "1e+20", "a huge number")
+  T.eq(render.cell(1234567890123456), "1234567890123456", "every digit of an integer below 2^53")
+  T.eq(render.cell(1234567.123456789), "1234567.123456789", "every digit of a decimal")
+  T.eq(render.cell(0.1), "0.1", "the shortest form of a decimal")
+  T.eq(render.cell(-42), "-42", "a negative integer")
 
   -- Statements: rows with a count, writes, failures.
   T.eq(render.statement({ status = "success", columns = { "n" }, rows = { { 4 } }, rowCount = 1 }), {

@@ -20,6 +20,22 @@ T.run(function()
   T.truthy(messages:find("Run 'aiq -s " .. path .. "' to continue.", 1, true), ":messages gives the CLI's hint: " .. messages)
   T.eq(vim.fn.filereadable(path), 1, "the saved file is readable")
 
+  -- A file already there is kept, as :write keeps it, unless ! is given.
+  local other = T.env.AIQ_TEST_TMP .. "/other.json"
+  vim.fn.writefile({ "not yours to replace" }, other)
+  vim.cmd("AiqSave " .. other)
+  T.wait("the refusal", function()
+    return #T.errors() > 0
+  end, 5000)
+  T.eq(T.errors(), { "aiq: other.json exists (add ! to replace it)" }, "one line that says what to do, as :write says it")
+  T.eq(vim.fn.readfile(other), { "not yours to replace" }, "the file is kept")
+  T.notes = {}
+  vim.cmd("AiqSave! " .. other)
+  T.wait("the saved message", function()
+    return T.note_matching("aiq: saved a copy to other.json") ~= nil
+  end, 5000)
+  T.truthy(vim.fn.join(vim.fn.readfile(other), "\n"):find("How many orders are there?", 1, true), "! replaces it")
+
   T.answer_confirm(1)
   vim.cmd("AiqClear")
   T.wait("the clear", function()

@@ -59,12 +59,13 @@ function M.buffer()
   return buf
 end
 
-local function windows()
+-- windows lists the panel's windows, in every tab page, or in tab's only.
+local function windows(tab)
   local wins = {}
   if not valid(panel.buf) then
     return wins
   end
-  for _, win in ipairs(api.nvim_list_wins()) do
+  for _, win in ipairs(tab and api.nvim_tabpage_list_wins(tab) or api.nvim_list_wins()) do
     if api.nvim_win_get_buf(win) == panel.buf then
       wins[#wins + 1] = win
     end
@@ -72,11 +73,12 @@ local function windows()
   return wins
 end
 
--- open shows the panel in a split unless it is shown already, and gives
--- the focus back to the window that had it.
+-- open shows the panel in a split unless the current tab page shows it
+-- already (a question asked in another tab page must not go unseen), and
+-- gives the focus back to the window that had it.
 function M.open()
   local buf = M.buffer()
-  if #windows() > 0 then
+  if #windows(api.nvim_get_current_tabpage()) > 0 then
     return
   end
   local previous = api.nvim_get_current_win()

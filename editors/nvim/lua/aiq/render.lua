@@ -14,9 +14,18 @@ function M.cell(value)
   end
   local kind = type(value)
   if kind == "number" then
-    -- Integers arrive as Lua numbers: show 42, not 42.0 or 4.2e+01.
-    if value == math.floor(value) and math.abs(value) < 1e15 then
+    -- Integers arrive as Lua numbers: show 42, not 42.0 or 4.2e+01, and
+    -- every digit up to 2^53, where doubles stop holding integers exactly.
+    if value == math.floor(value) and math.abs(value) < 2 ^ 53 then
       return string.format("%d", value)
+    end
+    -- tostring keeps 14 digits; the shortest form that reads back as the
+    -- same number keeps them all.
+    for _, digits in ipairs({ 15, 16, 17 }) do
+      local text = string.format("%." .. digits .. "g", value)
+      if tonumber(text) == value then
+        return text
+      end
     end
     return tostring(value)
   elseif kind == "string" then

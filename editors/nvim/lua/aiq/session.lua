@@ -151,11 +151,15 @@ end
 -- session/save with a path moves the session there, so the session is
 -- saved to its own file first (to learn it), then to path, then back.
 -- A later :AiqClear empties the session's own file, never the copy.
-local function save_copy(id, path)
+local function save_copy(id, path, force)
   save_request(id, nil, function(own)
     if own.path == path then
       state.path = own.path
       return server.notify(string.format("saved to %s\n%s", name(own.path), own.hint or ""))
+    end
+    -- As :write does (E13), keep a file that is there unless told with !.
+    if not force and vim.loop.fs_stat(path) then
+      return server.notify(string.format("%s exists (add ! to replace it)", name(path)), vim.log.levels.ERROR)
     end
     save_request(id, path, function(copy)
       save_request(id, own.path, function(back)
@@ -169,8 +173,9 @@ local function save_copy(id, path)
   end)
 end
 
--- save saves the session to its own file, or a copy to path.
-function M.save(path)
+-- save saves the session to its own file, or a copy to path; force
+-- replaces a file already at path.
+function M.save(path, force)
   path = vim.trim(path or "")
   -- A turn's autosave between the saves of a copy would land in the copy.
   if path ~= "" and busy() then
@@ -181,7 +186,7 @@ function M.save(path)
       return server.report(err)
     end
     if path ~= "" then
-      return save_copy(id, vim.fn.fnamemodify(vim.fn.expand(path), ":p"))
+      return save_copy(id, vim.fn.fnamemodify(vim.fn.expand(path), ":p"), force)
     end
     save_request(id, nil, function(result)
       state.path = result.path
@@ -232,14 +237,21 @@ end
 
 -- label is one line per saved session: when it was last saved
 -- and its first question, on one line and cut to fit a picker.
+-- A file that holds no time (one without metadata) is dated by its
+-- modification time, and one without a question is named by its file, so
+-- that no two lines read the same.
 function M.label(s)
-  local when = (s.updated or ""):sub(1, 16):gsub("T", " ")
+  local when = (type(s.updated) == "string" and s.updated or ""):sub(1, 16):gsub("T", " ")
+  if when == "" or when:find("^0001") then
+    local stat = s.path and vim.loop.fs_stat(s.path)
+    when = stat and os.date("!%Y-%m-%d %H:%M", stat.mtime.sec) or "????-??-?? ??:??"
+  end
   if s.error and s.error ~= vim.NIL then
     return string.format("%s  %s (unreadable)", when, name(s.path))
   end
   local question = vim.trim((s.firstQuestion or ""):gsub("%s+", " "))
   if question == "" then
-    question = "(no question yet)"
+    question = name(s.path) .. " (no question yet)"
   end
   local n = s.turns or 0
   return string.format("%s  %s  (%d turn%s)", when, render.shorten(question, 60), n, n == 1 and "" or "s")
