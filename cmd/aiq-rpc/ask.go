@@ -402,7 +402,7 @@ func (c *askClient) show(e conversation.Event) {
 		if st := e.Statement; st != nil {
 			c.endLineLocked()
 			if st.Status == "rejected" && c.confirmIn == nil {
-				st.Error = "This statement writes; run it from a terminal to confirm it."
+				st.Error = refusedWithoutTerminal(st.Error)
 			}
 			writeStatement(c.out, *st)
 		}
@@ -425,8 +425,12 @@ func (c *askClient) confirm(p conversation.ConfirmRequest) conversation.Decision
 			c.waiting.set(true, "running the statement")
 		}
 	}()
-	fmt.Fprintf(c.stderr, "\nThis statement changes the database: %s\n  %s\nRun it? [y/N/a(lways)] ",
-		strings.TrimSpace(p.Reason), strings.ReplaceAll(strings.TrimSpace(p.SQL), "\n", "\n  "))
+	what := "changes the database"
+	if p.Risk == "outside" {
+		what = "reaches outside the database"
+	}
+	fmt.Fprintf(c.stderr, "\nThis statement %s: %s\n  %s\nRun it? [y/N/a(lways)] ",
+		what, strings.TrimSpace(p.Reason), strings.ReplaceAll(strings.TrimSpace(p.SQL), "\n", "\n  "))
 	line, ok := c.readLine()
 	if !ok {
 		return conversation.Reject
@@ -457,3 +461,13 @@ func (p pipeConn) Close() error {
 type nopCloser struct{ io.Writer }
 
 func (nopCloser) Close() error { return nil }
+
+// refusedWithoutTerminal is what the terminal says of a statement the
+// server refused because no one could confirm it: the server's sentence
+// speaks of confirming in general, the terminal of how to do it here.
+func refusedWithoutTerminal(serverSaid string) string {
+	if strings.Contains(serverSaid, "outside the database") {
+		return "This statement reaches outside the database; run it from a terminal to confirm it."
+	}
+	return "This statement writes; run it from a terminal to confirm it."
+}

@@ -28,10 +28,15 @@ func TestAskStatementWithoutModel(t *testing.T) {
 		assert.Contains(t, out, want, sql)
 		assert.NotContains(t, errOut, noModel, sql)
 	}
-	for _, sql := range []string{"/* note */ DELETE FROM t", "ATTACH DATABASE ':memory:' AS aux", "VACUUM INTO '" + copyPath + "'"} {
+	refused := map[string]string{
+		"/* note */ DELETE FROM t":          "This statement writes; run it from a terminal to confirm it.",
+		"ATTACH DATABASE ':memory:' AS aux": "This statement reaches outside the database; run it from a terminal to confirm it.",
+		"VACUUM INTO '" + copyPath + "'":    "This statement writes; run it from a terminal to confirm it.",
+	}
+	for sql, says := range refused {
 		code, out, errOut := runCommand(t, sql, nil, "ask", "--home", h.Dir, "--source", "local", "-")
 		assert.Equal(t, 0, code, "%q: %s", sql, errOut)
-		assert.Contains(t, out, "\nThis statement writes; run it from a terminal to confirm it.\n", sql)
+		assert.Contains(t, out, "\n"+says+"\n", sql)
 		assert.NotContains(t, errOut, noModel, sql)
 	}
 	_, err := os.Stat(copyPath)
