@@ -439,7 +439,10 @@ async function main(): Promise<void> {
     console.log(`skipped: render check: ${why}`);
     return;
   }
-  const dir = process.env.AIQ_SCREENSHOT_DIR || path.join(root, "test-output");
+  // A relative AIQ_SCREENSHOT_DIR is from where npm was started (npm --prefix runs us in editors/vscode).
+  const dir = process.env.AIQ_SCREENSHOT_DIR
+    ? path.resolve(process.env.INIT_CWD || process.cwd(), process.env.AIQ_SCREENSHOT_DIR)
+    : path.join(root, "test-output");
   const started = Date.now();
   const deadline = setTimeout(() => {
     console.error("render check FAILED: it took more than 120 s");
