@@ -312,7 +312,7 @@ func (db *DB) explain(ctx, runCtx context.Context, res *StatementResult, err err
 			res.Error += "; its changes were rolled back"
 		}
 	case errors.Is(runCtx.Err(), context.DeadlineExceeded) || why == refusedTimeout:
-		res.Error = fmt.Sprintf("timed out: the statement ran longer than the %s limit and was stopped", db.opts.StatementTimeout)
+		res.Error = fmt.Sprintf("the statement ran longer than the %s limit and was stopped (timed out)", db.opts.StatementTimeout)
 	case why == refusedReadOnly && !write:
 		res.Status = StatusRejected
 		res.readOnlyRefused = true
