@@ -49,7 +49,7 @@ func ListSessions(dir string) ([]Listed, error) {
 func listOne(path string) Listed {
 	s, _, err := Load(path)
 	if err != nil {
-		l := Listed{Path: path, Error: err.Error()}
+		l := Listed{Path: path, Error: FileProblem(err)}
 		if info, statErr := os.Stat(path); statErr == nil {
 			l.Updated = info.ModTime().UTC()
 		}

@@ -98,3 +98,19 @@ func sentence(s string) string {
 	}
 	return s
 }
+
+// FileProblem says what is wrong with a session file that did not load,
+// for a list that names the file already: "the file is empty", not the
+// steps that led to it.
+func FileProblem(err error) string {
+	var pathErr *fs.PathError
+	if errors.As(err, &pathErr) {
+		return pathErr.Err.Error()
+	}
+	for _, sentinel := range []error{sessionio.ErrTooLarge, sessionio.ErrInvalid} {
+		if errors.Is(err, sentinel) {
+			return after(err.Error(), sentinel)
+		}
+	}
+	return err.Error()
+}

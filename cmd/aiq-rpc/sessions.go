@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/aiq/aiq-rpc/conversation"
-	"github.com/aiq/aiq-rpc/sessionio"
 )
 
 // runSessions lists the saved sessions, newest first.
@@ -39,7 +37,7 @@ func runSessions(ctx context.Context, e env, f flags, args []string) int {
 			source = "(no database)"
 		}
 		if l.Error != "" {
-			question = "(unreadable: " + unreadableReason(l) + ")"
+			question = "(unreadable: " + l.Error + ")"
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", updated(l), l.Turns, source, oneLine(question, 50), l.Path)
 	}
@@ -58,19 +56,6 @@ func oneLine(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return string(r)
-}
-
-// unreadableReason is why a session file could not be read, without the
-// steps that led to it ("load session PATH: invalid session file: "): the
-// row names the file already.
-func unreadableReason(l conversation.Listed) string {
-	reason := strings.TrimPrefix(l.Error, "load session "+l.Path+": ")
-	for _, sentinel := range []error{sessionio.ErrInvalid, sessionio.ErrTooLarge} {
-		if rest, ok := strings.CutPrefix(reason, sentinel.Error()+": "); ok {
-			return rest
-		}
-	}
-	return reason
 }
 
 // updated is when the session was last saved, as its file says, or, when
