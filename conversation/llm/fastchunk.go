@@ -11,14 +11,14 @@ import (
 // few microseconds on each: the usual chunk is read by fastChunk instead,
 // and any other by encoding/json, with the same result.
 func decodeChunk(raw []byte, c *chunk) error {
-	if json.Valid(raw) && fastChunk(raw, c) {
+	if fastChunk(raw, c) {
 		return nil
 	}
 	*c = chunk{}
 	return json.Unmarshal(raw, c)
 }
 
-// fastChunk reads a valid JSON chunk whose choices hold only an index, text
+// fastChunk reads a chunk of valid JSON whose choices hold only an index, text
 // content (a string with no escapes, or null) in delta or message, and a
 // finish reason that is null or a string; other keys it skips, as
 // encoding/json does. It reports false for anything else: an error, tool
@@ -48,7 +48,8 @@ func fastChunk(raw []byte, c *chunk) bool {
 			s.skip()
 		}
 	}
-	return !s.bad
+	s.space()
+	return !s.bad && s.i == len(s.data)
 }
 
 func (s *scan) choice(ch *choice) {
@@ -114,12 +115,13 @@ func foldsTo(key []byte, names ...string) bool {
 	return false
 }
 
-// scan walks JSON text already known to be valid, which is why it checks
-// so little.
+// scan walks the JSON text of a chunk, checking it as it goes: whatever
+// it accepts, json.Valid accepts too.
 type scan struct {
-	data []byte
-	i    int
-	bad  bool // the text is not of the shape fastChunk reads
+	data  []byte
+	i     int
+	bad   bool // the text is not valid JSON of the shape fastChunk reads
+	depth int  // of the value skip is in
 }
 
 func (s *scan) space() {
@@ -198,6 +200,11 @@ func (s *scan) str() ([]byte, bool) {
 	if bytes.IndexByte(v, '\\') >= 0 || !utf8.Valid(v) {
 		return nil, false
 	}
+	for _, c := range v {
+		if c < 0x20 {
+			return nil, false
+		}
+	}
 	return v, true
 }
 
@@ -219,48 +226,137 @@ func (s *scan) digits(n *int) bool {
 		*n = *n*10 + int(s.data[s.i]-'0')
 		s.i++
 	}
-	if s.i == start || s.i == len(s.data) {
+	if s.i == start || s.i == len(s.data) || (s.data[start] == '0' && s.i-start > 1) {
 		return false
 	}
 	c := s.data[s.i]
 	return c != '.' && c != 'e' && c != 'E'
 }
 
-// skip passes over one value.
+// skip passes over one value, checking it as json.Valid would.
 func (s *scan) skip() {
 	s.space()
-	depth := 0
+	if s.i >= len(s.data) || s.depth >= maxDepth {
+		s.bad = true
+		return
+	}
+	s.depth++
+	defer func() { s.depth-- }()
+	switch s.data[s.i] {
+	case '"':
+		s.skipString()
+	case '{':
+		for first := true; s.next('{', '}', &first); {
+			s.key()
+			s.skip()
+		}
+	case '[':
+		for first := true; s.next('[', ']', &first); {
+			s.skip()
+		}
+	case 't':
+		s.literal("true")
+	case 'f':
+		s.literal("false")
+	case 'n':
+		s.literal("null")
+	default:
+		s.number()
+	}
+}
+
+// maxDepth bounds the nesting fastChunk reads; encoding/json, which reads
+// anything deeper, has a bound of its own.
+const maxDepth = 100
+
+func (s *scan) literal(lit string) {
+	if !bytes.HasPrefix(s.data[s.i:], []byte(lit)) {
+		s.bad = true
+		return
+	}
+	s.i += len(lit)
+}
+
+// skipString passes over a string: no control characters, and only the
+// escapes JSON has.
+func (s *scan) skipString() {
+	s.i++ // the opening quote
 	for s.i < len(s.data) {
 		c := s.data[s.i]
-		switch c {
-		case '"':
+		s.i++
+		switch {
+		case c == '"':
+			return
+		case c < 0x20:
+			s.bad = true
+			return
+		case c == '\\':
+			if s.i >= len(s.data) {
+				s.bad = true
+				return
+			}
+			e := s.data[s.i]
 			s.i++
-			for s.i < len(s.data) && s.data[s.i] != '"' {
-				if s.data[s.i] == '\\' {
-					s.i++
+			switch e {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if s.i+4 > len(s.data) || !isHex(s.data[s.i:s.i+4]) {
+					s.bad = true
+					return
 				}
-				s.i++
-			}
-			s.i++
-		case '{', '[':
-			depth++
-			s.i++
-		case '}', ']':
-			if depth == 0 {
+				s.i += 4
+			default:
+				s.bad = true
 				return
 			}
-			depth--
-			s.i++
-		case ',':
-			if depth == 0 {
-				return
-			}
-			s.i++
-		default:
-			s.i++
 		}
-		if depth == 0 && (c == '"' || c == '}' || c == ']') {
+	}
+	s.bad = true // no closing quote
+}
+
+func isHex(b []byte) bool {
+	for _, c := range b {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// number passes over a number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func (s *scan) number() {
+	if s.i < len(s.data) && s.data[s.i] == '-' {
+		s.i++
+	}
+	switch {
+	case s.i < len(s.data) && s.data[s.i] == '0':
+		s.i++
+	case s.runOfDigits() == 0:
+		s.bad = true
+		return
+	}
+	if s.i < len(s.data) && s.data[s.i] == '.' {
+		s.i++
+		if s.runOfDigits() == 0 {
+			s.bad = true
 			return
 		}
 	}
+	if s.i < len(s.data) && (s.data[s.i] == 'e' || s.data[s.i] == 'E') {
+		s.i++
+		if s.i < len(s.data) && (s.data[s.i] == '+' || s.data[s.i] == '-') {
+			s.i++
+		}
+		if s.runOfDigits() == 0 {
+			s.bad = true
+		}
+	}
+}
+
+func (s *scan) runOfDigits() int {
+	start := s.i
+	for s.i < len(s.data) && '0' <= s.data[s.i] && s.data[s.i] <= '9' {
+		s.i++
+	}
+	return s.i - start
 }

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -40,6 +41,26 @@ var chunkSeeds = []string{
 	`null`,
 	`{}`,
 	"{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\xff\"}}]}",
+	// Malformed where fastChunk skips or reads: encoding/json must reject
+	// them all the same.
+	`{"id":"a\qb","choices":[{"index":0,"delta":{"content":"x"}}]}`,
+	`{"id":"a\u12G4","choices":[]}`,
+	"{\"id\":\"tab\there\",\"choices\":[]}",
+	"{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"new\nline\"}}]}",
+	`{"created":01,"choices":[]}`,
+	`{"created":1.,"choices":[]}`,
+	`{"created":-,"choices":[]}`,
+	`{"created":1e+,"choices":[]}`,
+	`{"created":-0.5E-3,"choices":[{"index":0,"delta":{"content":"ok"}}]}`,
+	`{"choices":[{"index":00,"delta":{"content":"x"}}]}`,
+	`{"choices":[{"index":0,"delta":{"content":"x"}}]} x`,
+	`{"choices":[{"index":0,"delta":{"content":"x"}}],}`,
+	`{"choices":[{"index":0,"delta":{"content":"x"},}]}`,
+	`{"usage":{"a":[true,false,null,{"b":[]}]},"choices":[]}`,
+	`{"usage":{"a":[tru]},"choices":[]}`,
+	`{"usage":nulL,"choices":[]}`,
+	`{"id":"unterminated,"choices":[]}`,
+	`{"x":` + strings.Repeat("[", 200) + strings.Repeat("]", 200) + `,"choices":[]}`,
 }
 
 // sameAsEncodingJSON checks that decodeChunk reads raw as json.Unmarshal
