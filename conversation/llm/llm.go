@@ -145,7 +145,11 @@ func (m *Model) Complete(ctx context.Context, req conversation.Request, onText f
 	tools := chatTools(req.Tools)
 	msgs := req.Messages
 	for {
-		reply, err := m.tries(ctx, chatRequest(m.model, msgs, tools), onText)
+		body, err := requestBody(m.model, msgs, tools)
+		if err != nil {
+			return conversation.Reply{}, fmt.Errorf("ask the model: %w", err)
+		}
+		reply, err := m.tries(ctx, body, onText)
 		var e *APIError
 		if !errors.As(err, &e) || !e.contextLength {
 			return reply, err
@@ -168,10 +172,10 @@ func tooLong(e *APIError) *APIError {
 	return &APIError{Status: e.Status, Message: msg, err: ErrContextLength, said: e.said}
 }
 
-// tries sends creq until it succeeds, fails for good, or runs out of tries.
-func (m *Model) tries(ctx context.Context, creq openai.ChatCompletionRequest, onText func(string)) (conversation.Reply, error) {
+// tries sends body until it succeeds, fails for good, or runs out of tries.
+func (m *Model) tries(ctx context.Context, body []byte, onText func(string)) (conversation.Reply, error) {
 	for n := 1; ; n++ {
-		reply, err := m.try(ctx, creq, onText)
+		reply, err := m.try(ctx, body, onText)
 		if err == nil {
 			return reply, nil
 		}
@@ -209,13 +213,16 @@ func (m *Model) retryWait(e *APIError, n int) (time.Duration, bool) {
 	return d/2 + rand.N(d/2+1), true
 }
 
-// try sends creq once.
-func (m *Model) try(ctx context.Context, creq openai.ChatCompletionRequest, onText func(string)) (conversation.Reply, error) {
+// try sends body once. go-openai builds the HTTP request, with its URL and
+// headers, and splits the answer's stream; the body it would marshal is
+// replaced by ours in transport, which finds it in the request's context.
+func (m *Model) try(ctx context.Context, body []byte, onText func(string)) (conversation.Reply, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	idle := time.AfterFunc(m.timeout, func() { cancel(errIdle) })
 	defer idle.Stop()
-	stream, err := m.client.CreateChatCompletionStream(ctx, creq)
+	creq := openai.ChatCompletionRequest{Model: m.model, Stream: true}
+	stream, err := m.client.CreateChatCompletionStream(withBody(ctx, body), creq)
 	if err != nil {
 		return conversation.Reply{}, m.failure(ctx, err, nil)
 	}

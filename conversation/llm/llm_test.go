@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -449,4 +450,44 @@ func TestConcurrent(t *testing.T) {
 	for range n {
 		assert.NoError(t, <-errs)
 	}
+}
+
+// TestRequestBody checks the body sent, byte for byte, against go-openai's
+// own encoding of the same request with content "" added where it leaves
+// content out: the fields, their order and the escaping stay go-openai's.
+func TestRequestBody(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Step{Text: "ok"})
+	req := withHistory(2, `Which <b>orders</b> & "refunds", grüße 東京?`)
+	req.Messages = append(req.Messages[:len(req.Messages)-1],
+		conversation.Message{Role: conversation.RoleAssistant, ToolCalls: []conversation.ToolCall{call("c1", "list_tables", " ")}},
+		conversation.Message{Role: conversation.RoleTool, ToolCallID: "c1", Content: "[\"orders\"]\n\u2028", Name: "list_tables"},
+		req.Messages[len(req.Messages)-1])
+	_, _, err := complete(t, newTestModel(t, srv.URL), req)
+	require.NoError(t, err)
+
+	want := openai.ChatCompletionRequest{Model: "gpt-test", Stream: true, Tools: chatTools(req.Tools)}
+	for _, m := range req.Messages {
+		cm := openai.ChatCompletionMessage{Role: string(m.Role), Content: m.Content, Name: m.Name, ToolCallID: m.ToolCallID}
+		for _, c := range m.ToolCalls {
+			args := c.Function.Arguments
+			if strings.TrimSpace(args) == "" {
+				args = "{}"
+			}
+			cm.ToolCalls = append(cm.ToolCalls, openai.ToolCall{ID: c.ID, Type: openai.ToolTypeFunction,
+				Function: openai.FunctionCall{Name: c.Function.Name, Arguments: args}})
+		}
+		want.Messages = append(want.Messages, cm)
+	}
+	wantBody, err := json.Marshal(want)
+	require.NoError(t, err)
+	// go-openai writes content right after role, and leaves it out when
+	// empty: put it back there.
+	wantText := strings.ReplaceAll(string(wantBody), `"role":"assistant","tool_calls"`, `"role":"assistant","content":"","tool_calls"`)
+	got := srv.Requests()[0].Body
+	assert.Equal(t, wantText, string(got))
+	assert.Contains(t, string(got), `\u003cb\u003eorders\u003c/b\u003e \u0026 \"refunds\"`, "escaped as go-openai escapes")
+
+	var back openai.ChatCompletionRequest
+	require.NoError(t, json.Unmarshal(got, &back))
+	assert.Equal(t, want.Messages, back.Messages, "go-openai reads back the messages it was given")
 }

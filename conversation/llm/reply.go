@@ -151,7 +151,7 @@ type reply struct {
 // add reads one chunk, passing its text to onText.
 func (r *reply) add(raw []byte, onText func(string), secret sessionio.Secret) error {
 	var c chunk
-	if err := json.Unmarshal(raw, &c); err != nil {
+	if err := decodeChunk(raw, &c); err != nil {
 		return &APIError{Message: fmt.Sprintf("the model endpoint sent a stream event that is not a chat completion chunk: %v", err)}
 	}
 	if (len(c.Error) > 0 && !isNull(c.Error)) || c.Object == "error" {

@@ -49,24 +49,53 @@ func baseURL(raw string) (string, error) {
 	return u.String(), nil
 }
 
-// chatRequest is req as go-openai's request. Tool calls without arguments
-// get "{}", since go-openai would leave the field out; empty content is
-// put back by transport.
-func chatRequest(model string, msgs []conversation.Message, tools []openai.Tool) openai.ChatCompletionRequest {
-	out := make([]openai.ChatCompletionMessage, 0, len(msgs))
+// requestBody is the JSON body of a chat request for msgs and tools: the
+// fields and their order are those of go-openai's ChatCompletionRequest,
+// except that every message has its content, "" when it has none, as
+// strict servers require of an assistant message that only calls tools.
+// go-openai would leave such content out, and marshals each message through
+// a MarshalJSON whose output encoding/json checks and compacts again: at a
+// few hundred turns of history that costs more than the turn's other work.
+// Tool calls without arguments get "{}", which go-openai would also leave
+// out.
+func requestBody(model string, msgs []conversation.Message, tools []openai.Tool) ([]byte, error) {
+	req := wireRequest{Model: model, Messages: make([]wireMessage, 0, len(msgs)), Stream: true, Tools: tools}
 	for _, m := range msgs {
-		cm := openai.ChatCompletionMessage{Role: string(m.Role), Content: m.Content, Name: m.Name, ToolCallID: m.ToolCallID}
+		wm := wireMessage{Role: string(m.Role), Content: m.Content, Name: m.Name, ToolCallID: m.ToolCallID}
 		for _, c := range m.ToolCalls {
 			args := c.Function.Arguments
 			if strings.TrimSpace(args) == "" {
 				args = "{}"
 			}
-			cm.ToolCalls = append(cm.ToolCalls, openai.ToolCall{ID: c.ID, Type: openai.ToolTypeFunction,
+			wm.ToolCalls = append(wm.ToolCalls, openai.ToolCall{ID: c.ID, Type: openai.ToolTypeFunction,
 				Function: openai.FunctionCall{Name: c.Function.Name, Arguments: args}})
 		}
-		out = append(out, cm)
+		req.Messages = append(req.Messages, wm)
 	}
-	return openai.ChatCompletionRequest{Model: model, Messages: out, Tools: tools, Stream: true}
+	body, err := json.Marshal(req)
+	if err != nil {
+		return nil, fmt.Errorf("encode the request: %w", err)
+	}
+	return body, nil
+}
+
+// wireRequest is go-openai's ChatCompletionRequest as this package sends it.
+type wireRequest struct {
+	Model    string        `json:"model"`
+	Messages []wireMessage `json:"messages"`
+	Stream   bool          `json:"stream,omitempty"`
+	Tools    []openai.Tool `json:"tools,omitempty"`
+}
+
+// wireMessage is go-openai's ChatCompletionMessage with content always
+// present, and without a MarshalJSON method, so that encoding/json writes it
+// in one pass.
+type wireMessage struct {
+	Role       string            `json:"role"`
+	Content    string            `json:"content"`
+	Name       string            `json:"name,omitempty"`
+	ToolCalls  []openai.ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string            `json:"tool_call_id,omitempty"`
 }
 
 // emptySchema is the parameters of a tool that takes none.

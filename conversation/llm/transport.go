@@ -3,6 +3,7 @@ package llm
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,8 +18,8 @@ import (
 // transport is the RoundTripper under the go-openai client. go-openai
 // builds the requests and splits the stream into events; transport mends
 // what it gets wrong for this use, in both directions:
-//   - go-openai omits an empty content, and strict servers reject an
-//     assistant message without one, so requests get content "" back;
+//   - the body is the one requestBody built, not go-openai's (see
+//     requestBody for why);
 //   - an HTTP error answer becomes an *APIError here, where its status and
 //     Retry-After header are still at hand;
 //   - a successful answer's body is bounded and rewritten as the plain
@@ -31,7 +32,7 @@ type transport struct {
 
 // RoundTrip sends req and checks the answer.
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	req, err := withContent(req)
+	req, err := withRequestBody(req)
 	if err != nil {
 		return nil, err
 	}
@@ -50,52 +51,31 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// withContent returns req with content "" in every message that has no
-// content, on a copy: a RoundTripper must not change its request.
-func withContent(req *http.Request) (*http.Request, error) {
-	if req.Body == nil || req.Method != http.MethodPost {
-		return req, nil
+// bodyKey is the context key of the body a request is sent with.
+type bodyKey struct{}
+
+// withBody returns ctx carrying body, the JSON body that transport sends
+// in place of the one go-openai marshalled.
+func withBody(ctx context.Context, body []byte) context.Context {
+	return context.WithValue(ctx, bodyKey{}, body)
+}
+
+// withRequestBody returns req with the body its context carries, on a copy:
+// a RoundTripper must not change its request. Only Model.try sends
+// requests, each with its body.
+func withRequestBody(req *http.Request) (*http.Request, error) {
+	if req.Body != nil {
+		req.Body.Close()
 	}
-	body, err := io.ReadAll(req.Body)
-	req.Body.Close()
-	if err != nil {
-		return nil, fmt.Errorf("read the request body: %w", err)
+	body, ok := req.Context().Value(bodyKey{}).([]byte)
+	if !ok {
+		return nil, errors.New("send the request: no request body was built")
 	}
-	body = fillContent(body)
 	out := req.Clone(req.Context())
 	out.Body = io.NopCloser(bytes.NewReader(body))
 	out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	out.ContentLength = int64(len(body))
 	return out, nil
-}
-
-// fillContent adds content "" to the messages of a chat request body that
-// have none. A body it cannot read is returned as it is.
-func fillContent(body []byte) []byte {
-	var top map[string]json.RawMessage
-	var msgs []map[string]json.RawMessage
-	if json.Unmarshal(body, &top) != nil || json.Unmarshal(top["messages"], &msgs) != nil {
-		return body
-	}
-	filled := false
-	for _, m := range msgs {
-		if _, ok := m["content"]; !ok {
-			m["content"] = json.RawMessage(`""`)
-			filled = true
-		}
-	}
-	if !filled {
-		return body
-	}
-	var err error
-	if top["messages"], err = json.Marshal(msgs); err != nil {
-		return body
-	}
-	out, err := json.Marshal(top)
-	if err != nil {
-		return body
-	}
-	return out
 }
 
 // errTooLarge ends an answer longer than the bound.
