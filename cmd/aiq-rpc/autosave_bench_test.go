@@ -27,9 +27,10 @@ var autosaveAnswer = strings.Repeat("Most orders of last week were paid by card;
 // chat/turn through the binary on a session holding 1, 20 and 200 turns
 // of history (--history-limit keeps it there), autosave included, with the
 // scripted model answering at once. ms-p50 is the median round trip, and
-// model-ms-p50 the scripted model's own median for the same request, sent
-// again from the benchmark after the turns: the overhead beyond model and
-// database (there is none here) is the difference, overhead-ms. The sessions folder is in memory (/dev/shm)
+// model-ms-p50 the scripted model's own median for the same requests, each
+// sent again from the benchmark right after its turn; overhead-ms-p50, the
+// median of each turn's round trip less its model time, is the overhead
+// beyond model and database (there is none here). The sessions folder is in memory (/dev/shm)
 // where there is one, so that the turns do not wait for the disk; the
 // fsync lines give that wait on the real disk, for a file of the size the
 // session had: fsync of the written file, then of its folder.
@@ -81,16 +82,18 @@ func benchAutosaveTurn(b *testing.B, turns int) int {
 	for range turns {
 		turn() // the history the measured turns run on
 	}
-	var times []time.Duration
+	var times, model, overhead []time.Duration
 	for b.Loop() {
-		times = append(times, turn())
+		took := turn()
+		reqs := srv.Requests()
+		modelTook := modelTime(b, srv, reqs[len(reqs)-1].Body)
+		times, model = append(times, took), append(model, modelTook)
+		overhead = append(overhead, took-modelTook)
 	}
 	b.StopTimer()
-	reqs := srv.Requests()
-	turnMs, modelMs := medianMillis(times), modelMillis(b, srv, reqs[len(reqs)-1].Body, len(times))
-	b.ReportMetric(turnMs, "ms-p50")
-	b.ReportMetric(modelMs, "model-ms-p50")
-	b.ReportMetric(turnMs-modelMs, "overhead-ms")
+	b.ReportMetric(medianMillis(times), "ms-p50")
+	b.ReportMetric(medianMillis(model), "model-ms-p50")
+	b.ReportMetric(medianMillis(overhead), "overhead-ms-p50")
 	info2, err := os.Stat(saved)
 	if err != nil {
 		b.Fatal(err)
@@ -98,26 +101,24 @@ func benchAutosaveTurn(b *testing.B, turns int) int {
 	return int(info2.Size())
 }
 
-// modelMillis is the scripted model's median time for answering body, the
-// request of a measured turn, n times over HTTP as the binary asks it:
-// with the history, the request grows, and so does the model's work.
-func modelMillis(b *testing.B, srv *llmtest.Server, body []byte, n int) float64 {
-	var times []time.Duration
-	for range n {
-		srv.Add(llmtest.Step{Text: autosaveAnswer})
-		start := time.Now()
-		resp, err := http.Post(srv.URL+"/chat/completions", "application/json", bytes.NewReader(body))
-		if err != nil {
-			b.Fatal(err)
-		}
-		_, err = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		times = append(times, time.Since(start))
-		if err != nil || resp.StatusCode != http.StatusOK {
-			b.Fatalf("model: %v %s", err, resp.Status)
-		}
+// modelTime is the scripted model's time for answering body, the request
+// of the turn just measured, over HTTP as the binary asks it: with the
+// history the request grows, and so does the model's work. Measured right
+// after the turn, it sees the machine as the turn did.
+func modelTime(b *testing.B, srv *llmtest.Server, body []byte) time.Duration {
+	srv.Add(llmtest.Step{Text: autosaveAnswer})
+	start := time.Now()
+	resp, err := http.Post(srv.URL+"/chat/completions", "application/json", bytes.NewReader(body))
+	if err != nil {
+		b.Fatal(err)
 	}
-	return medianMillis(times)
+	_, err = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	took := time.Since(start)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		b.Fatalf("model: %v %s", err, resp.Status)
+	}
+	return took
 }
 
 // benchSaveFsync is the waits for the disk of one save of a session file
