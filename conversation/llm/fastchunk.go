@@ -186,26 +186,26 @@ func (s *scan) key() []byte {
 }
 
 // str reads a string without escapes in valid UTF-8; it reports false for
-// any other value.
+// any other value. Keys and pieces of text are short: one loop over the
+// bytes beats calls to bytes.IndexByte and utf8.Valid.
 func (s *scan) str() ([]byte, bool) {
 	if !s.consume('"') {
 		return nil, false
 	}
-	end := bytes.IndexByte(s.data[s.i:], '"')
-	if end < 0 {
-		return nil, false
-	}
-	v := s.data[s.i : s.i+end]
-	s.i += end + 1
-	if bytes.IndexByte(v, '\\') >= 0 || !utf8.Valid(v) {
-		return nil, false
-	}
-	for _, c := range v {
-		if c < 0x20 {
+	start, ascii := s.i, true
+	for ; s.i < len(s.data); s.i++ {
+		switch c := s.data[s.i]; {
+		case c == '"':
+			v := s.data[start:s.i]
+			s.i++
+			return v, ascii || utf8.Valid(v)
+		case c == '\\' || c < 0x20:
 			return nil, false
+		case c >= utf8.RuneSelf:
+			ascii = false
 		}
 	}
-	return v, true
+	return nil, false
 }
 
 // index reads a small non-negative integer: digits, and no fraction or
