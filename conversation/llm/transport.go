@@ -306,12 +306,14 @@ func (b *eventBody) flush() {
 // whole rewrites a plain JSON answer, of which first is the first line, as
 // one event.
 func (b *eventBody) whole(first []byte) error {
+	// first is in src's buffer, which reading the rest may overwrite.
+	all := append([]byte(nil), first...)
 	rest, err := io.ReadAll(b.src)
 	if err != nil {
 		return b.readError(err)
 	}
 	var compact bytes.Buffer
-	if err := json.Compact(&compact, append(append([]byte(nil), first...), rest...)); err != nil {
+	if err := json.Compact(&compact, append(all, rest...)); err != nil {
 		return &APIError{Message: "the model endpoint answered with malformed JSON: " + err.Error()}
 	}
 	b.started, b.done = true, true

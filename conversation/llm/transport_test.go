@@ -146,6 +146,7 @@ func mergeSeeds() []string {
 		llmtest.SSE(text("a"), `{"choices":[{"index":0,"message":{"content":"whole"}}]}`, text("b")),
 		llmtest.SSE(text("a")) + "event: error\ndata: {\"message\":\"down\"}\n\n",
 		"data: " + text("cut") + "\n\ndata: " + text("off"),
+		"{\"choices\":[{\"index\":0,\"message\":{\"content\":\"not streamed\"}}]}\n\n",
 	}
 	return append(seeds, llmtest.SSE(chunkSeeds...))
 }
