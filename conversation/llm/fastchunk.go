@@ -18,6 +18,22 @@ func decodeChunk(raw []byte, c *chunk) error {
 	return json.Unmarshal(raw, c)
 }
 
+// plainText returns the text of an event that is a piece of text of choice
+// 0 and nothing else the reply reads: no tool calls, finish reason, error,
+// whole message or other choice. Its text has no escapes. Events with a
+// role or usage are left alone too, though the reply reads neither: they
+// mark a stream's start and end.
+func plainText(raw []byte) (string, bool) {
+	var c chunk
+	if !fastChunk(raw, &c) || len(c.Choices) != 1 ||
+		bytes.Contains(raw, []byte(`"role"`)) || bytes.Contains(raw, []byte(`"usage"`)) {
+		return "", false
+	}
+	ch := c.Choices[0]
+	ok := ch.Index == 0 && ch.Delta.Content != "" && ch.Message.Content == "" && !bool(ch.FinishReason)
+	return string(ch.Delta.Content), ok
+}
+
 // fastChunk reads a chunk of valid JSON whose choices hold only an index, text
 // content (a string with no escapes, or null) in delta or message, and a
 // finish reason that is null or a string; other keys it skips, as

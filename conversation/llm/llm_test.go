@@ -140,7 +140,8 @@ func TestNewRejects(t *testing.T) {
 }
 
 func TestStreamText(t *testing.T) {
-	srv := llmtest.NewServer(t, llmtest.Step{Text: "There are three customers: alice, bob and carol."})
+	// Paced, so that the pieces are not merged (see eventBody.hold).
+	srv := llmtest.NewServer(t, llmtest.Step{Text: "There are three customers: alice, bob and carol.", Pace: 5 * time.Millisecond})
 	reply, deltas, err := complete(t, newTestModel(t, srv.URL), withHistory(1, "How many customers?"))
 	require.NoError(t, err)
 	assert.Greater(t, len(deltas), 3, "the text streams in pieces")

@@ -117,6 +117,8 @@ func (b *boundedReader) Read(p []byte) (int, error) {
 //     error object) into data go-openai passes on rather than swallows;
 //   - turns a plain JSON answer into one data line, for servers that ignore
 //     "stream": true;
+//   - merges a run of plain text events that one read already brought into
+//     one event (see hold);
 //   - fails with an *APIError when the body is not a stream at all, ends
 //     before [DONE], or grows past the bound.
 type eventBody struct {
@@ -131,7 +133,15 @@ type eventBody struct {
 	started bool   // a stream field was seen
 	done    bool   // [DONE] was seen
 	event   string // the current event's type
+	held    held   // plain text events not yet written to out
 	close   sync.Once
+}
+
+// held is a run of plain text events read but not yet written out.
+type held struct {
+	first []byte // the first event's data, as it came
+	text  []byte // the text of all of them
+	n     int
 }
 
 func newEventBody(body io.ReadCloser, limit int64, secret sessionio.Secret) *eventBody {
@@ -164,6 +174,10 @@ func (b *eventBody) Close() error {
 
 // next reads one line and appends its rewriting to out.
 func (b *eventBody) next() error {
+	if b.held.n > 0 && !b.lineBuffered() {
+		b.flush() // never wait for more to merge
+		return nil
+	}
 	line, err := b.readLine()
 	if err != nil && err != io.EOF {
 		return b.end(err) // a line cut short is not worth reading
@@ -174,9 +188,16 @@ func (b *eventBody) next() error {
 		}
 	}
 	if err != nil {
+		b.flush()
 		return b.end(err)
 	}
 	return nil
+}
+
+// lineBuffered reports whether a whole line can be read without waiting.
+func (b *eventBody) lineBuffered() bool {
+	buf, _ := b.src.Peek(b.src.Buffered())
+	return bytes.IndexByte(buf, '\n') >= 0
 }
 
 // readLine reads up to and including the next newline, however long the
@@ -222,6 +243,13 @@ func (b *eventBody) line(line []byte) error {
 
 // data rewrites one data field.
 func (b *eventBody) data(value []byte) {
+	if b.event == "" {
+		if text, ok := plainText(value); ok {
+			b.hold(value, text)
+			return
+		}
+	}
+	b.flush()
 	switch {
 	case string(value) == "[DONE]":
 		b.done = true
@@ -244,15 +272,48 @@ func (b *eventBody) data(value []byte) {
 	}
 }
 
+// hold keeps a plain text event back while more can be read at once. An
+// answer streams hundreds of small pieces of text, and go-openai's reader
+// and reply.add spend more on each event than on its text: a run of them
+// that arrived together goes on as one event with their texts joined,
+// which the reply reads the same. The texts need no escapes (see
+// plainText), so joined they are still a JSON string.
+func (b *eventBody) hold(value []byte, text string) {
+	h := &b.held
+	if h.n == 0 {
+		h.first = append(h.first, value...)
+	}
+	h.text = append(h.text, text...)
+	h.n++
+}
+
+// flush writes out the held events: one as it came, more as one.
+func (b *eventBody) flush() {
+	h := &b.held
+	switch {
+	case h.n == 1:
+		b.out = append(b.out, "data: "...)
+		b.out = append(b.out, h.first...)
+		b.out = append(b.out, '\n')
+	case h.n > 1:
+		b.out = append(b.out, `data: {"choices":[{"index":0,"delta":{"content":"`...)
+		b.out = append(b.out, h.text...)
+		b.out = append(b.out, "\"}}]}\n"...)
+	}
+	h.first, h.text, h.n = h.first[:0], h.text[:0], 0
+}
+
 // whole rewrites a plain JSON answer, of which first is the first line, as
 // one event.
 func (b *eventBody) whole(first []byte) error {
+	// first is in src's buffer, which reading the rest may overwrite.
+	all := append([]byte(nil), first...)
 	rest, err := io.ReadAll(b.src)
 	if err != nil {
 		return b.readError(err)
 	}
 	var compact bytes.Buffer
-	if err := json.Compact(&compact, append(append([]byte(nil), first...), rest...)); err != nil {
+	if err := json.Compact(&compact, append(all, rest...)); err != nil {
 		return &APIError{Message: "the model endpoint answered with malformed JSON: " + err.Error()}
 	}
 	b.started, b.done = true, true
