@@ -116,7 +116,10 @@ func acpScript(tmp string) func(req llmtest.Request) llmtest.Step {
 		if last.Role == "tool" {
 			switch last.ToolCallID {
 			case "call_count":
-				return llmtest.Step{Text: "Two are delivered, one is pending and one shipped."}
+				// Paced longer than a frame, as a real model streams: text that
+				// arrives at once is sent as one chunk, and the client checks
+				// that the answer streams.
+				return llmtest.Step{Text: "Two are delivered, one is pending and one shipped.", Pace: 25 * time.Millisecond}
 			case "call_100":
 				return llmtest.Step{Text: "Order 100 was not added."}
 			case "call_101":
