@@ -42,17 +42,10 @@ export function when(iso: string | undefined, now: Date): string {
 
 /**
  * Why a session file could not be read, as a sentence: session/list's error
- * starts with the steps that led to it ("load session PATH: invalid session
- * file: "), and the item names the file already.
+ * is the problem alone ("the file is empty"), since the item names the file.
  */
-export function unreadableReason(error: string, file: string): string {
-  let reason = error.startsWith(`load session ${file}: `) ? error.slice(`load session ${file}: `.length) : error;
-  for (const step of ["invalid session file: ", "session file too large: "]) {
-    if (reason.startsWith(step)) {
-      reason = reason.slice(step.length);
-    }
-  }
-  reason = reason.trim();
+export function unreadableReason(error: string): string {
+  const reason = error.trim();
   if (reason === "") {
     return "The file cannot be read.";
   }
@@ -63,7 +56,7 @@ export function sessionItems(sessions: SessionSummary[], now = new Date()): Sess
   const items: SessionItem[] = sessions.map((s) => {
     const file = path.basename(s.path);
     if (s.error) {
-      return { label: `$(warning) ${file}`, description: when(s.updated, now), detail: oneLine(unreadableReason(s.error, s.path), 200), path: s.path };
+      return { label: `$(warning) ${file}`, description: when(s.updated, now), detail: oneLine(unreadableReason(s.error), 200), path: s.path };
     }
     const turns = `${s.turns} question${s.turns === 1 ? "" : "s"}`;
     return {

@@ -375,7 +375,7 @@ describe("load session pick", () => {
     assert.equal(items[4].path, undefined, "the last entry opens a file");
     assert.match(items[4].label, /Open a session file/);
     assert.equal(sessionItems([], now).length, 1);
-    const raw = sessionItems([{ path: "/h/s/zero.json", source: "", databaseType: "", turns: 0, firstQuestion: "", error: "load session /h/s/zero.json: invalid session file: the file is empty" }], now);
+    const raw = sessionItems([{ path: "/h/s/zero.json", source: "", databaseType: "", turns: 0, firstQuestion: "", error: "the file is empty" }], now);
     assert.equal(raw[0].detail, "The file is empty.", "the reason, without the steps that led to it");
   });
 
