@@ -64,13 +64,6 @@ func codeOf(err error) jsonrpc2.Code {
 	return jsonrpc2.InternalError
 }
 
-// UserMessage is the sentence a user reads for an error of the workspace,
-// as in the message of the error a request would get: for the warnings
-// that a front end gives before any request.
-func UserMessage(err error) string {
-	return conversation.UserMessage(err)
-}
-
 // errorData is the data of an error: its detail, and for a model error
 // the HTTP status and how long the endpoint asked us to wait, when it
 // said.

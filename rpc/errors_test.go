@@ -9,12 +9,11 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/aiq/aiq-rpc/conversation"
-	"github.com/aiq/aiq-rpc/rpc"
 	"github.com/aiq/aiq-rpc/sessionio"
 )
 
 // TestUserMessage: each error of the workspace reads as one sentence,
-// without the steps that led to it.
+// without the steps that led to it: the message of rpc's errors.
 func TestUserMessage(t *testing.T) {
 	missing := &fs.PathError{Op: "stat", Path: "/home/ana/x.json", Err: fs.ErrNotExist}
 	denied := &fs.PathError{Op: "open", Path: "/home/ana/x.json", Err: fs.ErrPermission}
@@ -39,6 +38,6 @@ func TestUserMessage(t *testing.T) {
 		{fmt.Errorf("run turn: %w", errors.New("the question is empty")), "The question is empty."},
 	}
 	for _, c := range cases {
-		assert.Equal(t, c.want, rpc.UserMessage(c.err), "%v", c.err)
+		assert.Equal(t, c.want, conversation.UserMessage(c.err), "%v", c.err)
 	}
 }

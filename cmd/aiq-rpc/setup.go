@@ -67,7 +67,7 @@ func setup(ctx context.Context, e env, f flags, o setupOptions) (*app, error) {
 		info, err := ws.Load(ctx, f.session)
 		if err != nil {
 			logger.Info("restore the -s session", "err", err)
-			warnings = append(warnings, "The -s session could not be restored, so a new session starts. "+rpc.UserMessage(err))
+			warnings = append(warnings, "The -s session could not be restored, so a new session starts. "+conversation.UserMessage(err))
 		} else {
 			ws.SetDefault(info.SessionID)
 			warnings = append(warnings, info.Warnings...)
