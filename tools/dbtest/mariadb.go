@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -42,7 +43,15 @@ func startMariaDB(ctx context.Context) (*instance, error) {
 		return nil, err
 	}
 	data := filepath.Join(dir, "data")
-	args := []string{"--no-defaults", "--datadir=" + data, "--auth-root-authentication-method=normal",
+	// A temporary folder of its own: instances started at once by test
+	// binaries running in parallel otherwise share /tmp, where one removed
+	// the other's temporary tables ("Could not remove temporary table ...
+	// Unknown table 'mysql.tmp_user_sys'" from mariadb-install-db).
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		return nil, err
+	}
+	args := []string{"--no-defaults", "--datadir=" + data, "--tmpdir=" + tmp, "--auth-root-authentication-method=normal",
 		"--skip-test-db", "--skip-name-resolve"}
 	// mariadbd refuses to run as root unless told to.
 	if isRoot() {
@@ -56,7 +65,7 @@ func startMariaDB(ctx context.Context) (*instance, error) {
 		return nil, err
 	}
 	socket := filepath.Join(dir, "mariadb.sock")
-	args = []string{"--no-defaults", "--datadir=" + data, "--socket=" + socket, "--port=" + strconv.Itoa(port),
+	args = []string{"--no-defaults", "--datadir=" + data, "--tmpdir=" + tmp, "--socket=" + socket, "--port=" + strconv.Itoa(port),
 		"--bind-address=127.0.0.1", "--pid-file=" + filepath.Join(dir, "mariadb.pid"), "--skip-name-resolve",
 		"--skip-log-bin", "--innodb-buffer-pool-size=32M", "--innodb-flush-log-at-trx-commit=0"}
 	if isRoot() {
