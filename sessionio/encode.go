@@ -348,6 +348,13 @@ func escapedSize(s string) int {
 
 const hexDigits = "0123456789abcdef"
 
+// AppendString appends s as a JSON string exactly as json.Marshal writes
+// it, HTML escapes included: the session files' string encoder, for code
+// that writes the same messages as JSON elsewhere, such as a model request.
+func AppendString(dst []byte, s string) []byte {
+	return appendString(dst, s, true)
+}
+
 // appendString appends s as a JSON string exactly as encoding/json writes
 // it: invalid UTF-8 as \ufffd, U+2028 and U+2029 escaped, and with
 // escapeHTML also <, > and &. Tool results are JSON text with a quote every

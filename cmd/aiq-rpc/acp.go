@@ -35,7 +35,9 @@ func runACP(ctx context.Context, e env, f flags, args []string) int {
 	defer stop()
 	signal.Ignore(syscall.SIGPIPE) // as runServe: save the sessions, then stop
 	agent := acp.New(a.ws, acp.Options{Name: "aiq-rpc", Version: version(), Home: home, Resume: resume, Log: a.log})
-	if err := agent.Serve(ctx, e.stdin, e.stdout); err != nil {
+	stdin, restore := pollable(e.stdin)
+	defer restore()
+	if err := agent.Serve(ctx, stdin, e.stdout); err != nil {
 		a.log.Error("acp", "err", err)
 		return 1
 	}

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -64,7 +65,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if global.version {
 			return printVersion(e)
 		}
-		return runServe(ctx, e, global)
+		return profiled(e, global, func() int { return runServe(ctx, e, global) })
 	}
 	cmd, ok := findCommand(gfs.Arg(0))
 	if !ok {
@@ -82,7 +83,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if f.version {
 		return printVersion(e)
 	}
-	return cmd.run(ctx, e, f, fs.Args())
+	return profiled(e, f, func() int { return cmd.run(ctx, e, f, fs.Args()) })
 }
 
 func findCommand(name string) (command, bool) {
@@ -184,6 +185,31 @@ func usage() string {
 	return b.String()
 }
 
+// profiled runs cmd, under the CPU profiler when --profile-cpu names a
+// file, as gopls's -profile.cpu does: a user can send us where a slow
+// server spends its time.
+func profiled(e env, f flags, cmd func() int) int {
+	if f.profileCPU == "" {
+		return cmd()
+	}
+	out, err := os.Create(f.profileCPU)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "aiq-rpc: --profile-cpu: %v\n", err)
+		return 1
+	}
+	if err := pprof.StartCPUProfile(out); err != nil {
+		out.Close()
+		fmt.Fprintf(e.stderr, "aiq-rpc: --profile-cpu: %v\n", err)
+		return 1
+	}
+	code := cmd()
+	pprof.StopCPUProfile()
+	if err := out.Close(); err != nil {
+		fmt.Fprintf(e.stderr, "aiq-rpc: --profile-cpu: %v\n", err)
+	}
+	return code
+}
+
 func printVersion(e env) int {
 	fmt.Fprintln(e.stdout, "aiq-rpc", version())
 	return 0
@@ -197,6 +223,7 @@ type flags struct {
 	historyLimit int
 	logFile      string
 	version      bool
+	profileCPU   string
 	json         bool
 	modelTimeout time.Duration
 	sqlTimeout   time.Duration
@@ -216,6 +243,7 @@ func (f *flags) flagSet(extra func(*flag.FlagSet, *flags)) *flag.FlagSet {
 	fs.Var(durationFlag{&f.modelTimeout}, "model-timeout", "give up on a model that sends nothing for `DURATION`")
 	fs.Var(durationFlag{&f.sqlTimeout}, "statement-timeout", "stop a SQL statement that runs longer than `DURATION`")
 	fs.BoolVar(&f.version, "version", false, "print the version and exit")
+	fs.StringVar(&f.profileCPU, "profile-cpu", "", "write a CPU profile of the run to `FILE` (for go tool pprof)")
 	if extra != nil {
 		extra(fs, f)
 	}

@@ -27,5 +27,7 @@ func runServe(ctx context.Context, e env, f flags) int {
 	// An editor that closed our stdout must not kill us before the sessions
 	// are saved: the failed write ends the connection instead.
 	signal.Ignore(syscall.SIGPIPE)
-	return a.server.Serve(ctx, e.stdin, nopCloser{e.stdout})
+	stdin, restore := pollable(e.stdin)
+	defer restore()
+	return a.server.Serve(ctx, stdin, nopCloser{e.stdout})
 }

@@ -462,6 +462,8 @@ func TestRequestBody(t *testing.T) {
 	req.Messages = append(req.Messages[:len(req.Messages)-1],
 		conversation.Message{Role: conversation.RoleAssistant, ToolCalls: []conversation.ToolCall{call("c1", "list_tables", " ")}},
 		conversation.Message{Role: conversation.RoleTool, ToolCallID: "c1", Content: "[\"orders\"]\n\u2028", Name: "list_tables"},
+		// A call with neither id nor name, and text no editor should send.
+		conversation.Message{Role: conversation.RoleAssistant, Content: "\x01\t\\", ToolCalls: []conversation.ToolCall{{Type: "function"}}},
 		req.Messages[len(req.Messages)-1])
 	_, _, err := complete(t, newTestModel(t, srv.URL), req)
 	require.NoError(t, err)

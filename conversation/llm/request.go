@@ -11,6 +11,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/aiq/aiq-rpc/conversation"
+	"github.com/aiq/aiq-rpc/sessionio"
 )
 
 // baseURL turns llm.url into the base go-openai appends /chat/completions
@@ -54,48 +55,92 @@ func baseURL(raw string) (string, error) {
 // except that every message has its content, "" when it has none, as
 // strict servers require of an assistant message that only calls tools.
 // go-openai would leave such content out, and marshals each message through
-// a MarshalJSON whose output encoding/json checks and compacts again: at a
-// few hundred turns of history that costs more than the turn's other work.
-// Tool calls without arguments get "{}", which go-openai would also leave
-// out.
+// a MarshalJSON whose output encoding/json checks and compacts again. The
+// body is written directly, the same bytes as json.Marshal, with the
+// session files' string encoder: the history is most of it, and
+// encoding/json's reflection over it cost a turn 0.1 ms at 20 turns and
+// 0.5 ms at 200. Tool calls without arguments
+// get "{}", which go-openai would also leave out.
 func requestBody(model string, msgs []conversation.Message, tools []openai.Tool) ([]byte, error) {
-	req := wireRequest{Model: model, Messages: make([]wireMessage, 0, len(msgs)), Stream: true, Tools: tools}
+	size := len(model) + 64
 	for _, m := range msgs {
-		wm := wireMessage{Role: string(m.Role), Content: m.Content, Name: m.Name, ToolCallID: m.ToolCallID}
+		size += len(m.Content) + len(m.Content)/8 + 64
 		for _, c := range m.ToolCalls {
-			args := c.Function.Arguments
-			if strings.TrimSpace(args) == "" {
-				args = "{}"
-			}
-			wm.ToolCalls = append(wm.ToolCalls, openai.ToolCall{ID: c.ID, Type: openai.ToolTypeFunction,
-				Function: openai.FunctionCall{Name: c.Function.Name, Arguments: args}})
+			size += len(c.Function.Arguments) + len(c.Function.Arguments)/8 + 128
 		}
-		req.Messages = append(req.Messages, wm)
 	}
-	body, err := json.Marshal(req)
-	if err != nil {
-		return nil, fmt.Errorf("encode the request: %w", err)
+	body := make([]byte, 0, size)
+	body = append(body, `{"model":`...)
+	body = sessionio.AppendString(body, model)
+	body = append(body, `,"messages":[`...)
+	for i, m := range msgs {
+		if i > 0 {
+			body = append(body, ',')
+		}
+		body = appendMessage(body, m)
 	}
-	return body, nil
+	body = append(body, `],"stream":true`...)
+	if len(tools) > 0 {
+		encoded, err := json.Marshal(tools)
+		if err != nil {
+			return nil, fmt.Errorf("encode the request's tools: %w", err)
+		}
+		body = append(body, `,"tools":`...)
+		body = append(body, encoded...)
+	}
+	return append(body, '}'), nil
 }
 
-// wireRequest is go-openai's ChatCompletionRequest as this package sends it.
-type wireRequest struct {
-	Model    string        `json:"model"`
-	Messages []wireMessage `json:"messages"`
-	Stream   bool          `json:"stream,omitempty"`
-	Tools    []openai.Tool `json:"tools,omitempty"`
+// appendMessage appends m as go-openai's ChatCompletionMessage, with its
+// content always present.
+func appendMessage(body []byte, m conversation.Message) []byte {
+	body = append(body, `{"role":`...)
+	body = sessionio.AppendString(body, string(m.Role))
+	body = append(body, `,"content":`...)
+	body = sessionio.AppendString(body, m.Content)
+	if m.Name != "" {
+		body = append(body, `,"name":`...)
+		body = sessionio.AppendString(body, m.Name)
+	}
+	if len(m.ToolCalls) > 0 {
+		body = append(body, `,"tool_calls":[`...)
+		for i, c := range m.ToolCalls {
+			if i > 0 {
+				body = append(body, ',')
+			}
+			body = appendToolCall(body, c)
+		}
+		body = append(body, ']')
+	}
+	if m.ToolCallID != "" {
+		body = append(body, `,"tool_call_id":`...)
+		body = sessionio.AppendString(body, m.ToolCallID)
+	}
+	return append(body, '}')
 }
 
-// wireMessage is go-openai's ChatCompletionMessage with content always
-// present, and without a MarshalJSON method, so that encoding/json writes it
-// in one pass.
-type wireMessage struct {
-	Role       string            `json:"role"`
-	Content    string            `json:"content"`
-	Name       string            `json:"name,omitempty"`
-	ToolCalls  []openai.ToolCall `json:"tool_calls,omitempty"`
-	ToolCallID string            `json:"tool_call_id,omitempty"`
+// appendToolCall appends c as go-openai's ToolCall of type function.
+func appendToolCall(body []byte, c conversation.ToolCall) []byte {
+	args := c.Function.Arguments
+	if strings.TrimSpace(args) == "" {
+		args = "{}"
+	}
+	if c.ID != "" {
+		body = append(body, `{"id":`...)
+		body = sessionio.AppendString(body, c.ID)
+		body = append(body, ',')
+	} else {
+		body = append(body, '{')
+	}
+	body = append(body, `"type":"function","function":{`...)
+	if c.Function.Name != "" {
+		body = append(body, `"name":`...)
+		body = sessionio.AppendString(body, c.Function.Name)
+		body = append(body, ',')
+	}
+	body = append(body, `"arguments":`...)
+	body = sessionio.AppendString(body, args)
+	return append(body, "}}"...)
 }
 
 // emptySchema is the parameters of a tool that takes none.

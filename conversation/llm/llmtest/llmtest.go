@@ -19,8 +19,12 @@ import (
 // Step is one scripted answer.
 type Step struct {
 	// Text is the answer's text. A streamed answer sends it in several
-	// chunks, one word each (a single word is split in two).
+	// chunks, one word each (a single word is split in two), unless Whole.
 	Text string
+	// Whole sends a streamed answer's text in one chunk, as a model whose
+	// answer is ready at once, so that a benchmark measures what surrounds
+	// the model rather than the reading of its stream.
+	Whole bool
 	// ToolCalls are the calls the answer asks for, in parallel when there
 	// are several. A streamed answer sends each call's id and name in its
 	// first chunk and the arguments spread over the following ones.

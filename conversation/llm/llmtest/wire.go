@@ -137,7 +137,11 @@ func chunk(c choice) chunkJSON {
 // three pieces, and the finish reason.
 func streamChunks(step Step) []string {
 	out := []string{marshal(chunk(choice{Delta: &delta{Role: "assistant", Content: ptr("")}}))}
-	for _, piece := range words(step.Text) {
+	pieces := words(step.Text)
+	if step.Whole && step.Text != "" {
+		pieces = []string{step.Text}
+	}
+	for _, piece := range pieces {
 		out = append(out, marshal(chunk(choice{Delta: &delta{Content: ptr(piece)}})))
 	}
 	for i, c := range step.ToolCalls {
