@@ -93,21 +93,24 @@ func findHome(e env, f flags) (sessionio.Home, error) {
 }
 
 // modelFactory returns the Workspace's model source: the configured
-// endpoint, or an error that says how to configure one.
+// endpoint, or an error that says how to configure one. The configuration
+// does not change while the process runs, so one Model serves every turn
+// and keeps what it learnt from the last request (see llm.Model).
 func modelFactory(cfg sessionio.LLM, cfgErr error, timeout time.Duration) func() (conversation.Model, error) {
-	return func() (conversation.Model, error) {
-		if cfgErr != nil {
-			return nil, fmt.Errorf("%w: %w", conversation.ErrNoModel, cfgErr)
-		}
-		if !cfg.Configured() {
-			return nil, conversation.ErrNoModel
-		}
-		m, err := llm.New(llm.Config{URL: cfg.URL, APIKey: cfg.APIKey, Model: cfg.Model, Timeout: timeout})
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", conversation.ErrNoModel, err)
-		}
-		return m, nil
+	fail := func(err error) func() (conversation.Model, error) {
+		return func() (conversation.Model, error) { return nil, err }
 	}
+	switch {
+	case cfgErr != nil:
+		return fail(fmt.Errorf("%w: %w", conversation.ErrNoModel, cfgErr))
+	case !cfg.Configured():
+		return fail(conversation.ErrNoModel)
+	}
+	m, err := llm.New(llm.Config{URL: cfg.URL, APIKey: cfg.APIKey, Model: cfg.Model, Timeout: timeout})
+	if err != nil {
+		return fail(fmt.Errorf("%w: %w", conversation.ErrNoModel, err))
+	}
+	return func() (conversation.Model, error) { return m, nil }
 }
 
 // openLog logs to path, else to stderr unless quiet.

@@ -77,6 +77,9 @@ type Model struct {
 	backoff time.Duration
 	// sleep waits d or until ctx is done; tests replace it to see the waits.
 	sleep func(ctx context.Context, d time.Duration) error
+	// contents keeps the encodings of the history's contents from one
+	// request to the next.
+	contents *encodedContents
 }
 
 // New returns a Model for cfg. It fails when the URL or the model name is
@@ -91,7 +94,7 @@ func New(cfg Config) (*Model, error) {
 		return nil, errors.New("set up the model: no model named: set model in config.yaml's llm section, or AIQ_MODEL")
 	}
 	m := &Model{model: name, secret: cfg.APIKey, timeout: cfg.Timeout, maxTries: cfg.MaxTries,
-		backoff: defaultBackoff, sleep: sleep}
+		backoff: defaultBackoff, sleep: sleep, contents: &encodedContents{limit: maxCachedBytes}}
 	if m.timeout <= 0 {
 		m.timeout = DefaultTimeout
 	}
@@ -145,7 +148,7 @@ func (m *Model) Complete(ctx context.Context, req conversation.Request, onText f
 	tools := chatTools(req.Tools)
 	msgs := req.Messages
 	for {
-		body, err := requestBody(m.model, msgs, tools)
+		body, err := m.requestBody(msgs, tools)
 		if err != nil {
 			return conversation.Reply{}, fmt.Errorf("ask the model: %w", err)
 		}

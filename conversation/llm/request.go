@@ -57,28 +57,31 @@ func baseURL(raw string) (string, error) {
 // go-openai would leave such content out, and marshals each message through
 // a MarshalJSON whose output encoding/json checks and compacts again. The
 // body is written directly, the same bytes as json.Marshal, with the
-// session files' string encoder: the history is most of it, and
-// encoding/json's reflection over it cost a turn 0.1 ms at 20 turns and
-// 0.5 ms at 200. Tool calls without arguments
-// get "{}", which go-openai would also leave out.
-func requestBody(model string, msgs []conversation.Message, tools []openai.Tool) ([]byte, error) {
-	size := len(model) + 64
-	for _, m := range msgs {
-		size += len(m.Content) + len(m.Content)/8 + 64
-		for _, c := range m.ToolCalls {
+// session files' string encoder, and the long contents that an earlier
+// request sent are copied from its encoding (see encodedContents): the
+// history is most of the body, and encoding/json's reflection over it cost
+// a turn 0.1 ms at 20 turns and 0.5 ms at 200. Tool calls without
+// arguments get "{}", which go-openai would also leave out.
+func (m *Model) requestBody(msgs []conversation.Message, tools []openai.Tool) ([]byte, error) {
+	size := len(m.model) + 64
+	for _, msg := range msgs {
+		size += len(msg.Content) + len(msg.Content)/8 + 64
+		for _, c := range msg.ToolCalls {
 			size += len(c.Function.Arguments) + len(c.Function.Arguments)/8 + 128
 		}
 	}
 	body := make([]byte, 0, size)
 	body = append(body, `{"model":`...)
-	body = sessionio.AppendString(body, model)
+	body = sessionio.AppendString(body, m.model)
 	body = append(body, `,"messages":[`...)
-	for i, m := range msgs {
+	m.contents.mu.Lock()
+	for i, msg := range msgs {
 		if i > 0 {
 			body = append(body, ',')
 		}
-		body = appendMessage(body, m)
+		body = appendMessage(body, msg, m.contents)
 	}
+	m.contents.mu.Unlock()
 	body = append(body, `],"stream":true`...)
 	if len(tools) > 0 {
 		encoded, err := json.Marshal(tools)
@@ -92,12 +95,12 @@ func requestBody(model string, msgs []conversation.Message, tools []openai.Tool)
 }
 
 // appendMessage appends m as go-openai's ChatCompletionMessage, with its
-// content always present.
-func appendMessage(body []byte, m conversation.Message) []byte {
+// content always present. The caller holds contents.mu.
+func appendMessage(body []byte, m conversation.Message, contents *encodedContents) []byte {
 	body = append(body, `{"role":`...)
 	body = sessionio.AppendString(body, string(m.Role))
 	body = append(body, `,"content":`...)
-	body = sessionio.AppendString(body, m.Content)
+	body = contents.appendContent(body, m.Content)
 	if m.Name != "" {
 		body = append(body, `,"name":`...)
 		body = sessionio.AppendString(body, m.Name)
