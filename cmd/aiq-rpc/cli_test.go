@@ -2,8 +2,10 @@ package main
 
 import (
 	"bufio"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -303,4 +305,29 @@ func TestAskNumbers(t *testing.T) {
 	code, out, errOut = runCommand(t, "", nil, "ask", "--home", h.Dir, "--json", q)
 	require.Equal(t, 0, code, errOut)
 	assert.Regexp(t, `\[\s*123456789,\s*9007199254740993,\s*1234567.5,\s*-5,\s*"x"\s*\]`, out)
+}
+
+// TestProfileCPU: --profile-cpu writes a profile, for
+// the server and for a command, and a file it cannot create is one line
+// that names the flag, before anything runs.
+func TestProfileCPU(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{{}, {"sessions"}} {
+		path := filepath.Join(dir, fmt.Sprintf("cpu-%d.prof", len(args)))
+		code, _, errOut := runCommand(t, "", nil, append([]string{"--home", newHome(t).Dir, "--profile-cpu", path}, args...)...)
+		assert.Equal(t, 0, code, "%v: %s", args, errOut)
+		f, err := os.Open(path)
+		require.NoError(t, err)
+		// A profile is a gzipped protocol buffer.
+		zr, err := gzip.NewReader(f)
+		require.NoError(t, err, "%v", args)
+		data, err := io.ReadAll(zr)
+		f.Close()
+		assert.NoError(t, err, "%v", args)
+		assert.NotEmpty(t, data, "%v", args)
+	}
+	code, out, errOut := runCommand(t, "", nil, "--profile-cpu", filepath.Join(dir, "missing", "cpu.prof"), "sessions")
+	assert.Equal(t, 1, code)
+	assert.Empty(t, out, "nothing ran")
+	assert.Regexp(t, `^aiq-rpc: --profile-cpu: open .*missing/cpu.prof: no such file or directory\n$`, errOut)
 }
