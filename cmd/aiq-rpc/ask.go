@@ -122,6 +122,11 @@ type askClient struct {
 	turnCtx    context.Context
 	cancelTurn context.CancelFunc
 
+	// modelConfigured and sources are initialize's: without a model, the
+	// server's error says what a question lacks.
+	modelConfigured bool
+	sources         []sourceChoice
+
 	mu      sync.Mutex
 	printed bool     // text printed on stdout since the last newline
 	unsaved bool     // the turn ran but could not be saved
@@ -133,10 +138,14 @@ func (c *askClient) ask(ctx context.Context, conn jsonrpc2.Conn, session, questi
 		"clientInfo":   map[string]string{"name": "aiq-rpc ask"},
 		"capabilities": map[string]bool{"confirm": c.confirmIn != nil},
 	}
-	var initRes json.RawMessage
+	var initRes struct {
+		ModelConfigured bool           `json:"modelConfigured"`
+		Sources         []sourceChoice `json:"sources"`
+	}
 	if _, err := conn.Call(ctx, "initialize", init, &initRes); err != nil {
 		return c.fail(err)
 	}
+	c.modelConfigured, c.sources = initRes.ModelConfigured, initRes.Sources
 	code := c.turn(ctx, conn, session, question)
 	var shut json.RawMessage
 	switch _, err := conn.Call(ctx, "shutdown", nil, &shut); {
@@ -154,20 +163,21 @@ func (c *askClient) ask(ctx context.Context, conn jsonrpc2.Conn, session, questi
 // A Ctrl-C ends the wait for its answer and cancels it on the server, as
 // an editor's Cancel does.
 func (c *askClient) turn(ctx context.Context, conn jsonrpc2.Conn, session, question string) int {
-	params := map[string]string{"query": question}
+	open := c.start
 	if session != "" {
-		id, err := c.open(c.turnCtx, conn, session)
-		if err != nil {
-			return c.failOrCancelled(ctx, err)
-		}
-		params["sessionId"] = id
+		open = func(ctx context.Context, conn jsonrpc2.Conn) (string, error) { return c.open(ctx, conn, session) }
 	}
+	id, err := open(c.turnCtx, conn)
+	if err != nil {
+		return c.failOrCancelled(ctx, err)
+	}
+	params := map[string]string{"query": question, "sessionId": id}
 	c.setWaiting(true, "waiting for the model")
 	var raw json.RawMessage
-	id, err := conn.Call(c.turnCtx, "chat/turn", params, &raw)
+	callID, err := conn.Call(c.turnCtx, "chat/turn", params, &raw)
 	c.setWaiting(false, "")
 	if err != nil {
-		if n, ok := id.Number(); ok && c.wasInterrupted() {
+		if n, ok := callID.Number(); ok && c.wasInterrupted() {
 			conn.Notify(ctx, "$/cancelRequest", map[string]int64{"id": n})
 		}
 		return c.failOrCancelled(ctx, err)
@@ -200,14 +210,51 @@ func (c *askClient) failOrCancelled(ctx context.Context, err error) int {
 
 // loaded is the part of session/load's result the terminal uses.
 type loaded struct {
-	SessionID       string   `json:"sessionId"`
-	Source          string   `json:"source"`
-	SourceAvailable bool     `json:"sourceAvailable"`
-	Warnings        []string `json:"warnings"`
-	Sources         []struct {
-		Name string `json:"name"`
-		Type string `json:"type"`
-	} `json:"sources"`
+	SessionID       string         `json:"sessionId"`
+	Source          string         `json:"source"`
+	SourceAvailable bool           `json:"sourceAvailable"`
+	Warnings        []string       `json:"warnings"`
+	Sources         []sourceChoice `json:"sources"`
+}
+
+// sourceChoice is a configured data source as the menu shows it.
+type sourceChoice struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
+}
+
+// start opens the new session the question goes to. When sources are
+// configured but none is chosen (no --source, and more than the demo
+// database), the user picks one on a terminal, as in the AIQ CLI;
+// elsewhere the question goes without a database, and a warning says how
+// to choose one (without a model, the server's error says it).
+func (c *askClient) start(ctx context.Context, conn jsonrpc2.Conn) (string, error) {
+	var info conversation.Info
+	if _, err := conn.Call(ctx, "session/new", map[string]string{}, &info); err != nil {
+		return "", err
+	}
+	switch {
+	case info.Source != "" || len(c.sources) == 0:
+		return info.SessionID, nil
+	case c.confirmIn == nil:
+		if c.modelConfigured {
+			names := make([]string, len(c.sources))
+			for i, src := range c.sources {
+				names[i] = src.Name
+			}
+			c.warn(fmt.Sprintf("No data source was chosen, so this question goes without a database; choose one with --source NAME (%s).", strings.Join(names, ", ")))
+		}
+		return info.SessionID, nil
+	}
+	source := c.pickSource("Ask with:", c.sources)
+	if source == "" {
+		return info.SessionID, nil
+	}
+	params := map[string]string{"sessionId": info.SessionID, "source": source}
+	if _, err := conn.Call(ctx, "session/setSource", params, nil); err != nil {
+		return "", err
+	}
+	return info.SessionID, nil
 }
 
 // open loads the session file at path. When its source is gone, the user
@@ -226,7 +273,7 @@ func (c *askClient) open(ctx context.Context, conn jsonrpc2.Conn, path string) (
 	}
 	source := ""
 	if c.confirmIn != nil {
-		source = c.pickSource(res)
+		source = c.pickSource("Continue the session with:", res.Sources)
 	}
 	params := map[string]string{"sessionId": res.SessionID, "source": source}
 	if _, err := conn.Call(ctx, "session/setSource", params, nil); err != nil {
@@ -235,24 +282,24 @@ func (c *askClient) open(ctx context.Context, conn jsonrpc2.Conn, path string) (
 	return res.SessionID, nil
 }
 
-// pickSource asks which configured source the session goes on with; Enter,
-// or an answer that is not on the menu, is no database.
-func (c *askClient) pickSource(res loaded) string {
+// pickSource asks which of sources the session goes on with, under title;
+// Enter, or an answer that is not on the menu, is no database.
+func (c *askClient) pickSource(title string, sources []sourceChoice) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.eraseLocked()
-	fmt.Fprintf(c.stderr, "Continue the session with:\n")
-	for i, s := range res.Sources {
+	fmt.Fprintf(c.stderr, "%s\n", title)
+	for i, s := range sources {
 		fmt.Fprintf(c.stderr, "  %d) %s (%s)\n", i+1, s.Name, s.Type)
 	}
-	none := len(res.Sources) + 1
+	none := len(sources) + 1
 	fmt.Fprintf(c.stderr, "  %d) no database\nChoice [%d]: ", none, none)
 	line, _ := c.readLine()
 	n, err := strconv.Atoi(strings.TrimSpace(line))
-	if err != nil || n < 1 || n > len(res.Sources) {
+	if err != nil || n < 1 || n > len(sources) {
 		return ""
 	}
-	return res.Sources[n-1].Name
+	return sources[n-1].Name
 }
 
 // report prints the end of a turn: its warnings and where it was saved.

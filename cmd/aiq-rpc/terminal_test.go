@@ -238,6 +238,38 @@ func TestAskSourceGoneWithoutTerminal(t *testing.T) {
 	assert.Empty(t, reqs[0].Tools, "no database, so no SQL tools")
 }
 
+// TestAskWithoutSource: with sources configured and no --source, a new
+// session's question goes without a database, and the warning says how to
+// choose one; on a terminal the user picks one first, as in the AIQ CLI.
+func TestAskWithoutSource(t *testing.T) {
+	h, srv := askHome(t, llmtest.Step{Text: "No database here."})
+	code, out, errOut := runCommand(t, "", nil, "ask", "--home", h.Dir, "how many rows?")
+	require.Equal(t, 0, code, errOut)
+	assert.True(t, strings.HasPrefix(out, "No database here.\n"), out)
+	assert.Contains(t, errOut, "warning: No data source was chosen, so this question goes without a database; choose one with --source NAME (shop, local).\n")
+	require.Len(t, srv.Requests(), 1)
+	assert.Empty(t, srv.Requests()[0].Tools, "no database, so no SQL tools")
+
+	for _, c := range []struct {
+		name, answer string
+		tools        bool
+	}{{"pick local", "2", true}, {"Enter is no database", "", false}} {
+		t.Run(c.name, func(t *testing.T) {
+			h, srv := askHome(t, llmtest.Step{Text: "Counted."})
+			p := startInTerminal(t, which{stdin: true, stderr: true}, "", "ask", "--home", h.Dir, "how many rows?")
+			p.waitScreen("Choice [3]: ")
+			assert.Contains(t, p.text(), "Ask with:\n  1) shop (postgresql)\n  2) local (sqlite)\n  3) no database\n")
+			p.typeLine(c.answer)
+			require.Equal(t, 0, p.wait())
+			assert.True(t, strings.HasPrefix(p.stdout.String(), "Counted.\n"), p.stdout.String())
+			assert.NotContains(t, p.text(), "No data source was chosen", "the menu asked instead")
+			reqs := srv.Requests()
+			require.Len(t, reqs, 1)
+			assert.Equal(t, c.tools, len(reqs[0].Tools) > 0, "tools %v", reqs[0].Tools)
+		})
+	}
+}
+
 func TestAskSourceGoneOnTerminal(t *testing.T) {
 	for _, c := range []struct {
 		name, answer string
