@@ -159,15 +159,17 @@ func (c *askClient) ask(ctx context.Context, conn jsonrpc2.Conn, session, questi
 	return code
 }
 
-// turn opens the session, when one is given, and asks the question in it.
+// turn opens the session given, or a new one, and asks the question in it.
 // A Ctrl-C ends the wait for its answer and cancels it on the server, as
 // an editor's Cancel does.
 func (c *askClient) turn(ctx context.Context, conn jsonrpc2.Conn, session, question string) int {
-	open := c.start
+	var id string
+	var err error
 	if session != "" {
-		open = func(ctx context.Context, conn jsonrpc2.Conn) (string, error) { return c.open(ctx, conn, session) }
+		id, err = c.open(c.turnCtx, conn, session)
+	} else {
+		id, err = c.start(c.turnCtx, conn)
 	}
-	id, err := open(c.turnCtx, conn)
 	if err != nil {
 		return c.failOrCancelled(ctx, err)
 	}

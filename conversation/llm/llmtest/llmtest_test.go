@@ -144,3 +144,31 @@ func TestRespond(t *testing.T) {
 func TestSSE(t *testing.T) {
 	assert.Equal(t, "data: {}\n\ndata: [DONE]\n\n", llmtest.SSE("{}"))
 }
+
+// TestStreamedWhole: Whole sends the text in one chunk, between the role
+// and the finish reason.
+func TestStreamedWhole(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Step{Text: "one two three", Whole: true})
+	resp := post(t, srv.URL+"/chat/completions", `{"model":"m","stream":true,"messages":[{"role":"user","content":"q"}]}`)
+	var texts []string
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok || data == "[DONE]" {
+			continue
+		}
+		var c struct {
+			Choices []struct {
+				Delta struct {
+					Content *string `json:"content"`
+				} `json:"delta"`
+			} `json:"choices"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(data), &c))
+		if content := c.Choices[0].Delta.Content; content != nil && *content != "" {
+			texts = append(texts, *content)
+		}
+	}
+	require.NoError(t, sc.Err())
+	assert.Equal(t, []string{"one two three"}, texts)
+}
