@@ -384,6 +384,14 @@ func appendString(dst []byte, s string, escapeHTML bool) []byte {
 			dst = slices.Grow(dst[:n], 2*(len(s)-i)+16)
 			dst = dst[:cap(dst)]
 		}
+		if b == '"' || b == '\\' {
+			// The escapes of JSON text in a tool result, a few bytes
+			// apart: written here rather than through escapeByte's switch.
+			dst[n], dst[n+1] = '\\', b
+			n += 2
+			i++
+			continue
+		}
 		if b < utf8.RuneSelf {
 			n += escapeByte(dst[n:], b)
 			i++
