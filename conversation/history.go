@@ -14,8 +14,9 @@ const DefaultHistoryLimit = 20
 // chat API accepts, skipping what cannot be used and saying why. It returns
 // the first stored system prompt separately: system messages are never part
 // of the history, but the prompt is kept so that a load and save without a
-// turn writes the file back as it was.
-func decodeHistory(f *sessionio.File) (history []Message, system string, warnings []string) {
+// turn writes the file back as it was. at[i] is the index in raw_messages
+// of history[i].
+func decodeHistory(f *sessionio.File) (history []Message, at []int, system string, warnings []string) {
 	elements := f.Elements
 	if len(elements) != len(f.RawMessages) {
 		// Built in memory rather than decoded: decode the elements here.
@@ -46,7 +47,7 @@ func decodeHistory(f *sessionio.File) (history []Message, system string, warning
 		b.add(e.Message, i)
 	}
 	b.closeBlock()
-	return b.msgs, system, b.warnings
+	return b.msgs, b.at, system, b.warnings
 }
 
 // historyBuilder keeps the rule of the chat API that every assistant tool

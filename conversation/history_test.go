@@ -92,7 +92,7 @@ func TestDecodeHistorySkipsWhatCannotBeUsed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			history, _, warnings := decodeHistory(&sessionio.File{RawMessages: raws(tt.elems...)})
+			history, _, _, warnings := decodeHistory(&sessionio.File{RawMessages: raws(tt.elems...)})
 			assert.Equal(t, tt.want, shape(history))
 			assert.Equal(t, tt.wantWarnings, warnings)
 			// Whatever went in, what comes out is a valid request history.
@@ -102,14 +102,14 @@ func TestDecodeHistorySkipsWhatCannotBeUsed(t *testing.T) {
 }
 
 func TestDecodeHistoryKeepsFirstSystemPrompt(t *testing.T) {
-	_, system, _ := decodeHistory(&sessionio.File{RawMessages: raws(sys, user1, `{"role":"system","content":"later"}`, answer)})
+	_, _, system, _ := decodeHistory(&sessionio.File{RawMessages: raws(sys, user1, `{"role":"system","content":"later"}`, answer)})
 	assert.Equal(t, "old prompt", system)
 }
 
 func TestTrimKeepsWholeTurns(t *testing.T) {
 	// Turn 1 has two model calls (four tool results), turn 2 one call,
 	// turn 3 no tools: trimming must cut only before user messages.
-	history, _, warnings := decodeHistory(&sessionio.File{RawMessages: raws(
+	history, _, _, warnings := decodeHistory(&sessionio.File{RawMessages: raws(
 		user1, callAB, resultA, resultB, callAB, resultB, resultA, answer,
 		user2, callA, resultA, answer,
 		`{"role":"user","content":"q3"}`, answer,

@@ -208,3 +208,54 @@ func TestRoundTripTenMiB(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, string(out) == string(again), "a second save wrote other bytes")
 }
+
+// TestFirstSaveKeepsTheFileBytes: the first save of a loaded session copies
+// the bytes of each element the load read as it stands, as later saves copy
+// what the save before wrote, and encodes anew what loading changed: here
+// an assistant message whose second call got no result, and an element
+// laid out otherwise.
+func TestFirstSaveKeepsTheFileBytes(t *testing.T) {
+	elements := []string{
+		`{"role":"system","content":"You are a SQL assistant."}`,
+		`{"role":"user","content":"which <b>orders</b>?"}`,
+		`{"role":"assistant","content":"","tool_calls":[{"id":"c1","type":"function","function":{"name":"execute_sql","arguments":"{\"sql\":\"SELECT 1\"}"}},{"id":"c2","type":"function","function":{"name":"execute_sql","arguments":"{}"}}]}`,
+		`{"role":"tool","content":"{\"rows\":[[1]]}","tool_call_id":"c1"}`,
+		`{"role":"assistant","content":"One order & more."}`,
+	}
+	var raws []json.RawMessage
+	for _, e := range elements {
+		raws = append(raws, json.RawMessage(e))
+	}
+	file := map[string]any{
+		"metadata":     map[string]string{"created_at": "2026-11-20T10:00:00Z", "last_updated": "2026-11-20T10:01:00Z", "data_source": "shop", "database_type": "postgresql"},
+		"messages":     []map[string]string{{"role": "user", "content": "which <b>orders</b>?"}, {"role": "assistant", "content": "One order & more."}},
+		"raw_messages": raws,
+	}
+	data, err := json.MarshalIndent(file, "", "  ")
+	require.NoError(t, err)
+	// The last element laid out on one line, as another writer might.
+	last := "{\n      \"role\": \"assistant\",\n      \"content\": \"One order \\u0026 more.\"\n    }"
+	require.Equal(t, 1, strings.Count(string(data), last))
+	data = []byte(strings.Replace(string(data), last, `{"role": "assistant", "content": "One order \u0026 more."}`, 1))
+
+	path := filepath.Join(t.TempDir(), "cli.json")
+	require.NoError(t, os.WriteFile(path, data, 0o600))
+	s, warnings, err := conversation.Load(path)
+	require.NoError(t, err)
+	require.Len(t, warnings, 1, "the call without a result: %v", warnings)
+	f, _, err := sessionio.Decode(data)
+	require.NoError(t, err)
+	out, _, err := s.Encode()
+	require.NoError(t, err)
+	require.NoError(t, sessiontest.CheckCLILoadRules(out))
+
+	for i, kept := range []bool{true, true, false, true, false} {
+		assert.Equal(t, kept, strings.Contains(string(out), string(f.RawMessages[i])), "element %d: %s", i, f.RawMessages[i])
+	}
+	assert.NotContains(t, string(out), `"c2"`, "the call loading dropped stays dropped")
+	require.NoError(t, os.WriteFile(path, out, 0o600))
+	back, _, err := conversation.Load(path)
+	require.NoError(t, err)
+	assert.Equal(t, s.History, back.History, "the file holds the history as loaded")
+	assert.Equal(t, s.SystemPrompt, back.SystemPrompt)
+}

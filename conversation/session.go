@@ -96,10 +96,12 @@ func FromFile(f *sessionio.File) (*Session, []string) {
 		metaExtra:    f.Metadata.Extra,
 		fileExtra:    f.Extra,
 	}
-	history, system, warnings := decodeHistory(f)
+	history, at, system, warnings := decodeHistory(f)
 	s.History, s.SystemPrompt = history, system
 	if len(history) == 0 && len(f.Messages) > 0 {
 		s.History = historyFromLegacy(f.Messages)
+	} else {
+		s.saved = savedInFile(f, history, at, system)
 	}
 	if s.Created.IsZero() {
 		s.Created = s.Updated
@@ -222,6 +224,35 @@ func (s *Session) reuseSaved(f *sessionio.File) *savedMessages {
 	}
 	f.Encoded = append(f.Encoded, reuse(last.history, lastHistory, s.History, sameMessage)...)
 	return out
+}
+
+// savedInFile is what the file just read holds of the history and its
+// system prompt, as if a save had written them: the bytes of each element
+// read as it stands (sessionio.Element.AsWritten) whose message the
+// history keeps unchanged. The first save of a loaded session then copies
+// them, as every later save copies what the one before wrote: a 10 MiB
+// file is not encoded again for the turn that follows its load. What
+// loading changed, or laid out otherwise, is encoded anew.
+func savedInFile(f *sessionio.File, history []Message, at []int, system string) *savedMessages {
+	if len(f.Elements) != len(f.RawMessages) || len(at) != len(history) {
+		return nil // built in memory: there are no bytes to keep
+	}
+	saved := &savedMessages{system: system, history: slices.Clone(history), raw: make([]sessionio.EncodedMessage, len(history)+1)}
+	for i, e := range f.Elements {
+		if e.Err == nil && e.Message.Role == RoleSystem {
+			// The first system message is the prompt, as decodeHistory reads it.
+			if e.AsWritten && e.Message.Content == system && len(e.Message.ToolCalls) == 0 && e.Message.Name == "" && len(e.Message.Extra) == 0 {
+				saved.raw[0] = sessionio.EncodedMessage(f.RawMessages[i])
+			}
+			break
+		}
+	}
+	for k, i := range at {
+		if e := f.Elements[i]; e.AsWritten && sameMessage(e.Message, history[k]) {
+			saved.raw[k+1] = sessionio.EncodedMessage(f.RawMessages[i])
+		}
+	}
+	return saved
 }
 
 // from takes the bytes Encode wrote for each message of f.

@@ -207,9 +207,18 @@ func (d *decoder) rawElement(i int) error {
 		e.Message, e.Warnings, e.Err = DecodeMessage(raw)
 	}
 	e.BadUTF8 = d.isFixed(start, s.pos)
+	e.AsWritten = usual && !e.BadUTF8 && writtenLayout(raw)
 	d.raws = append(d.raws, raw)
 	d.elements = append(d.elements, e)
 	return nil
+}
+
+// writtenLayout reports whether raw, an element of raw_messages, is laid
+// out as Encode lays one out, as json.MarshalIndent with two spaces does:
+// each member on a line of its own, six spaces in, and the closing brace
+// four.
+func writtenLayout(raw []byte) bool {
+	return bytes.HasPrefix(raw, []byte("{\n      \"")) && bytes.HasSuffix(raw, []byte("\n    }"))
 }
 
 // usualMessage reads a chat message of the usual shape into m, and reports

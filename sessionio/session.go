@@ -114,6 +114,11 @@ type Element struct {
 	Err error
 	// BadUTF8 is set when the element held invalid UTF-8, read as U+FFFD.
 	BadUTF8 bool
+	// AsWritten is set when the element is a message of the usual shape,
+	// read with nothing changed and laid out as Encode lays one out: its
+	// bytes in the file may stand for Message when the file is written
+	// again (see File.Encoded).
+	AsWritten bool
 }
 
 // Decode parses a session file of up to MaxReadSize in one pass. It refuses
