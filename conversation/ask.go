@@ -180,7 +180,7 @@ func (w *Workspace) model(box *sessionToolbox, text string, listen func(Event)) 
 	}
 	if box != nil && isPlainSQL(text, box.dialect) {
 		listen(Event{Kind: EventStatus, Message: "No model is configured: running the statement directly."})
-		return directModel{sql: text}, nil
+		return directModel{sql: text, configPath: w.cfg.Home.ConfigPath()}, nil
 	}
 	if box == nil && isPlainSQLOfAnyDialect(text) {
 		// Saying that a single statement runs without a model would be
@@ -188,15 +188,25 @@ func (w *Workspace) model(box *sessionToolbox, text string, listen func(Event)) 
 		return nil, fmt.Errorf("%w, and this session has no data source to run the statement on: choose one of the sources in %s, or set llm.url, llm.model and llm.api_key in %s",
 			ErrNoModel, w.cfg.Home.SourcesPath(), w.cfg.Home.ConfigPath())
 	}
-	return nil, fmt.Errorf("%w: set llm.url, llm.model and llm.api_key in %s, or the environment variables AIQ_LLM_URL, AIQ_MODEL and AIQ_API_KEY; a question that is a single SQL statement runs without a model",
-		ErrNoModel, w.cfg.Home.ConfigPath())
+	return nil, fmt.Errorf("%w: %s; a question that is a single SQL statement runs without a model",
+		ErrNoModel, setUpModel(w.cfg.Home.ConfigPath()))
+}
+
+// setUpModel says how to configure a model, whose settings are in the
+// file at configPath.
+func setUpModel(configPath string) string {
+	return fmt.Sprintf("set llm.url, llm.model and llm.api_key in %s, or the environment variables AIQ_LLM_URL, AIQ_MODEL and AIQ_API_KEY", configPath)
 }
 
 // directModel stands in for a model when there is none: it asks to run
 // the user's statement, then ends the turn without text, so the turn is
 // recorded as any other and the saved answer is the result's summary.
+// When the database could not read the statement, the text says so: the
+// user may have typed a question that starts like SQL ("Show me the
+// biggest orders"), which only a model can answer.
 type directModel struct {
-	sql string
+	sql        string
+	configPath string
 }
 
 func (d directModel) Complete(ctx context.Context, req Request, onText func(string)) (Reply, error) {
@@ -209,7 +219,20 @@ func (d directModel) Complete(ctx context.Context, req Request, onText func(stri
 		call := ToolCall{ID: "call_direct_1", Type: "function", Function: FunctionCall{Name: "execute_sql", Arguments: string(args)}}
 		return Reply{ToolCalls: []ToolCall{call}}, nil
 	}
+	if last.Role == RoleTool && isSyntaxError(last.Content) {
+		text := "The database could not read this as SQL. No model is configured, so a question in plain words cannot be answered: " +
+			setUpModel(d.configPath) + "."
+		onText(text)
+		return Reply{Content: text}, nil
+	}
 	return Reply{}, nil
+}
+
+// isSyntaxError reports whether a tool result holds the error a database
+// gives for text it cannot parse: PostgreSQL's and SQLite's "syntax
+// error", MySQL's and MariaDB's "error in your SQL syntax" (1064).
+func isSyntaxError(result string) bool {
+	return strings.Contains(result, "syntax error") || strings.Contains(result, "error in your SQL syntax")
 }
 
 // isPlainSQL reports whether text is one SQL statement that the classifier

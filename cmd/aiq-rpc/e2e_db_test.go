@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -270,4 +271,31 @@ func TestChartEvent(t *testing.T) {
 	assert.Equal(t, "Sales", ev.Chart.Title)
 	assert.Len(t, ev.Chart.Labels, 10)
 	assert.Equal(t, 30.0, ev.Chart.Values[9])
+}
+
+// TestProseWithoutModelOnEachDatabase: without a model, a question that
+// starts like SQL ("Show me ...") runs as a statement, and when the
+// database cannot read it the answer says so and how to set up a model; a
+// statement the database reads gets no such text.
+func TestProseWithoutModelOnEachDatabase(t *testing.T) {
+	for name, open := range engines() {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			src := open(t)
+			seedSales(t, src)
+			h := home{Dir: t.TempDir()}
+			h.writeFile(t, "config/sources.yaml", sourcesYAML(src))
+			hint := "The database could not read this as SQL. No model is configured, so a question in plain words cannot be answered: set llm.url"
+
+			code, out, errOut := runCommand(t, "", nil, "ask", "--home", h.Dir, "--source", "db", "Show me the biggest sales")
+			assert.Equal(t, 0, code, errOut)
+			assert.Contains(t, out, hint, "stderr: %s", errOut)
+			assert.Contains(t, out, filepath.Join(h.Dir, "config", "config.yaml"))
+
+			code, out, errOut = runCommand(t, "", nil, "ask", "--home", h.Dir, "--source", "db", "SELECT count(*) AS n FROM sales")
+			assert.Equal(t, 0, code, errOut)
+			assert.Contains(t, out, "10")
+			assert.NotContains(t, out, "could not read this as SQL")
+		})
+	}
 }
