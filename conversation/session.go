@@ -241,7 +241,7 @@ func savedInFile(f *sessionio.File, history []Message, at []int, system string) 
 	for i, e := range f.Elements {
 		if e.Err == nil && e.Message.Role == RoleSystem {
 			// The first system message is the prompt, as decodeHistory reads it.
-			if e.AsWritten && e.Message.Content == system && len(e.Message.ToolCalls) == 0 && e.Message.Name == "" && len(e.Message.Extra) == 0 {
+			if e.AsWritten && sameMessage(e.Message, Message{Role: RoleSystem, Content: system}) {
 				saved.raw[0] = sessionio.EncodedMessage(f.RawMessages[i])
 			}
 			break

@@ -248,15 +248,16 @@ func (c *askClient) start(ctx context.Context, conn jsonrpc2.Conn) (string, erro
 		}
 		return info.SessionID, nil
 	}
-	source := c.pickSource("Ask with:", c.sources)
-	if source == "" {
-		return info.SessionID, nil
-	}
-	params := map[string]string{"sessionId": info.SessionID, "source": source}
-	if _, err := conn.Call(ctx, "session/setSource", params, nil); err != nil {
-		return "", err
+	if source := c.pickSource("Ask with:", c.sources); source != "" {
+		return info.SessionID, setSource(ctx, conn, info.SessionID, source)
 	}
 	return info.SessionID, nil
+}
+
+// setSource puts session id on source; "" is no database.
+func setSource(ctx context.Context, conn jsonrpc2.Conn, id, source string) error {
+	_, err := conn.Call(ctx, "session/setSource", map[string]string{"sessionId": id, "source": source}, nil)
+	return err
 }
 
 // open loads the session file at path. When its source is gone, the user
@@ -277,8 +278,7 @@ func (c *askClient) open(ctx context.Context, conn jsonrpc2.Conn, path string) (
 	if c.confirmIn != nil {
 		source = c.pickSource("Continue the session with:", res.Sources)
 	}
-	params := map[string]string{"sessionId": res.SessionID, "source": source}
-	if _, err := conn.Call(ctx, "session/setSource", params, nil); err != nil {
+	if err := setSource(ctx, conn, res.SessionID, source); err != nil {
 		return "", err
 	}
 	return res.SessionID, nil
