@@ -15,7 +15,7 @@ import (
 
 	"github.com/aiq/aiq-rpc/conversation"
 	"github.com/aiq/aiq-rpc/conversation/llm/llmtest"
-	"github.com/aiq/aiq-rpc/rpc/rpctest"
+	"github.com/aiq/aiq-rpc/rpc/editor/editortest"
 	"github.com/aiq/aiq-rpc/sessionio"
 	"github.com/aiq/aiq-rpc/sessionio/sessiontest"
 	"github.com/aiq/aiq-rpc/tools/dbtest"
@@ -172,7 +172,7 @@ func TestConfirmOnEachDatabase(t *testing.T) {
 			var mu sync.Mutex
 			decision := "reject"
 			var asked []string
-			p.client.Handle("chat/confirm", func(params json.RawMessage) (any, *rpctest.Error) {
+			p.client.Handle("chat/confirm", func(params json.RawMessage) (any, *editortest.Error) {
 				var req struct{ SQL, Risk, Reason string }
 				json.Unmarshal(params, &req)
 				mu.Lock()

@@ -2,7 +2,7 @@ package main
 
 // The tests of this package build the aiq-rpc binary once (TestMain) and
 // drive it as an editor does: through the pipes of a child process, with
-// rpctest.Client speaking the framing. Each test has its own AIQ home.
+// editortest.Client speaking the framing. Each test has its own AIQ home.
 
 import (
 	"bufio"
@@ -24,7 +24,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/aiq/aiq-rpc/rpc/rpctest"
+	"github.com/aiq/aiq-rpc/rpc/editor/editortest"
 	"github.com/aiq/aiq-rpc/tools/dbtest"
 )
 
@@ -43,7 +43,7 @@ const (
 )
 
 // waitTimeout bounds every wait on a child process.
-const waitTimeout = rpctest.Timeout
+const waitTimeout = editortest.Timeout
 
 func TestMain(m *testing.M) {
 	// AIQ_RPC_TEST_BINARY runs the tests on a binary built beforehand, for
@@ -183,7 +183,7 @@ type proc struct {
 	stdoutR *os.File    // the test's end of the child's stdout
 	stdout  *syncBuffer // every byte the child wrote to stdout
 	stderr  *syncBuffer
-	client  *rpctest.Client
+	client  *editortest.Client
 
 	done     chan struct{} // closed when the child has exited
 	exitCode int
@@ -226,7 +226,7 @@ func startProc(t testing.TB, h home, o procOptions) *proc {
 		p.exitCode = cmd.ProcessState.ExitCode()
 		close(p.done)
 	}()
-	p.client = rpctest.New(t, io.TeeReader(outR, p.stdout), inW)
+	p.client = editortest.New(t, io.TeeReader(outR, p.stdout), inW)
 	t.Cleanup(func() {
 		p.kill()
 		inW.Close()
@@ -373,7 +373,7 @@ func (p *proc) signal(sig syscall.Signal) {
 }
 
 // errorCode returns the code of an error response, failing on a result.
-func errorCode(t testing.TB, m rpctest.Message) int {
+func errorCode(t testing.TB, m editortest.Message) int {
 	t.Helper()
 	require.NotNil(t, m.Error, "want an error, got result %s", m.Result)
 	return m.Error.Code

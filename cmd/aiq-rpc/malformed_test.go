@@ -20,7 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aiq/aiq-rpc/conversation"
-	"github.com/aiq/aiq-rpc/rpc/rpctest"
+	"github.com/aiq/aiq-rpc/rpc/editor/editortest"
 )
 
 // testTime is the creation time of the session files the tests write.
@@ -317,7 +317,7 @@ func replay(t *testing.T, tr *transcript) {
 	// the answers to the requests after it.
 	{
 		for _, e := range tr.expect {
-			var m rpctest.Message
+			var m editortest.Message
 			if e.id == "null" {
 				m = c.WaitNullError()
 			} else {
@@ -342,7 +342,7 @@ func replay(t *testing.T, tr *transcript) {
 		require.Nil(t, m.Error, "the request after the case: %s", m.Raw)
 	}
 
-	var drawn []rpctest.Message
+	var drawn []editortest.Message
 	for _, m := range c.Messages()[before:] {
 		if !(m.IsResponse() && slices.Contains(followIDs, string(m.ID))) {
 			drawn = append(drawn, m)
@@ -381,7 +381,7 @@ func replay(t *testing.T, tr *transcript) {
 }
 
 // checkResponse checks one response against its expectation.
-func checkResponse(t *testing.T, fx *fixtures, e expectation, m rpctest.Message) {
+func checkResponse(t *testing.T, fx *fixtures, e expectation, m editortest.Message) {
 	t.Helper()
 	require.True(t, m.IsResponse(), "want a response, got %s", m.Raw)
 	if e.result {
@@ -397,7 +397,7 @@ func checkResponse(t *testing.T, fx *fixtures, e expectation, m rpctest.Message)
 
 // observed is the expectation that m meets, for -update: the full message,
 // with the fixtures' paths as placeholders.
-func observed(fx *fixtures, m rpctest.Message) expectation {
+func observed(fx *fixtures, m editortest.Message) expectation {
 	id := string(m.ID)
 	if id == "" {
 		id = "null"

@@ -11,7 +11,7 @@ import (
 //
 // Go reads a stdin in blocking mode on a thread of its own, and the server
 // then reads it through a goroutine that can be abandoned (see
-// rpc.closable): a request waits for that thread to wake and for the bytes
+// editor.closable): a request waits for that thread to wake and for the bytes
 // to be handed over before any work starts. A polled stdin wakes the read
 // loop directly, and a Close ends a Read blocked on it. A terminal is left as
 // it is: its shell shares the flag and would not expect it.

@@ -19,7 +19,7 @@ import (
 
 	"github.com/aiq/aiq-rpc/conversation"
 	"github.com/aiq/aiq-rpc/conversation/llm/llmtest"
-	"github.com/aiq/aiq-rpc/rpc/rpctest"
+	"github.com/aiq/aiq-rpc/rpc/editor/editortest"
 	"github.com/aiq/aiq-rpc/sessionio/sessiontest"
 )
 
@@ -138,7 +138,7 @@ type progressParams struct {
 
 // turnProgress returns the chat/progress notifications of request id,
 // failing when one comes after the response.
-func turnProgress(t *testing.T, c *rpctest.Client, id json.RawMessage) []progressParams {
+func turnProgress(t *testing.T, c *editortest.Client, id json.RawMessage) []progressParams {
 	t.Helper()
 	var out []progressParams
 	answered := false

@@ -10,7 +10,7 @@ import (
 
 	"github.com/aiq/aiq-rpc/conversation"
 	"github.com/aiq/aiq-rpc/conversation/llm"
-	"github.com/aiq/aiq-rpc/rpc"
+	"github.com/aiq/aiq-rpc/rpc/editor"
 	"github.com/aiq/aiq-rpc/sessionio"
 	"github.com/aiq/aiq-rpc/tools"
 )
@@ -18,7 +18,7 @@ import (
 // app is a configured server before it serves.
 type app struct {
 	ws     *conversation.Workspace
-	server *rpc.Server
+	server *editor.Server
 	log    *slog.Logger
 	close  func()
 }
@@ -76,7 +76,7 @@ func setup(ctx context.Context, e env, f flags, o setupOptions) (*app, error) {
 	for _, w := range warnings {
 		logger.Warn(w)
 	}
-	server := rpc.NewServer(ws, rpc.Options{
+	server := editor.NewServer(ws, editor.Options{
 		Name: "aiq-rpc", Version: version(), Home: home,
 		ModelConfigured: cfgErr == nil && cfg.LLM.Configured(),
 		StartupWarnings: warnings, Log: logger,

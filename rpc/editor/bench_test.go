@@ -1,4 +1,4 @@
-package rpc_test
+package editor_test
 
 import (
 	"bufio"
@@ -21,7 +21,7 @@ import (
 	"github.com/aiq/aiq-rpc/conversation"
 	"github.com/aiq/aiq-rpc/conversation/llm"
 	"github.com/aiq/aiq-rpc/conversation/llm/llmtest"
-	"github.com/aiq/aiq-rpc/rpc"
+	"github.com/aiq/aiq-rpc/rpc/editor"
 	"github.com/aiq/aiq-rpc/sessionio"
 	"github.com/aiq/aiq-rpc/tools/dbtest"
 )
@@ -318,7 +318,7 @@ func startBenchOn(b *testing.B, cfg conversation.Config, blocking bool) *benchCl
 		cfg.Sources = func() ([]sessionio.Source, error) { return nil, nil }
 	}
 	ws := conversation.NewWorkspace(cfg)
-	server := rpc.NewServer(ws, rpc.Options{Name: "aiq-rpc", Version: "bench", Home: cfg.Home, ModelConfigured: cfg.Model != nil})
+	server := editor.NewServer(ws, editor.Options{Name: "aiq-rpc", Version: "bench", Home: cfg.Home, ModelConfigured: cfg.Model != nil})
 	toServer, clientOut, clientIn, fromServer := osPipes(b, blocking)
 	done := make(chan struct{})
 	go func() { server.Serve(context.Background(), toServer, fromServer); close(done) }()

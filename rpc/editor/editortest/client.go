@@ -1,8 +1,8 @@
-// Package rpctest is a JSON-RPC client for tests of aiq-rpc: it speaks the
+// Package editortest is a JSON-RPC client for tests of aiq-rpc: it speaks the
 // LSP framing over any reader and writer (the pipes of a child process or
 // of an in-process server), sends raw bytes for malformed-input tests, and
 // waits for responses and notifications with a timeout, never a sleep.
-package rpctest
+package editortest
 
 import (
 	"bufio"

@@ -1,4 +1,4 @@
-package rpc_test
+package editor_test
 
 import (
 	"context"
@@ -19,8 +19,8 @@ import (
 
 	"github.com/aiq/aiq-rpc/conversation"
 	"github.com/aiq/aiq-rpc/conversation/modeltest"
-	"github.com/aiq/aiq-rpc/rpc"
-	"github.com/aiq/aiq-rpc/rpc/rpctest"
+	"github.com/aiq/aiq-rpc/rpc/editor"
+	"github.com/aiq/aiq-rpc/rpc/editor/editortest"
 	"github.com/aiq/aiq-rpc/sessionio"
 	"github.com/aiq/aiq-rpc/sessionio/sessiontest"
 )
@@ -30,7 +30,7 @@ type fixture struct {
 	t      *testing.T
 	home   sessionio.Home
 	model  *modeltest.Model
-	client *rpctest.Client
+	client *editortest.Client
 	exit   chan int
 	stdin  *io.PipeWriter
 }
@@ -64,12 +64,12 @@ func start(t *testing.T, o fixtureOptions) *fixture {
 		cfg.Model = func() (conversation.Model, error) { return o.model, nil }
 	}
 	ws := conversation.NewWorkspace(cfg)
-	server := rpc.NewServer(ws, rpc.Options{Name: "aiq-rpc", Version: "test", Home: home, ModelConfigured: o.model != nil, Log: o.log})
+	server := editor.NewServer(ws, editor.Options{Name: "aiq-rpc", Version: "test", Home: home, ModelConfigured: o.model != nil, Log: o.log})
 	toServer, clientOut := io.Pipe()
 	clientIn, fromServer := io.Pipe()
 	f.stdin = clientOut
 	go func() { f.exit <- server.Serve(context.Background(), toServer, fromServer) }()
-	f.client = rpctest.New(t, clientIn, clientOut)
+	f.client = editortest.New(t, clientIn, clientOut)
 	t.Cleanup(func() { clientOut.Close() })
 	if !o.noInit {
 		var res map[string]any
@@ -125,7 +125,7 @@ func sqlTool(rows int) modeltest.ToolFunc {
 	}
 }
 
-func errorCode(t *testing.T, m rpctest.Message) int {
+func errorCode(t *testing.T, m editortest.Message) int {
 	t.Helper()
 	require.NotNil(t, m.Error, "want an error, got result %s", m.Result)
 	return m.Error.Code
@@ -497,7 +497,7 @@ func TestConfirm(t *testing.T) {
 			f := start(t, fixtureOptions{model: model, confirm: true})
 			var asked []map[string]any
 			var mu sync.Mutex
-			f.client.Handle("chat/confirm", func(params json.RawMessage) (any, *rpctest.Error) {
+			f.client.Handle("chat/confirm", func(params json.RawMessage) (any, *editortest.Error) {
 				var p map[string]any
 				json.Unmarshal(params, &p)
 				mu.Lock()
