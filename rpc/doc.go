@@ -1,0 +1,10 @@
+// Package rpc holds aiq-rpc's front ends, one folder each, siblings over the
+// same conversation.Workspace; none imports another:
+//
+//   - rpc/editor serves our JSON-RPC protocol (docs/protocol.md) over LSP
+//     framing, for the VS Code and Neovim plugins and `aiq-rpc ask`;
+//   - rpc/acp serves the Agent Client Protocol (docs/acp.md) for ACP editors
+//     such as Zed, JetBrains, CodeCompanion and avante.
+//
+// This package itself holds no code.
+package rpc
