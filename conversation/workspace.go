@@ -61,6 +61,7 @@ type Workspace struct {
 	mu        sync.Mutex
 	sessions  map[string]*openSession
 	defaultID string
+	logs      map[string]*callLog // the call logs by path (see Call)
 }
 
 // openSession is a session in a workspace. mu guards the fields below it;

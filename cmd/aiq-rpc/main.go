@@ -38,6 +38,7 @@ func commands() []command {
 		{name: "ask", args: "[flags] QUESTION", summary: `run one turn in the terminal; QUESTION "-" reads stdin`, flags: askFlags, run: runAsk},
 		{name: "sessions", args: "[flags]", summary: "list the saved sessions, newest first", run: runSessions},
 		{name: "acp", args: "[flags]", summary: "serve the Agent Client Protocol on stdin and stdout (Zed, JetBrains, ...)", run: runACP},
+		{name: "mcp", args: "[flags]", summary: "serve aiq's SQL tools over MCP on stdin and stdout (Copilot, Cursor, Claude Code, ...)", flags: mcpFlags, run: runMCP},
 	}
 }
 
@@ -227,6 +228,9 @@ type flags struct {
 	json         bool
 	modelTimeout time.Duration
 	sqlTimeout   time.Duration
+	// of aiq-rpc mcp
+	confirmTimeout time.Duration
+	noCallLog      bool
 }
 
 // flagSet defines the common flags on f, and the command's own with

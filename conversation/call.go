@@ -1,0 +1,263 @@
+package conversation
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aiq/aiq-rpc/sessionio"
+)
+
+// Call is one tool call that a front end runs without a model of its own,
+// such as the calls an MCP host's agent makes: the tool runs through the
+// same Runner, Toolbox, limits and classifier as a chat's.
+type Call struct {
+	// Source names the data source; "" means CallSource's default.
+	Source string
+	Tool   string
+	// Args are the call's arguments, a JSON object; empty means {}.
+	Args json.RawMessage
+	// Confirm is asked before a statement that writes or reaches outside
+	// the database; nil rejects every such statement.
+	Confirm Confirmer
+	// Log names the log the call is appended to, one turn per call, in the
+	// sessions folder: "mcp" writes mcp_YYYYMMDD_<source>.json. "" logs
+	// nothing.
+	Log string
+}
+
+// CallResult is what a Call did.
+type CallResult struct {
+	// Source is the data source the call ran on.
+	Source string
+	// Result is the tool's value: an SQLResult for a statement, else the
+	// tool's own. Nil when Err is set.
+	Result any
+	// Err is the tool's error, written for a model: arguments it cannot
+	// use, an unknown table, a schema that cannot be read.
+	Err error
+	// Content is what a model reads of the outcome, as JSON: the result
+	// within the model's bound, or {"status":"error","error":...}.
+	Content string
+	// Summary is the outcome in one sentence, as the CLI shows it.
+	Summary string
+	// LoggedTo is the log file the call was appended to; "" when it was
+	// not logged, and then LogError says why if logging was asked for.
+	LoggedTo string
+	LogError error
+}
+
+// Failed reports whether the call did not do what it was asked: the tool
+// failed, or its statement failed, was rejected or was cancelled.
+func (r CallResult) Failed() bool {
+	if r.Err != nil {
+		return true
+	}
+	if sql, ok := r.Result.(SQLResult); ok {
+		return sql.Statement.Status != "success"
+	}
+	return false
+}
+
+// CallSource returns the source a call that names name runs on: name;
+// else the workspace's default source; else the only configured source
+// (the demo database when none is configured). An error wraps
+// ErrSourceUnavailable and says what to name.
+func (w *Workspace) CallSource(name string) (sessionio.Source, error) {
+	if name == "" {
+		w.mu.Lock()
+		name = w.cfg.DefaultSource
+		w.mu.Unlock()
+	}
+	if name != "" {
+		return w.lookupSource(name)
+	}
+	sources, err := w.cfg.Sources()
+	if err != nil {
+		return sessionio.Source{}, fmt.Errorf("%w: %w", ErrSourceUnavailable, err)
+	}
+	if len(sources) == 1 {
+		return sources[0], nil
+	}
+	return sessionio.Source{}, fmt.Errorf("%w: %d sources are configured in %s and no default is set: name one of them (%s), or start aiq-rpc with --source NAME",
+		ErrSourceUnavailable, len(sources), w.cfg.Home.SourcesPath(), sourceNames(sources))
+}
+
+// ToolSpecs returns the tools of source ("" for the default), as a chat's
+// model gets them.
+func (w *Workspace) ToolSpecs(ctx context.Context, source string) ([]ToolSpec, error) {
+	src, err := w.CallSource(source)
+	if err != nil {
+		return nil, err
+	}
+	box, err := w.cfg.OpenToolbox(ctx, src, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: open %s: %w", ErrSourceUnavailable, src.Name, err)
+	}
+	return box.Specs(), nil
+}
+
+// SchemaCard returns what a chat's system prompt says of source's
+// database: its engine, version and schema.
+func (w *Workspace) SchemaCard(ctx context.Context, source string) (string, error) {
+	src, err := w.CallSource(source)
+	if err != nil {
+		return "", err
+	}
+	box, err := w.cfg.OpenToolbox(ctx, src, nil)
+	if err != nil {
+		return "", fmt.Errorf("%w: open %s: %w", ErrSourceUnavailable, src.Name, err)
+	}
+	return strings.TrimSpace(box.Describe(ctx)), nil
+}
+
+// logTurns bounds the turns a call log keeps; past it, and past the file
+// size limit, the oldest go.
+const logTurns = 1000
+
+// Call runs one tool call. The returned error is for a call that could
+// not start (an unknown source, a toolbox that cannot open, a cancelled
+// ctx); what the tool itself says is in the result.
+func (w *Workspace) Call(ctx context.Context, c Call) (CallResult, error) {
+	src, err := w.CallSource(c.Source)
+	if err != nil {
+		return CallResult{}, err
+	}
+	box, err := w.cfg.OpenToolbox(ctx, src, c.Confirm)
+	if err != nil {
+		return CallResult{}, fmt.Errorf("%w: open %s: %w", ErrSourceUnavailable, src.Name, err)
+	}
+	args := strings.TrimSpace(string(c.Args))
+	if args == "" || args == "null" {
+		args = "{}"
+	}
+	turn := Turn{System: callSystemPrompt(c.Log, src.Name), User: callText(c.Tool, args)}
+	runner := Runner{Model: callModel{call: ToolCall{ID: "call_1", Type: "function",
+		Function: FunctionCall{Name: c.Tool, Arguments: args}}},
+		Tools: box, MaxModelCalls: 2, HistoryLimit: logTurns, Now: w.cfg.Now}
+	work := NewSession(src.Name, src.Type, w.cfg.Now())
+	start := w.cfg.Now()
+	res, err := runner.Run(ctx, work, turn, nil)
+	if err != nil {
+		return CallResult{}, err
+	}
+	o := res.Outcomes[0]
+	out := CallResult{Source: src.Name, Result: o.Result, Err: o.Err, Content: o.Content, Summary: summarize(o)}
+	if c.Log != "" {
+		out.LoggedTo, out.LogError = w.logCall(c.Log, src, &runner, turn, res, start)
+	}
+	return out, nil
+}
+
+// callModel stands in for the model of a Call: it asks for the one call,
+// then ends the turn without text, as directModel does.
+type callModel struct{ call ToolCall }
+
+func (m callModel) Complete(ctx context.Context, req Request, onText func(string)) (Reply, error) {
+	if req.Messages[len(req.Messages)-1].Role == RoleUser {
+		return Reply{ToolCalls: []ToolCall{m.call}}, nil
+	}
+	return Reply{}, nil
+}
+
+// callText is the user message of a logged call: the statement itself for
+// execute_sql, else the tool and its arguments.
+func callText(tool, args string) string {
+	if tool == "execute_sql" {
+		var a struct {
+			SQL string `json:"sql"`
+		}
+		if json.Unmarshal([]byte(args), &a) == nil && strings.TrimSpace(a.SQL) != "" {
+			return a.SQL
+		}
+	}
+	return tool + " " + args
+}
+
+func callSystemPrompt(log, source string) string {
+	return fmt.Sprintf("%s: the tool calls that an %s host's agent made to aiq on the source %q, one turn each.",
+		promptIntro, strings.ToUpper(log), source)
+}
+
+// callLog is one log file of calls, kept in memory between appends.
+type callLog struct {
+	mu   sync.Mutex
+	s    *Session
+	stat os.FileInfo // the file as the last append left it
+}
+
+// logCall appends a call's turn to the day's log of its source.
+func (w *Workspace) logCall(name string, src sessionio.Source, r *Runner, t Turn, res Result, start time.Time) (string, error) {
+	path := filepath.Join(w.cfg.Home.SessionsDir(), fmt.Sprintf("%s_%s_%s.json", name, start.Format("20060102"), fileSafe(src.Name)))
+	w.mu.Lock()
+	if w.logs == nil {
+		w.logs = map[string]*callLog{}
+	}
+	l, ok := w.logs[path]
+	if !ok {
+		l = &callLog{}
+		w.logs[path] = l
+	}
+	w.mu.Unlock()
+
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := l.reload(path, src, start); err != nil {
+		return "", err
+	}
+	r.commit(l.s, t, res, start)
+	data, _, err := l.s.Encode()
+	if err == nil {
+		err = os.MkdirAll(filepath.Dir(path), 0o700)
+	}
+	if err == nil {
+		err = sessionio.WriteFile(path, data)
+	}
+	if err != nil {
+		l.s, l.stat = nil, nil // read the file again next time
+		return "", fmt.Errorf("log the call in %s: %w", path, err)
+	}
+	l.stat, _ = os.Stat(path)
+	return path, nil
+}
+
+// reload reads the log file when another writer changed it since the last
+// append, or starts it when there is none. A file that is not a session is
+// never overwritten.
+func (l *callLog) reload(path string, src sessionio.Source, now time.Time) error {
+	info, err := os.Stat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		if l.s == nil || l.stat != nil {
+			l.s = NewSession(src.Name, src.Type, now)
+		}
+		return nil
+	case err != nil:
+		return fmt.Errorf("log the call in %s: %w", path, err)
+	case l.s != nil && l.stat != nil && os.SameFile(info, l.stat) && info.ModTime().Equal(l.stat.ModTime()) && info.Size() == l.stat.Size():
+		return nil
+	}
+	s, _, err := Load(path)
+	if err != nil {
+		return fmt.Errorf("log the call: %s is not a session file that can be added to, so it is left as it is: %w", path, err)
+	}
+	l.s = s
+	return nil
+}
+
+// fileSafe turns a source's name into a part of a file name.
+func fileSafe(name string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			return r
+		}
+		return '_'
+	}, name)
+}

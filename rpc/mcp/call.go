@@ -1,0 +1,157 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime/debug"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/aiq/aiq-rpc/conversation"
+)
+
+// logName is the prefix of the call logs' files: mcp_YYYYMMDD_<source>.json.
+const logName = "mcp"
+
+// handler answers calls of t. A failure of the tool is a result with
+// isError, which the host's model reads; a panic is one too, and logged.
+func (s *Server) handler(t toolDef) sdk.ToolHandler {
+	return func(ctx context.Context, req *sdk.CallToolRequest) (res *sdk.CallToolResult, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				s.log.Error("mcp: panic in a tool call", "tool", t.name, "panic", p, "stack", string(debug.Stack()))
+				res, err = toolError("aiq-rpc failed inside "+t.name+" (a bug, now in its log); the call did not finish. Try again, or report it."), nil
+			}
+		}()
+		args, err := t.parseArgs(req.Params.Arguments)
+		if err != nil {
+			return toolError(err.Error()), nil
+		}
+		if t.local != nil {
+			return t.local(s)
+		}
+		var source string
+		if v, ok := args["source"]; ok {
+			json.Unmarshal(v, &source) // checked by parseArgs
+			delete(args, "source")
+		}
+		if t.name == "describe_table" {
+			return s.describeTables(ctx, req, source, args)
+		}
+		return s.call(ctx, req, t.name, source, args)
+	}
+}
+
+// call runs one of the Set's tools through the workspace.
+func (s *Server) call(ctx context.Context, req *sdk.CallToolRequest, tool, source string, args map[string]json.RawMessage) (*sdk.CallToolResult, error) {
+	r, err := s.run(ctx, req, tool, source, args)
+	if err != nil {
+		return toolError(conversation.UserMessage(err)), nil
+	}
+	if r.Err != nil {
+		return toolError(r.Err.Error()), nil
+	}
+	structured := structuredOf(r)
+	res := &sdk.CallToolResult{
+		Content:           []sdk.Content{&sdk.TextContent{Text: render(tool, structured)}},
+		StructuredContent: structured,
+		IsError:           r.Failed(),
+	}
+	return res, nil
+}
+
+// run is one conversation.Call, with the confirmer of this client.
+func (s *Server) run(ctx context.Context, req *sdk.CallToolRequest, tool, source string, args map[string]json.RawMessage) (conversation.CallResult, error) {
+	data, err := json.Marshal(args)
+	if err != nil {
+		return conversation.CallResult{}, err
+	}
+	c := conversation.Call{Source: source, Tool: tool, Args: data, Confirm: s.confirmer(req, source)}
+	if !s.opts.NoLog {
+		c.Log = logName
+	}
+	r, err := s.ws.Call(ctx, c)
+	if err != nil {
+		return r, err
+	}
+	if r.LogError != nil {
+		s.log.Warn("mcp: the call ran but could not be logged", "tool", tool, "source", r.Source, "err", r.LogError)
+	}
+	return r, nil
+}
+
+// describeTables runs describe_table once per table asked for.
+func (s *Server) describeTables(ctx context.Context, req *sdk.CallToolRequest, source string, args map[string]json.RawMessage) (*sdk.CallToolResult, error) {
+	var names []string
+	if v, ok := args["table"]; ok {
+		var name string
+		json.Unmarshal(v, &name)
+		names = append(names, name)
+	}
+	if v, ok := args["tables"]; ok {
+		var more []string
+		json.Unmarshal(v, &more)
+		names = append(names, more...)
+	}
+	if len(names) == 0 {
+		return toolError("describe_table needs table (one table's name) or tables (several names)"), nil
+	}
+	if len(names) > maxTables {
+		return toolError(fmt.Sprintf("describe_table takes at most %d tables per call; ask for fewer", maxTables)), nil
+	}
+	tables := []any{}
+	var used string
+	for _, name := range names {
+		arg, _ := json.Marshal(name)
+		r, err := s.run(ctx, req, "describe_table", source, map[string]json.RawMessage{"table": arg})
+		if err != nil {
+			return toolError(conversation.UserMessage(err)), nil
+		}
+		if r.Err != nil {
+			return toolError(r.Err.Error()), nil
+		}
+		var table any
+		if err := json.Unmarshal([]byte(r.Content), &table); err != nil {
+			return nil, fmt.Errorf("describe_table: read the result: %w", err)
+		}
+		tables = append(tables, table)
+		used = r.Source
+	}
+	structured := map[string]any{"source": used, "tables": tables}
+	return &sdk.CallToolResult{
+		Content:           []sdk.Content{&sdk.TextContent{Text: render("describe_table", structured)}},
+		StructuredContent: structured,
+	}, nil
+}
+
+// maxTables bounds the tables of one describe_table call.
+const maxTables = 50
+
+// structuredOf is a call's structuredContent: what the model reads of the
+// result (within the chat's bound), with the source it ran on and, for a
+// statement, the statement.
+func structuredOf(r conversation.CallResult) map[string]any {
+	m := map[string]any{}
+	var v any
+	dec := json.NewDecoder(strings.NewReader(r.Content))
+	dec.UseNumber() // a bigint keeps its digits
+	if dec.Decode(&v) == nil {
+		if obj, ok := v.(map[string]any); ok {
+			m = obj
+		} else {
+			m["result"] = v
+		}
+	}
+	m["source"] = r.Source
+	if sql, ok := r.Result.(conversation.SQLResult); ok {
+		m["sql"] = sql.Statement.SQL
+	}
+	return m
+}
+
+// toolError is a result that tells the host's model what went wrong.
+func toolError(msg string) *sdk.CallToolResult {
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.TrimSpace(msg)}}, IsError: true}
+}
