@@ -68,7 +68,11 @@ func (s *Server) run(ctx context.Context, req *sdk.CallToolRequest, tool, source
 	if err != nil {
 		return conversation.CallResult{}, err
 	}
-	c := conversation.Call{Source: source, Tool: tool, Args: data, Confirm: s.confirmer(req, source)}
+	src, err := s.ws.CallSource(source)
+	if err != nil {
+		return conversation.CallResult{}, err
+	}
+	c := conversation.Call{Source: src.Name, Tool: tool, Args: data, Confirm: s.confirmer(req, src.Name+" ("+src.Type+")")}
 	if !s.opts.NoLog {
 		c.Log = logName
 	}

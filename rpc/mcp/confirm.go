@@ -23,6 +23,7 @@ var errNoElicitation = errors.New("this MCP client declares no elicitation, so a
 // no answer within the timeout all reject. A client without elicitation
 // rejects every write with errNoElicitation. Nothing the host's agent
 // sends (a readOnlyHint, an argument) changes this.
+// source names the data source for the user.
 func (s *Server) confirmer(req *sdk.CallToolRequest, source string) conversation.Confirmer {
 	if !canElicit(req.Session.InitializeParams()) {
 		return func(ctx context.Context, cr conversation.ConfirmRequest) (conversation.Decision, error) {
@@ -88,12 +89,8 @@ func confirmMessage(cr conversation.ConfirmRequest, source string) string {
 	case "outside":
 		what = "reaches outside the database (a server file, the network or another database)"
 	}
-	where := "the default data source"
-	if source != "" {
-		where = fmt.Sprintf("the data source %q", source)
-	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Your agent asks aiq to run this statement on %s:\n\n%s\n\nIt %s", where, strings.TrimSpace(cr.SQL), what)
+	fmt.Fprintf(&b, "Your agent asks aiq to run this statement on the data source %s:\n\n%s\n\nIt %s", source, strings.TrimSpace(cr.SQL), what)
 	if cr.Reason != "" {
 		fmt.Fprintf(&b, " (%s)", strings.TrimSuffix(cr.Reason, "."))
 	}
