@@ -45,7 +45,7 @@ type fixture struct {
 
 // fixtureOptions change a fixture.
 type fixtureOptions struct {
-	server   mcp.Options
+	server  mcp.Options
 	toolbox conversation.OpenToolbox // nil: the real databases
 	// onlySource configures the SQLite database alone; noDefault leaves
 	// the default source unset.
