@@ -50,11 +50,17 @@ type fixtureOptions struct {
 	// onlySource configures the SQLite database alone; noDefault leaves
 	// the default source unset.
 	onlySource, noDefault bool
+	// source, when set, is the database instead of a SQLite file; the
+	// orders table is made on it all the same.
+	source func(testing.TB) sessionio.Source
 }
 
 func newFixture(t testing.TB, o fixtureOptions) *fixture {
 	t.Helper()
-	f := &fixture{t: t, home: sessionio.Home{Dir: t.TempDir()}, src: dbtest.SQLite(t), log: &syncBuffer{}}
+	if o.source == nil {
+		o.source = dbtest.SQLite
+	}
+	f := &fixture{t: t, home: sessionio.Home{Dir: t.TempDir()}, src: o.source(t), log: &syncBuffer{}}
 	f.src.Name = "db"
 	dbtest.Exec(t, f.src,
 		"CREATE TABLE orders (id integer PRIMARY KEY, status text NOT NULL)",
