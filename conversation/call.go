@@ -181,8 +181,8 @@ func callText(tool, args string) string {
 }
 
 func callSystemPrompt(log, source string) string {
-	return fmt.Sprintf("%s: the tool calls that an %s host's agent made to aiq on the source %q, one turn each.",
-		promptIntro, strings.ToUpper(log), source)
+	return fmt.Sprintf("This session logs the tool calls that an %s host's agent made to aiq on the source %q, one turn each: "+
+		"the user messages are its calls, not a person's questions.", strings.ToUpper(log), source)
 }
 
 // callLog is one log file of calls, kept in memory between appends.

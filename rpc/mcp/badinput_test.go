@@ -71,7 +71,7 @@ func (panicBox) Specs() []conversation.ToolSpec {
 	return []conversation.ToolSpec{{Name: "list_tables", Parameters: json.RawMessage(`{"type":"object"}`)}}
 }
 func (panicBox) Run(context.Context, string, json.RawMessage) (any, error) { panic("boom in a tool") }
-func (panicBox) Describe(context.Context) string                         { return "" }
+func (panicBox) Describe(context.Context) string                           { return "" }
 
 // TestPanicAnswered: a panic in a tool call is answered as a tool error
 // and logged with its stack, and the server goes on serving.
