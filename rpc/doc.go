@@ -4,7 +4,10 @@
 //   - rpc/editor serves our JSON-RPC protocol (docs/protocol.md) over LSP
 //     framing, for the VS Code and Neovim plugins and `aiq-rpc ask`;
 //   - rpc/acp serves the Agent Client Protocol (docs/acp.md) for ACP editors
-//     such as Zed, JetBrains, CodeCompanion and avante.
+//     such as Zed, JetBrains, CodeCompanion and avante;
+//   - rpc/mcp serves aiq's SQL tools over the Model Context Protocol
+//     (docs/mcp.md) to the agent an editor already has: Copilot agent mode,
+//     Cursor, Claude Code, Codex, Continue, Zed.
 //
 // This package itself holds no code.
 package rpc
