@@ -65,7 +65,7 @@ func New(ws *conversation.Workspace, opts Options) *Server {
 	s := &Server{ws: ws, opts: opts, log: opts.Log}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: opts.Name, Title: "aiq", Version: opts.Version}, &sdk.ServerOptions{
 		Instructions:              instructions,
-		Logger:                    opts.Log,
+		Logger:                    slog.New(quieter{opts.Log.Handler()}),
 		SupportedProtocolVersions: protocolVersions(),
 		Capabilities: &sdk.ServerCapabilities{
 			Tools:     &sdk.ToolCapabilities{},
@@ -117,3 +117,17 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
+
+// quieter passes on the SDK's warnings and errors only: its info lines
+// (a session connected, initialized, ended) would fill a host's log of
+// this server.
+type quieter struct{ slog.Handler }
+
+func (q quieter) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= slog.LevelWarn && q.Handler.Enabled(ctx, l)
+}
+
+func (q quieter) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return quieter{q.Handler.WithAttrs(attrs)}
+}
+func (q quieter) WithGroup(name string) slog.Handler { return quieter{q.Handler.WithGroup(name)} }

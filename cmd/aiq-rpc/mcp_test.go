@@ -1,0 +1,167 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aiq/aiq-rpc/sessionio"
+	"github.com/aiq/aiq-rpc/sessionio/sessiontest"
+	"github.com/aiq/aiq-rpc/tools/dbtest"
+)
+
+// mcpClientDir is the Node package that drives `aiq-rpc mcp` with the
+// official MCP TypeScript SDK and the MCP Inspector's CLI.
+const mcpClientDir = "../../rpc/mcp/testdata/client"
+
+// findMCPClient returns node, or skips the test when node or the client's
+// packages are missing; under CI=true or AIQ_DBTEST_REQUIRE=1 a missing
+// one fails it instead.
+func findMCPClient(t *testing.T) string {
+	node, err := exec.LookPath("node")
+	problem := ""
+	switch {
+	case err != nil:
+		problem = "node is not on PATH (Node 20 or newer runs the MCP client test)"
+	default:
+		if _, err := os.Stat(filepath.Join(mcpClientDir, "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
+			problem = "the MCP client's packages are not installed: run 'npm ci' in rpc/mcp/testdata/client"
+		}
+	}
+	if problem == "" {
+		return node
+	}
+	if os.Getenv("CI") == "true" || os.Getenv("AIQ_DBTEST_REQUIRE") == "1" {
+		t.Fatal(problem)
+	}
+	t.Skip(problem)
+	return ""
+}
+
+// mcpSourcesYAML names db (SQLite), pg and maria.
+func mcpSourcesYAML(db, pg, maria sessionio.Source) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "- name: db\n  type: sqlite\n  database: %q\n", db.Database)
+	for name, s := range map[string]sessionio.Source{"pg": pg, "maria": maria} {
+		fmt.Fprintf(&b, "- name: %s\n  type: %s\n  database: %q\n  host: %s\n  port: %d\n  username: %s\n  password: %q\n",
+			name, s.Type, s.Database, s.Host, s.Port, s.Username, s.Password.Reveal())
+	}
+	return b.String()
+}
+
+// TestMCPClient runs rpc/mcp/testdata/client/client.mjs, a client built
+// on the official MCP TypeScript SDK, against the built binary, on the
+// demo database, a SQLite source and real PostgreSQL and MariaDB servers.
+// The script checks what it sees; this test then checks the database, the
+// log of the calls against the CLI's load rules, and that `aiq-rpc ask
+// -s` continues it.
+func TestMCPClient(t *testing.T) {
+	node := findMCPClient(t)
+	db := dbtest.SQLite(t)
+	dbtest.Exec(t, db,
+		"CREATE TABLE orders (id integer PRIMARY KEY, status text NOT NULL)",
+		"INSERT INTO orders VALUES (1, 'delivered'), (2, 'delivered'), (3, 'pending'), (4, 'shipped')",
+	)
+	h := home{Dir: t.TempDir()}
+	h.writeFile(t, "config/sources.yaml", mcpSourcesYAML(db, dbtest.Postgres(t), dbtest.MariaDB(t)))
+	demo := home{Dir: t.TempDir()}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, "client.mjs")
+	cmd.Dir = mcpClientDir
+	cmd.Env = childEnv("AIQ_RPC="+binary, "AIQ_TEST_HOME="+h.Dir, "AIQ_TEST_DEMO_HOME="+demo.Dir)
+	cmd.WaitDelay = 5 * time.Second
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "the MCP client failed:\n%s", out)
+	t.Logf("the MCP client:\n%s", out)
+	assert.NotContains(t, string(out), dbtest.Password)
+	assert.NotContains(t, string(out), "DATA RACE")
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	var result struct {
+		OK bool `json:"ok"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &result), "the client's last line is not its result")
+	require.True(t, result.OK)
+	assert.EqualValues(t, 3, dbtest.QueryInt(t, db, "SELECT count(*) FROM orders"), "only the allowed DELETE ran")
+	assert.Zero(t, dbtest.QueryInt(t, db, "SELECT count(*) FROM orders WHERE id = 1"))
+
+	// The log of the calls on db: the CLI loads it, and aiq-rpc ask
+	// continues it.
+	logs, err := filepath.Glob(filepath.Join(h.sessionsDir(), "mcp_*_db.json"))
+	require.NoError(t, err)
+	require.Len(t, logs, 1, "the log of the calls on db")
+	data, err := os.ReadFile(logs[0])
+	require.NoError(t, err)
+	require.NoError(t, sessiontest.CheckCLILoadRules(data))
+	assert.Contains(t, string(data), "DELETE FROM orders WHERE id = 1")
+	assert.Contains(t, string(data), "You declined this statement")
+	assert.NotContains(t, string(data), dbtest.Password)
+
+	ask := exec.CommandContext(ctx, binary, "ask", "--home", h.Dir, "-s", logs[0], "SELECT count(*) AS left_over FROM orders")
+	ask.Env = childEnv()
+	answer, err := ask.CombinedOutput()
+	require.NoError(t, err, "aiq-rpc ask -s did not continue the MCP log:\n%s", answer)
+	assert.Contains(t, string(answer), "left_over")
+	assert.NotContains(t, string(answer), "could not be restored")
+	assert.Contains(t, string(answer), "aiq -s "+logs[0])
+}
+
+// TestMCPInspector: the MCP Inspector's CLI, a client nobody here wrote,
+// lists the tools of the built binary and calls list_tables.
+func TestMCPInspector(t *testing.T) {
+	node := findMCPClient(t)
+	inspector := filepath.Join(mcpClientDir, "node_modules", "@modelcontextprotocol", "inspector", "clients", "launcher", "build", "index.js")
+	demo := home{Dir: t.TempDir()}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	run := func(args ...string) string {
+		args = append([]string{inspector, "--cli"}, args...)
+		args = append(args, binary, "mcp", "--home", demo.Dir)
+		cmd := exec.CommandContext(ctx, node, args...)
+		// The Inspector keeps a catalog of servers in the home folder.
+		cmd.Env = childEnv("MCP_CATALOG_PATH=" + filepath.Join(t.TempDir(), "catalog.json"))
+		cmd.WaitDelay = 5 * time.Second
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		require.NoError(t, cmd.Run(), "the Inspector failed:\n%s\n%s", stdout.String(), stderr.String())
+		return stdout.String()
+	}
+
+	var list struct {
+		Tools []struct {
+			Name        string         `json:"name"`
+			Annotations map[string]any `json:"annotations"`
+		} `json:"tools"`
+	}
+	out := run("--method", "tools/list")
+	require.NoError(t, json.Unmarshal([]byte(out), &list), "tools/list:\n%s", out)
+	var names []string
+	for _, tool := range list.Tools {
+		names = append(names, tool.Name)
+		assert.Equal(t, false, tool.Annotations["openWorldHint"], tool.Name)
+	}
+	assert.ElementsMatch(t, []string{"list_sources", "list_tables", "describe_table", "execute_sql"}, names)
+
+	var res struct {
+		StructuredContent struct {
+			Source string   `json:"source"`
+			Tables []string `json:"tables"`
+		} `json:"structuredContent"`
+		IsError bool `json:"isError"`
+	}
+	out = run("--method", "tools/call", "--tool-name", "list_tables")
+	require.NoError(t, json.Unmarshal([]byte(out), &res), "tools/call:\n%s", out)
+	assert.False(t, res.IsError)
+	assert.Equal(t, "demo", res.StructuredContent.Source)
+	assert.Contains(t, res.StructuredContent.Tables, "customers")
+}

@@ -1,0 +1,195 @@
+// An MCP client built on the official TypeScript SDK, run against the
+// built `aiq-rpc mcp` by cmd/aiq-rpc's TestMCPClient, which owns the
+// databases and checks what this script cannot see. Each step prints
+// "ok - ..."; a failed check throws and exits non-zero. The last line is
+// the result, as JSON.
+//
+// Environment: AIQ_RPC (the binary), AIQ_TEST_HOME (a home whose sources
+// are db, a SQLite file with an orders table, and pg and maria, real
+// servers) and AIQ_TEST_DEMO_HOME (a home with no sources: the demo
+// database).
+
+import assert from "node:assert/strict";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ElicitRequestSchema, ResourceListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+
+const env = (name) => {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: run this through TestMCPClient`);
+  return value;
+};
+const ok = (what) => console.log(`ok - ${what}`);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// connect starts the server with args and connects a client; answer, when
+// given, answers elicitations (and declares the capability).
+async function connect(args, answer) {
+  const capabilities = answer ? { elicitation: {} } : {};
+  const client = new Client({ name: "aiq-mcp-test", version: "1.0.0" }, { capabilities });
+  const asked = [];
+  if (answer) {
+    client.setRequestHandler(ElicitRequestSchema, (req) => {
+      asked.push(req.params);
+      return answer(req.params);
+    });
+  }
+  const transport = new StdioClientTransport({ command: env("AIQ_RPC"), args: ["mcp", ...args], stderr: "inherit" });
+  await client.connect(transport);
+  return { client, asked };
+}
+
+const textOf = (res) => res.content.filter((c) => c.type === "text").map((c) => c.text).join("");
+
+async function sql(client, statement, source) {
+  const args = { sql: statement };
+  if (source) args.source = source;
+  return client.callTool({ name: "execute_sql", arguments: args }, undefined, { timeout: 300_000 });
+}
+
+async function count(client, source, query) {
+  const res = await sql(client, query, source);
+  assert.ok(!res.isError, textOf(res));
+  return Number(res.structuredContent.rows[0][0]);
+}
+
+// The demo database: no sources configured, every tool.
+{
+  const { client } = await connect(["--home", env("AIQ_TEST_DEMO_HOME")]);
+  const { tools } = await client.listTools();
+  const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+  assert.deepEqual(Object.keys(byName).sort(), ["describe_table", "execute_sql", "list_sources", "list_tables"]);
+  for (const t of tools) {
+    assert.equal(t.annotations.openWorldHint, false, t.name);
+    assert.ok(t.annotations.title, t.name);
+    assert.equal(t.annotations.readOnlyHint, t.name !== "execute_sql", t.name);
+    assert.equal(t.annotations.destructiveHint, t.name === "execute_sql", t.name);
+    assert.equal(t.inputSchema.type, "object", t.name);
+    assert.equal(t.outputSchema.type, "object", t.name);
+    assert.ok(t.description.length > 40, t.name);
+  }
+  assert.deepEqual(byName.execute_sql.inputSchema.required, ["sql"]);
+  ok("tools/list: four tools, each with annotations, an input and an output schema");
+
+  let res = await client.callTool({ name: "list_sources", arguments: {} });
+  assert.deepEqual(res.structuredContent.sources, [{ name: "demo", type: "sqlite", label: "demo.sqlite", default: true }]);
+  res = await client.callTool({ name: "list_tables", arguments: {} });
+  assert.ok(res.structuredContent.tables.includes("customers"), textOf(res));
+  assert.match(textOf(res), /\| customers \|/);
+  res = await client.callTool({ name: "describe_table", arguments: { table: "customers" } });
+  assert.equal(res.structuredContent.tables[0].name, "customers");
+  assert.match(textOf(res), /\| email \| TEXT \| NOT NULL \|/);
+  res = await sql(client, "SELECT count(*) AS n FROM customers");
+  assert.ok(!res.isError, textOf(res));
+  assert.deepEqual(res.structuredContent.columns, ["n"]);
+  assert.match(textOf(res), /^\| n \|\n\| --- \|\n\| \d+ \|/);
+  ok("list_sources, list_tables, describe_table and execute_sql on the demo database, with structured content and a Markdown table");
+  await client.close();
+}
+
+const home = env("AIQ_TEST_HOME");
+let mode = "accept"; // how the elicitation handler answers
+const { client, asked } = await connect(["--home", home, "--source", "db", "--confirm-timeout", "3s"], (params) => {
+  switch (mode) {
+    case "accept":
+      return { action: "accept", content: { decision: "allow_once" } };
+    case "decline":
+      return { action: "decline" };
+    default:
+      return new Promise(() => {}); // never answers
+  }
+});
+let changed = 0;
+client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+  changed++;
+});
+
+// Sources: never a password.
+{
+  const res = await client.callTool({ name: "list_sources", arguments: {} });
+  assert.deepEqual(res.structuredContent.sources.map((s) => s.name), ["db", "pg", "maria"]);
+  assert.doesNotMatch(JSON.stringify(res), /p@ss:w\/rd/);
+  ok("list_sources names the three sources and no password");
+}
+
+// Writes: accept runs, decline and no answer do not.
+{
+  assert.equal(await count(client, "db", "SELECT count(*) FROM orders"), 4);
+  mode = "accept";
+  let res = await sql(client, "DELETE FROM orders WHERE id = 1");
+  assert.ok(!res.isError, textOf(res));
+  assert.equal(asked.length, 1);
+  assert.match(asked[0].message, /DELETE FROM orders WHERE id = 1/);
+  assert.match(asked[0].message, /writes to the database/);
+  assert.equal(await count(client, "db", "SELECT count(*) FROM orders"), 3);
+  ok("a DELETE the user allows once runs");
+
+  mode = "decline";
+  res = await sql(client, "DELETE FROM orders WHERE id = 2");
+  assert.ok(res.isError);
+  assert.equal(res.structuredContent.status, "rejected");
+  assert.equal(await count(client, "db", "SELECT count(*) FROM orders"), 3);
+  ok("a DELETE the user declines does not run");
+
+  mode = "never";
+  res = await sql(client, "DELETE FROM orders WHERE id = 2");
+  assert.ok(res.isError);
+  assert.match(textOf(res), /no answer came within 3s/);
+  assert.equal(await count(client, "db", "SELECT count(*) FROM orders"), 3);
+  ok("a DELETE the user never answers times out and does not run");
+  mode = "decline";
+}
+
+// A client without elicitation: nothing runs.
+{
+  const other = await connect(["--home", home, "--source", "db"]);
+  const res = await sql(other.client, "DELETE FROM orders WHERE id = 2");
+  assert.ok(res.isError);
+  assert.match(textOf(res), /declares no elicitation/);
+  assert.equal(await count(other.client, "db", "SELECT count(*) FROM orders"), 3);
+  await other.client.close();
+  ok("a client without elicitation gets isError and the DELETE does not run");
+}
+
+// Cancellation stops the statement on the server.
+for (const [source, slow, running] of [
+  ["pg", "SELECT pg_sleep(600)", "SELECT count(*) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(600)'"],
+  ["maria", "SELECT SLEEP(600)", "SELECT count(*) FROM information_schema.processlist WHERE info = 'SELECT SLEEP(600)'"],
+]) {
+  const abort = new AbortController();
+  const call = client
+    .callTool({ name: "execute_sql", arguments: { source, sql: slow } }, undefined, { signal: abort.signal, timeout: 300_000 })
+    .then(
+      () => "finished",
+      () => "aborted",
+    );
+  const deadline = Date.now() + 120_000;
+  while ((await count(client, source, running)) !== 1) {
+    assert.ok(Date.now() < deadline, `${slow} never showed on ${source}`);
+    await sleep(100);
+  }
+  abort.abort();
+  assert.equal(await call, "aborted");
+  while ((await count(client, source, running)) !== 0) {
+    assert.ok(Date.now() < deadline, `${slow} still runs on ${source} after notifications/cancelled`);
+    await sleep(100);
+  }
+  ok(`notifications/cancelled stops ${slow} on ${source}`);
+}
+
+// Resources: a schema card per source.
+{
+  const { resources } = await client.listResources();
+  assert.deepEqual(resources.map((r) => r.uri).sort(), [
+    "aiq://sources/db/schema",
+    "aiq://sources/maria/schema",
+    "aiq://sources/pg/schema",
+  ]);
+  const res = await client.readResource({ uri: "aiq://sources/db/schema" });
+  assert.equal(res.contents[0].mimeType, "text/markdown");
+  assert.match(res.contents[0].text, /orders\(id INTEGER, status TEXT\)/);
+  ok("resources/list and resources/read give each source's schema card");
+}
+
+await client.close();
+console.log(JSON.stringify({ ok: true, listChanged: changed }));
