@@ -165,3 +165,50 @@ func TestMCPInspector(t *testing.T) {
 	assert.Equal(t, "demo", res.StructuredContent.Source)
 	assert.Contains(t, res.StructuredContent.Tables, "customers")
 }
+
+// TestMCPBinary: the built binary's stdout carries MCP messages only; a
+// line that is not one, or is over 16 MiB, is answered and skipped; the
+// end of input is a clean exit.
+func TestMCPBinary(t *testing.T) {
+	h := newHome(t)
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, "mcp", "--home", h.Dir, "--source", "local")
+	cmd.Env = childEnv()
+	cmd.Stdin = strings.NewReader("this is not json\n" +
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
+		"[1,2]\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"execute_sql","arguments":{"sql":"` + strings.Repeat("x", 17<<20) + `"}}}` + "\n" +
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"list_sources","arguments":{}}}` + "\n")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(t, cmd.Run(), "stderr:\n%s", stderr.String())
+	answers := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
+		var msg struct {
+			ID    json.RawMessage `json:"id"`
+			Error *struct {
+				Code int `json:"code"`
+			} `json:"error"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(line), &msg), "stdout holds a line that is not a message: %.200q", line)
+		code := "result"
+		if msg.Error != nil {
+			code = fmt.Sprint(msg.Error.Code)
+		}
+		answers[string(msg.ID)] += code + " "
+	}
+	assert.Equal(t, map[string]string{"null": "-32700 -32600 -32600 ", "1": "result ", "3": "result "}, answers, "stdout:\n%.2000s", stdout.String())
+	assert.Contains(t, stdout.String(), `"name":"shop"`)
+	assert.NotContains(t, stdout.String(), testPassword)
+	assert.Contains(t, stderr.String(), "malformed message")
+
+	extra := exec.CommandContext(ctx, binary, "mcp", "--home", h.Dir, "now")
+	extra.Env = childEnv()
+	out, err := extra.CombinedOutput()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit)
+	assert.Equal(t, 2, exit.ExitCode())
+	assert.Contains(t, string(out), `unexpected argument "now"`)
+}

@@ -105,18 +105,20 @@ func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
 }
 
 // Serve serves the client on in and out, newline-delimited JSON-RPC as the
-// stdio transport of MCP: out carries the protocol's messages only.
+// stdio transport of MCP: out carries the protocol's messages only. A
+// line that is not a message is answered with a JSON-RPC error, and the
+// server goes on serving.
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
-	rc, ok := in.(io.ReadCloser) // closing it ends a read that waits for a client gone quiet
-	if !ok {
-		rc = io.NopCloser(in)
+	o := &output{w: out}
+	pr, pw := io.Pipe()
+	go filter(in, pw, o, s.log)
+	err := s.Run(ctx, &sdk.IOTransport{Reader: pr, Writer: o})
+	pr.Close()
+	if c, ok := in.(io.Closer); ok {
+		c.Close() // ends a read that waits for a client gone quiet
 	}
-	return s.Run(ctx, &sdk.IOTransport{Reader: rc, Writer: nopWriteCloser{out}})
+	return err
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // quieter passes on the SDK's warnings and errors only: its info lines
 // (a session connected, initialized, ended) would fill a host's log of
