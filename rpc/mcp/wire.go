@@ -9,6 +9,8 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // maxLine bounds one message, as the SDK's own reader does; a longer line
@@ -21,13 +23,42 @@ const maxLine = 16 << 20
 type output struct {
 	mu sync.Mutex
 	w  io.Writer
+	// unanswered counts the requests given to the SDK and not yet
+	// answered, so that a client that closes its end right after a
+	// request still gets the answer.
+	unanswered atomic.Int64
 }
 
 func (o *output) Write(p []byte) (int, error) {
+	if isResponse(p) {
+		defer o.unanswered.Add(-1)
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.w.Write(p)
 }
+
+// isResponse reports whether a message the SDK writes answers a request:
+// it has an id and no method.
+func isResponse(line []byte) bool {
+	var msg struct {
+		ID     json.RawMessage `json:"id"`
+		Method *string         `json:"method"`
+	}
+	return json.Unmarshal(line, &msg) == nil && msg.Method == nil && validID(msg.ID)
+}
+
+// drain waits, limit at the most, until every request is answered.
+func (o *output) drain(limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	for o.unanswered.Load() > 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// drainLimit bounds the wait for the answers to the last requests once the
+// client's input has ended.
+const drainLimit = time.Minute
 
 func (o *output) Close() error { return nil }
 
@@ -48,7 +79,9 @@ func (o *output) reply(id json.RawMessage, code int, message string) error {
 	if err != nil {
 		return err
 	}
-	_, err = o.Write(append(line, '\n'))
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	_, err = o.w.Write(append(line, '\n'))
 	return err
 }
 
@@ -67,19 +100,27 @@ func filter(in io.Reader, to *io.PipeWriter, out *output, log *slog.Logger) {
 	for n := 1; ; n++ {
 		line, err := readLine(r)
 		if len(bytes.TrimSpace(line)) > 0 || errors.Is(err, errLineTooLong) {
-			if code, problem := check(line, err); code != 0 {
+			code, problem, request := check(line, err)
+			switch {
+			case code != 0:
 				log.Warn("mcp: malformed message", "line", n, "problem", problem)
 				if err := out.reply(messageID(line), code, problem); err != nil {
 					log.Error("mcp: answer a malformed message", "err", err)
 				}
-			} else if _, err := to.Write(append(line, '\n')); err != nil {
-				return // the SDK has closed its end
+			default:
+				if request {
+					out.unanswered.Add(1)
+				}
+				if _, err := to.Write(append(line, '\n')); err != nil {
+					return // the SDK has closed its end
+				}
 			}
 		}
 		if err != nil && !errors.Is(err, errLineTooLong) {
 			if !errors.Is(err, io.EOF) {
 				log.Error("mcp: read stdin", "err", err)
 			}
+			out.drain(drainLimit)
 			to.CloseWithError(err)
 			return
 		}
@@ -112,15 +153,16 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 
 // check says what is wrong with a line as one JSON-RPC message; code 0
 // means nothing.
-func check(line []byte, readErr error) (code int, problem string) {
+// request says that the line is a request, which the SDK will answer.
+func check(line []byte, readErr error) (code int, problem string, request bool) {
 	if errors.Is(readErr, errLineTooLong) {
-		return codeInvalidRequest, fmt.Sprintf("the message is over %d MiB and was skipped; send smaller messages", maxLine>>20)
+		return codeInvalidRequest, fmt.Sprintf("the message is over %d MiB and was skipped; send smaller messages", maxLine>>20), false
 	}
 	if !json.Valid(line) {
-		return codeParseError, "parse error: the line is not JSON; send one JSON-RPC 2.0 message per line"
+		return codeParseError, "parse error: the line is not JSON; send one JSON-RPC 2.0 message per line", false
 	}
 	if t := bytes.TrimSpace(line); t[0] != '{' {
-		return codeInvalidRequest, "invalid request: a message is one JSON object; batches are not accepted, send one message per line"
+		return codeInvalidRequest, "invalid request: a message is one JSON object; batches are not accepted, send one message per line", false
 	}
 	var msg struct {
 		JSONRPC string           `json:"jsonrpc"`
@@ -130,19 +172,19 @@ func check(line []byte, readErr error) (code int, problem string) {
 		Error   json.RawMessage  `json:"error"`
 	}
 	if err := json.Unmarshal(line, &msg); err != nil {
-		return codeInvalidRequest, "invalid request: " + shorten(err.Error())
+		return codeInvalidRequest, "invalid request: " + shorten(err.Error()), false
 	}
 	switch {
 	case msg.JSONRPC != "2.0":
-		return codeInvalidRequest, `invalid request: "jsonrpc" must be "2.0"`
+		return codeInvalidRequest, `invalid request: "jsonrpc" must be "2.0"`, false
 	case msg.Method == nil && msg.ID == nil:
-		return codeInvalidRequest, "invalid request: the message has neither a method nor an id"
+		return codeInvalidRequest, "invalid request: the message has neither a method nor an id", false
 	case msg.ID != nil && !validID(*msg.ID):
-		return codeInvalidRequest, "invalid request: the id must be a string or a number"
+		return codeInvalidRequest, "invalid request: the id must be a string or a number", false
 	case msg.Method == nil && msg.Result == nil && msg.Error == nil:
-		return codeInvalidRequest, "invalid request: a message with an id and no method must be a response, with a result or an error"
+		return codeInvalidRequest, "invalid request: a message with an id and no method must be a response, with a result or an error", false
 	}
-	return 0, ""
+	return 0, "", msg.ID != nil && msg.Method != nil
 }
 
 func validID(raw json.RawMessage) bool {
