@@ -25,7 +25,10 @@ func runMCP(ctx context.Context, e env, f flags, args []string) int {
 		fmt.Fprintf(e.stderr, "aiq-rpc mcp: unexpected argument %q; it takes only flags (run 'aiq-rpc mcp --help')\n", args[0])
 		return 2
 	}
-	f.session = "" // MCP has no conversation to restore
+	if f.session != "" {
+		fmt.Fprintln(e.stderr, "aiq-rpc mcp: -s/--session is not used here: MCP has no conversation to continue; the calls are logged in the sessions folder instead")
+		return 2
+	}
 	a, err := setup(ctx, e, f, setupOptions{})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "aiq-rpc: %v\n", err)

@@ -211,4 +211,11 @@ func TestMCPBinary(t *testing.T) {
 	require.ErrorAs(t, err, &exit)
 	assert.Equal(t, 2, exit.ExitCode())
 	assert.Contains(t, string(out), `unexpected argument "now"`)
+
+	session := exec.CommandContext(ctx, binary, "mcp", "--home", h.Dir, "-s", "x.json")
+	session.Env = childEnv()
+	out, err = session.CombinedOutput()
+	require.ErrorAs(t, err, &exit)
+	assert.Equal(t, 2, exit.ExitCode())
+	assert.Contains(t, string(out), "-s/--session is not used here")
 }
