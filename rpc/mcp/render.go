@@ -24,6 +24,11 @@ func render(tool string, m map[string]any) string {
 	case "describe_table":
 		return renderTables(m)
 	}
+	if _, ok := m["columns"].([]any); ok {
+		if _, ok := m["rows"].([]any); ok {
+			return renderRows(m) // a tool whose result is rows, as a statement's
+		}
+	}
 	data, _ := json.MarshalIndent(m, "", "  ")
 	return "```json\n" + string(data) + "\n```"
 }
