@@ -96,7 +96,7 @@ func (w *Workspace) ToolSpecs(ctx context.Context, source string) ([]ToolSpec, e
 	if err != nil {
 		return nil, err
 	}
-	box, err := w.cfg.OpenToolbox(ctx, src, nil)
+	box, err := w.cfg.OpenToolbox(ctx, src, noConfirm)
 	if err != nil {
 		return nil, fmt.Errorf("%w: open %s: %w", ErrSourceUnavailable, src.Name, err)
 	}
@@ -110,11 +110,17 @@ func (w *Workspace) SchemaCard(ctx context.Context, source string) (string, erro
 	if err != nil {
 		return "", err
 	}
-	box, err := w.cfg.OpenToolbox(ctx, src, nil)
+	box, err := w.cfg.OpenToolbox(ctx, src, noConfirm)
 	if err != nil {
 		return "", fmt.Errorf("%w: open %s: %w", ErrSourceUnavailable, src.Name, err)
 	}
 	return strings.TrimSpace(box.Describe(ctx)), nil
+}
+
+// noConfirm is the confirmer of a call that has none: every write is
+// refused.
+func noConfirm(context.Context, ConfirmRequest) (Decision, error) {
+	return Reject, errors.New("no one can confirm it here")
 }
 
 // logTurns bounds the turns a call log keeps; past it, and past the file
@@ -129,7 +135,11 @@ func (w *Workspace) Call(ctx context.Context, c Call) (CallResult, error) {
 	if err != nil {
 		return CallResult{}, err
 	}
-	box, err := w.cfg.OpenToolbox(ctx, src, c.Confirm)
+	confirm := c.Confirm
+	if confirm == nil {
+		confirm = noConfirm
+	}
+	box, err := w.cfg.OpenToolbox(ctx, src, confirm)
 	if err != nil {
 		return CallResult{}, fmt.Errorf("%w: open %s: %w", ErrSourceUnavailable, src.Name, err)
 	}
