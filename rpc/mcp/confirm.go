@@ -36,7 +36,7 @@ func (s *Server) confirmer(req *sdk.CallToolRequest, source string) conversation
 		res, err := req.Session.Elicit(ctx, &sdk.ElicitParams{
 			Mode:            "form",
 			Message:         confirmMessage(cr, source),
-			RequestedSchema: decisionSchema,
+			RequestedSchema: decisionSchema(req.Session.InitializeParams().ProtocolVersion),
 		})
 		switch {
 		case err != nil && ctx.Err() == context.DeadlineExceeded:
@@ -64,20 +64,28 @@ func canElicit(p *sdk.InitializeParams) bool {
 
 // decisionSchema is the form of a confirmation: one choice, allow once or
 // reject. Allowing always is left to the scoped trust of aiq's own chat.
-var decisionSchema = map[string]any{
-	"type": "object",
-	"properties": map[string]any{
-		"decision": map[string]any{
-			"type":        "string",
-			"title":       "Run this statement?",
-			"description": "Allow it to run this once, or reject it.",
-			"oneOf": []any{
-				map[string]any{"const": string(conversation.AllowOnce), "title": "Allow once"},
-				map[string]any{"const": string(conversation.Reject), "title": "Reject"},
-			},
-		},
-	},
-	"required": []string{"decision"},
+// Revisions before 2025-11-25 title the choices with enumNames, later ones
+// with oneOf.
+func decisionSchema(protocol string) map[string]any {
+	choice := map[string]any{
+		"type":        "string",
+		"title":       "Run this statement?",
+		"description": "Allow it to run this once, or reject it.",
+	}
+	if protocol < "2025-11-25" {
+		choice["enum"] = []string{string(conversation.AllowOnce), string(conversation.Reject)}
+		choice["enumNames"] = []string{"Allow once", "Reject"}
+	} else {
+		choice["oneOf"] = []any{
+			map[string]any{"const": string(conversation.AllowOnce), "title": "Allow once"},
+			map[string]any{"const": string(conversation.Reject), "title": "Reject"},
+		}
+	}
+	return map[string]any{
+		"type":       "object",
+		"properties": map[string]any{"decision": choice},
+		"required":   []string{"decision"},
+	}
 }
 
 // confirmMessage says what the statement is and what it does.

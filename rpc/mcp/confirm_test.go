@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
 	"time"
@@ -51,6 +52,30 @@ func TestWriteAsksTheUser(t *testing.T) {
 			assert.True(t, res.IsError)
 			assert.Equal(t, "rejected", m["status"])
 			assert.Equal(t, int64(4), f.count(), "the row stays")
+		})
+	}
+}
+
+// TestWriteAsksEachRevision: the form of the question suits the revision
+// the client speaks, titled choices by enumNames before 2025-11-25 and by
+// oneOf from it, and either way the answer runs the write.
+func TestWriteAsksEachRevision(t *testing.T) {
+	for _, c := range []struct{ version, titles string }{
+		{"2025-06-18", "enumNames"},
+		{"2025-11-25", "oneOf"},
+	} {
+		t.Run(c.version, func(t *testing.T) {
+			f := newFixture(t, fixtureOptions{})
+			e := &elicitor{answer: answer("accept", "allow_once")}
+			res := call(t, f.connectAt(c.version, e.options()), "execute_sql", map[string]any{"sql": deleteSQL})
+			require.False(t, res.IsError, text(res))
+			asked := e.requests()
+			require.Len(t, asked, 1)
+			schema, err := json.Marshal(asked[0].RequestedSchema)
+			require.NoError(t, err)
+			assert.Contains(t, string(schema), `"`+c.titles+`"`)
+			assert.Contains(t, string(schema), `"allow_once"`)
+			assert.Equal(t, int64(3), f.count())
 		})
 	}
 }

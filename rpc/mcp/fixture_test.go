@@ -102,13 +102,19 @@ func (f *fixture) writeSources(sources ...sessionio.Source) {
 // connect starts the server on one end of an in-memory pipe and connects
 // a client with opts on the other.
 func (f *fixture) connect(opts *sdk.ClientOptions) *sdk.ClientSession {
+	return f.connectAt("", opts)
+}
+
+// connectAt connects a client that asks for the protocol revision
+// version ("" for the newest).
+func (f *fixture) connectAt(version string, opts *sdk.ClientOptions) *sdk.ClientSession {
 	f.t.Helper()
 	ct, st := sdk.NewInMemoryTransports()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- f.srv.Run(ctx, st) }()
 	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, opts)
-	cs, err := client.Connect(ctx, ct, nil)
+	cs, err := client.Connect(ctx, ct, &sdk.ClientSessionOptions{ProtocolVersion: version})
 	require.NoError(f.t, err)
 	f.t.Cleanup(func() {
 		cs.Close()
