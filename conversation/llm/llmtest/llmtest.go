@@ -91,6 +91,25 @@ type Message struct {
 	Content    string
 	ToolCalls  []Call
 	ToolCallID string
+	// Reasoning is the message's reasoning and ReasoningField the field it
+	// came in (reasoning_content or reasoning); "" when it has none.
+	Reasoning      string
+	ReasoningField string
+}
+
+// RequireReasoning answers as DeepSeek's thinking mode does: with HTTP 400
+// when an assistant message that calls tools lacks its reasoning in
+// field, and with next otherwise.
+func RequireReasoning(field string, next Step) Step {
+	return Step{Respond: func(req Request) Step {
+		for i, m := range req.Messages {
+			if m.Role == "assistant" && len(m.ToolCalls) > 0 && (m.ReasoningField != field || m.Reasoning == "") {
+				return Step{Status: http.StatusBadRequest, Text: fmt.Sprintf(
+					"Missing `%s` field in the assistant message at message index %d.", field, i)}
+			}
+		}
+		return next
+	}}
 }
 
 // Server is a scripted chat completions server. It is safe for concurrent
