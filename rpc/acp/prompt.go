@@ -100,6 +100,9 @@ func (a *Agent) turn(ctx context.Context, s *session, q conversation.Question) (
 	if err != nil {
 		return sdk.PromptResponse{}, err
 	}
+	for _, p := range a.takeConfigProblems() {
+		a.say(s.id, "*"+p+"*\n\n")
+	}
 	u := &updates{a: a, s: s, databaseType: info.DatabaseType, charts: map[string]string{}}
 	ans, err := a.ws.Ask(ctx, s.wsID, q, a.confirmer(s), u.event)
 	switch {
