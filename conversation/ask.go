@@ -135,6 +135,7 @@ func (w *Workspace) runTurn(ctx context.Context, o *openSession, text string, co
 	if err != nil {
 		return Answer{}, err
 	}
+	model = o.sessionModel(model)
 	runner := Runner{Model: model, HistoryLimit: w.historyLimit(), MaxModelCalls: w.cfg.MaxModelCalls, Now: w.cfg.Now}
 	if box != nil {
 		runner.Tools = box

@@ -80,6 +80,10 @@ type Model struct {
 	// contents keeps the encodings of the history's contents from one
 	// request to the next.
 	contents *encodedContents
+	// base is the API's base URL, and plain the client under the wrapped
+	// transport, for the requests that are not chat completions.
+	base  string
+	plain *http.Client
 }
 
 // New returns a Model for cfg. It fails when the URL or the model name is
@@ -108,6 +112,10 @@ func New(cfg Config) (*Model, error) {
 	oc := openai.DefaultConfig(cfg.APIKey.Reveal())
 	oc.BaseURL = base
 	oc.HTTPClient = httpClient(cfg, maxBody)
+	m.base, m.plain = base, http.DefaultClient
+	if cfg.HTTPClient != nil {
+		m.plain = cfg.HTTPClient
+	}
 	m.client = openai.NewClientWithConfig(oc)
 	return m, nil
 }

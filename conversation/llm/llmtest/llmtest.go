@@ -7,6 +7,7 @@ package llmtest
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -124,6 +125,41 @@ type Server struct {
 	mu       sync.Mutex
 	steps    []Step
 	requests []Request
+	models   *modelsAnswer // GET /models; nil answers 404
+}
+
+type modelsAnswer struct {
+	status int
+	body   string
+}
+
+// SetModels makes GET /models list ids, as OpenAI does.
+func (s *Server) SetModels(ids ...string) {
+	var items []string
+	for _, id := range ids {
+		items = append(items, fmt.Sprintf(`{"id":%q,"object":"model","created":1764000000,"owned_by":"llmtest"}`, id))
+	}
+	s.SetModelsAnswer(http.StatusOK, `{"object":"list","data":[`+strings.Join(items, ",")+`]}`)
+}
+
+// SetModelsAnswer makes GET /models answer status with body.
+func (s *Server) SetModelsAnswer(status int, body string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.models = &modelsAnswer{status: status, body: body}
+}
+
+func (s *Server) serveModels(w http.ResponseWriter) {
+	s.mu.Lock()
+	a := s.models
+	s.mu.Unlock()
+	if a == nil {
+		writeError(w, http.StatusNotFound, "llmtest: no list of models")
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(a.status)
+	io.WriteString(w, a.body)
 }
 
 // NewServer starts a server that answers with steps, in order, and stops it
@@ -156,6 +192,10 @@ func (s *Server) Requests() []Request {
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/models") {
+		s.serveModels(w)
+		return
+	}
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("llmtest: no endpoint %s %s", r.Method, r.URL.Path))
 		return
