@@ -38,6 +38,7 @@ func commands() []command {
 		{name: "ask", args: "[flags] QUESTION", summary: `run one turn in the terminal; QUESTION "-" reads stdin`, flags: askFlags, run: runAsk},
 		{name: "sessions", args: "[flags]", summary: "list the saved sessions, newest first", run: runSessions},
 		{name: "acp", args: "[flags]", summary: "serve the Agent Client Protocol on stdin and stdout (Zed, JetBrains, ...)", run: runACP},
+		{name: "doctor", args: "[flags]", summary: "check the home folder, the model endpoint and the data sources, one line each", flags: doctorFlags, run: runDoctor},
 	}
 }
 
@@ -227,6 +228,7 @@ type flags struct {
 	json         bool
 	modelTimeout time.Duration
 	sqlTimeout   time.Duration
+	stepTimeout  time.Duration // doctor's
 }
 
 // flagSet defines the common flags on f, and the command's own with

@@ -18,6 +18,10 @@ import (
 // ModelsTimeout bounds the whole of a request for the list of models.
 const ModelsTimeout = 10 * time.Second
 
+// ErrUnreachable is the error of a list of models that the endpoint did
+// not answer at all: refused, unknown host, timed out.
+var ErrUnreachable = errors.New("the endpoint did not answer")
+
 // maxModelsBody bounds the list of models read: a few thousand ids.
 const maxModelsBody = 4 << 20
 
@@ -37,7 +41,17 @@ func (m *Model) WithName(name string) conversation.Model {
 // fails, in a sentence, when the endpoint does not answer within
 // ModelsTimeout or answers anything but a list of models.
 func (m *Model) ListModels(ctx context.Context) ([]string, error) {
+	if _, ok := ctx.Deadline(); ok {
+		// The caller's bound, which doctor reports as its own.
+		return m.listModels(ctx)
+	}
 	ctx, cancel := context.WithTimeout(ctx, ModelsTimeout)
+	defer cancel()
+	return m.listModels(ctx)
+}
+
+func (m *Model) listModels(ctx context.Context) ([]string, error) {
+	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, m.base+"/models", nil)
 	if err != nil {
@@ -49,13 +63,13 @@ func (m *Model) ListModels(ctx context.Context) ([]string, error) {
 	resp, err := m.plain.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("the endpoint did not list its models within %s", ModelsTimeout)
+			return nil, fmt.Errorf("%w: it did not list its models in time", ErrUnreachable)
 		}
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			err = ue.Err // without the URL, which may hold a password
 		}
-		return nil, errors.New("the endpoint could not be reached to list its models: " + detail(err.Error(), m.secret))
+		return nil, fmt.Errorf("%w: %s", ErrUnreachable, detail(err.Error(), m.secret))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
