@@ -17,6 +17,7 @@ import (
 
 	"github.com/aiq/aiq-rpc/conversation"
 	"github.com/aiq/aiq-rpc/conversation/llm/llmtest"
+	"github.com/aiq/aiq-rpc/rpc/editor/editortest"
 	"github.com/aiq/aiq-rpc/sessionio/sessiontest"
 	"github.com/aiq/aiq-rpc/tools/dbtest"
 )
@@ -321,4 +322,34 @@ func TestStreamsTerminal(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	assert.True(t, strings.HasPrefix(out, "The first part of a long answer that\n"), out)
 	assert.Contains(t, errOut, "warning: "+conversation.CutShortWarning)
+}
+
+// TestTextToolCallConfirms: a write written as a <tool_call> block goes
+// through the classifier and chat/confirm exactly as a native call does.
+func TestTextToolCallConfirms(t *testing.T) {
+	body := llmtest.SSE(
+		`{"choices":[{"index":0,"delta":{"content":"<tool_call>{\"name\":\"execute_sql\",\"arguments\":{\"sql\":\"CREATE TABLE t (a int)\"}}</tool_call>"}}]}`,
+		`{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`)
+	h, _ := streamsHome(t, []llmtest.Step{{Body: body, ContentType: "text/event-stream"}, {Text: "Not created."}})
+	p := startProc(t, h, procOptions{})
+	asked := make(chan string, 1)
+	p.client.Handle("chat/confirm", func(params json.RawMessage) (any, *editortest.Error) {
+		asked <- string(params)
+		return map[string]string{"decision": "reject"}, nil
+	})
+	p.initialize(map[string]any{"capabilities": map[string]bool{"confirm": true}})
+	var info conversation.Info
+	p.client.Result("session/new", nil, &info)
+	p.client.Result("session/setSource", map[string]string{"sessionId": info.SessionID, "source": "db"}, nil)
+	var ans conversation.Answer
+	p.client.Result("chat/turn", map[string]any{"sessionId": info.SessionID, "query": "make a table"}, &ans)
+	select {
+	case params := <-asked:
+		assert.Contains(t, params, "CREATE TABLE t")
+	default:
+		t.Fatal("the write was not confirmed first")
+	}
+	require.Len(t, ans.Statements, 1)
+	assert.Equal(t, "rejected", ans.Statements[0].Status)
+	assert.Equal(t, "Not created.", ans.Answer)
 }
