@@ -18,7 +18,7 @@ import { expandHome, locateServer, normalizeSettings, spawnOptionsFor } from "..
 import { findServer, goEnvGopath } from "../src/findServer";
 import { sessionItems, when } from "../src/sessionPick";
 import { describeSource, sourceItems } from "../src/sourcePick";
-import { statusBarView } from "../src/status";
+import { modelBarView, statusBarView } from "../src/status";
 import { StderrTail } from "../src/stderrTail";
 import { Transcript } from "../src/transcript";
 import { tempDir } from "./support/aiqRpc";
@@ -282,6 +282,15 @@ describe("Transcript", () => {
     assert.ok(r.length <= 5);
     assert.equal(r[0].type, "turnStart", "starts at a turn's start");
     assert.equal(r[0].type === "turnStart" && r[0].turnId, 3);
+  });
+});
+
+describe("model status bar item", () => {
+  it("shows the conversation's model, and a click picks another", () => {
+    const v = modelBarView({ source: "demo", sourceKnown: true, running: false, server: "running", model: "qwen3:8b" });
+    assert.equal(v.text, "$(hubot) qwen3:8b");
+    assert.equal(v.command, "aiq.selectModel");
+    assert.equal(modelBarView({ source: "", sourceKnown: false, running: false, server: "stopped" }).text, "$(hubot) model");
   });
 });
 

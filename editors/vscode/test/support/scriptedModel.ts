@@ -31,6 +31,8 @@ export interface RecordedRequest {
 
 export class ScriptedModel {
   readonly requests: RecordedRequest[] = [];
+  /** The ids GET /v1/models lists; none: that endpoint answers 404. */
+  models?: string[];
   private steps: Step[] = [];
   private readonly server: http.Server;
   private heldAbort?: () => void;
@@ -74,6 +76,11 @@ export class ScriptedModel {
   }
 
   private serve(req: http.IncomingMessage, res: http.ServerResponse): void {
+    if (req.method === "GET" && req.url?.endsWith("/models") && this.models) {
+      res.writeHead(200, { "Content-Type": "application/json" });
+      res.end(JSON.stringify({ object: "list", data: this.models.map((id) => ({ id, object: "model", owned_by: "scripted" })) }));
+      return;
+    }
     if (req.method !== "POST" || !req.url?.endsWith("/chat/completions")) {
       return this.error(res, 404, `scripted model: no endpoint ${req.method} ${req.url}`);
     }
