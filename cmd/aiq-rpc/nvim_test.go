@@ -261,6 +261,13 @@ func TestNvimPlugin(t *testing.T) {
 		assert.Equal(t, "b-model", reqs[1].Model, ":AiqModel picked the model of the second question")
 	})
 
+	t.Run("LiveConfig", func(t *testing.T) {
+		t.Parallel()
+		n := newNvimTest(t, nvim, llmtest.Step{Text: "There are 4 orders."})
+		require.NoError(t, os.Remove(filepath.Join(n.home.Dir, "config", "config.yaml")))
+		n.run("liveconfig", "AIQ_TEST_MODEL_URL="+n.model.URL, "AIQ_TEST_API_KEY="+testAPIKey)
+	})
+
 	t.Run("Clear", func(t *testing.T) {
 		t.Parallel()
 		newNvimTest(t, nvim, llmtest.Step{Text: "There are 4 orders."}, llmtest.Step{Text: "None."}).run("clear")
