@@ -5,7 +5,7 @@
 
 import * as path from "node:path";
 import { AiqClient, CancellationTokenSource, StartError, type ExitInfo } from "./client";
-import { detailOf, messageOf, ReportedError, UserError } from "./errors";
+import { detailOf, messageOf, ReportedError, turnErrorMessage, UserError } from "./errors";
 import type { LookupDeps } from "./findServer";
 import type { ToView } from "./messages";
 import type {
@@ -143,7 +143,7 @@ export class Controller {
       this.post({ type: "turnEnd", turnId, result });
       return result;
     } catch (err) {
-      this.post({ type: "turnError", turnId, message: messageOf(err) });
+      this.post({ type: "turnError", turnId, message: turnErrorMessage(err) });
       this.options.ui.log(`The question failed: ${detailOf(err)}\n`);
       return undefined;
     } finally {

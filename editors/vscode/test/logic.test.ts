@@ -8,7 +8,7 @@ import * as path from "node:path";
 import { describe, it } from "node:test";
 import { ALLOW_ALWAYS, ALLOW_ONCE, CLEAR, clearChosen, clearPrompt, confirmPrompt, decisionFor, NO, REJECT } from "../src/confirm";
 import { ResponseError } from "vscode-jsonrpc/node";
-import { detailOf, messageOf, presentError, ReportedError, UserError } from "../src/errors";
+import { DOCTOR_HINT, detailOf, messageOf, presentError, ReportedError, turnErrorMessage, UserError } from "../src/errors";
 import { parseFromView } from "../src/fromView";
 import type { ProgressEvent, ToView } from "../src/messages";
 import type { Selection } from "../src/protocol";
@@ -432,6 +432,15 @@ describe("errors and stderr", () => {
     assert.equal(messageOf(new ResponseError(-32001, "session/load: The file is gone.")), "The file is gone.");
     assert.equal(messageOf(new ResponseError(-32001, "The file is gone.")), "The file is gone.");
     assert.equal(messageOf(new Error("Error: kept as is")), "Error: kept as is");
+  });
+
+  it("a model's failure in the panel says how to check the set-up", () => {
+    assert.equal(
+      turnErrorMessage(new ResponseError(-32021, "chat/turn: No model is configured: set llm.url.")),
+      "No model is configured: set llm.url. " + DOCTOR_HINT,
+    );
+    assert.ok(turnErrorMessage(new ResponseError(-32020, "The model could not answer: HTTP 401.")).endsWith(DOCTOR_HINT));
+    assert.equal(turnErrorMessage(new ResponseError(-32001, "The file is gone.")), "The file is gone.");
   });
 
   it("keeps the last bytes of stderr", () => {

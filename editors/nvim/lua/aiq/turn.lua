@@ -135,7 +135,12 @@ local function finish_turn(turn, err, result)
     else
       -- The panel is open and says it; a popup as well would stack a
       -- hit-enter prompt on top (the VS Code panel shows it there too).
-      chat.add({ "✗ " .. message.error_text(err) }, { gap = true })
+      local lines = { "✗ " .. message.error_text(err) }
+      if err.code == -32020 or err.code == -32021 then
+        -- The model failed, or none is configured: a command checks why.
+        lines[#lines + 1] = "Run :!aiq-rpc doctor to check the model's set-up step by step."
+      end
+      chat.add(lines, { gap = true })
     end
     return
   end
