@@ -18,7 +18,9 @@ export type Step =
   /** Tool calls, each id and name first, then the arguments in two pieces. */
   | { toolCalls: ToolCall[] }
   /** Sends the role chunk, then nothing until the client goes away. */
-  | { hold: true };
+  | { hold: true }
+  /** Reasoning in reasoning_content, then text, then the finish reason (default "stop"). */
+  | { reasoning: string[]; text: string[]; finish?: string };
 
 export interface RecordedRequest {
   body: {
@@ -118,7 +120,15 @@ export class ScriptedModel {
       });
       return;
     }
-    if ("text" in step) {
+    if ("reasoning" in step) {
+      for (const piece of step.reasoning) {
+        send({ content: null, reasoning_content: piece });
+      }
+      for (const piece of step.text) {
+        send({ content: piece });
+      }
+      send({}, step.finish ?? "stop");
+    } else if ("text" in step) {
       for (const [i, piece] of step.text.entries()) {
         if (i > 0 && step.paceMs) {
           await delay(step.paceMs);
