@@ -353,3 +353,32 @@ func TestTextToolCallConfirms(t *testing.T) {
 	assert.Equal(t, "rejected", ans.Statements[0].Status)
 	assert.Equal(t, "Not created.", ans.Answer)
 }
+
+// TestReasoningRestored: a session saved after a reasoning model's tool
+// call is restored by another process, which sends the reasoning back, so
+// that a model that requires it (DeepSeek's thinking mode) still answers;
+// the file passes the AIQ CLI's load rules.
+func TestReasoningRestored(t *testing.T) {
+	answer := streamStep(t, "reasoning_content")
+	h, srv := streamsHome(t, []llmtest.Step{streamStep(t, "reasoning_tool_call"),
+		llmtest.RequireReasoning("reasoning_content", answer), llmtest.RequireReasoning("reasoning_content", answer)})
+	code, out, errOut := runCommand(t, "", nil, "ask", "--home", h.Dir, "--source", "db", "--json", "how many rows?")
+	require.Equal(t, 0, code, errOut)
+	var first conversation.Answer
+	require.NoError(t, json.Unmarshal([]byte(out), &first), out)
+	data, err := os.ReadFile(first.SavedTo)
+	require.NoError(t, err)
+	require.NoError(t, sessiontest.CheckCLILoadRules(data))
+
+	code, out, errOut = runCommand(t, "", nil, "ask", "--home", h.Dir, "-s", first.SavedTo, "--json", "and again?")
+	require.Equal(t, 0, code, "stdout: %s\nstderr: %s", out, errOut)
+	reqs := srv.Requests()
+	require.Len(t, reqs, 3)
+	var kept []string
+	for _, m := range reqs[2].Messages {
+		if len(m.ToolCalls) > 0 {
+			kept = append(kept, m.ReasoningField+": "+m.Reasoning)
+		}
+	}
+	assert.Equal(t, []string{"reasoning_content: I should run a query."}, kept, "the restored session sends the reasoning back")
+}
