@@ -156,18 +156,18 @@ func (a *arguments) UnmarshalJSON(data []byte) error {
 
 // reply assembles a reply from its stream's chunks.
 type reply struct {
-	text      strings.Builder // the answer, without tags and blocks
-	thought   strings.Builder // the reasoning, from whichever field
-	field     string          // the reasoning's wire field; "" for <think> tags
-	content   splitter        // the content's stream
-	reasoning splitter        // the reasoning fields' stream
-	calls     []conversation.ToolCall
-	slots     map[int]int // a delta's index -> its call's position in calls
-	emitted   bool        // text or reasoning was shown, which another try would repeat
-	finished  bool        // a finish reason arrived
-	stopped   string      // the last finish reason given
-	sources   []string    // the answer's citations
-	notes     []string
+	text         strings.Builder // the answer, without tags and blocks
+	thought      strings.Builder // the reasoning, from whichever field
+	field        string          // the reasoning's wire field; "" for <think> tags
+	content      splitter        // the content's stream
+	reasoning    splitter        // the reasoning fields' stream
+	calls        []conversation.ToolCall
+	slots        map[int]int // a delta's index -> its call's position in calls
+	emitted      bool        // text or reasoning was shown, which another try would repeat
+	finished     bool        // a finish reason arrived
+	finishReason string      // the last finish reason given
+	sources      []string    // the answer's citations
+	notes        []string
 	// onThought hears the reasoning; nil drops it.
 	onThought func(string)
 }
@@ -189,7 +189,7 @@ func (r *reply) add(raw []byte, onText func(string), secret sessionio.Secret) er
 			continue // we ask for one choice; a server that sends more sends ours first
 		}
 		if ch.FinishReason != "" {
-			r.finished, r.stopped = true, string(ch.FinishReason)
+			r.finished, r.finishReason = true, string(ch.FinishReason)
 		}
 		r.addDelta(&ch.Delta, onText)
 		r.addDelta(&ch.Message, onText)
@@ -383,7 +383,7 @@ func (r *reply) result() conversation.Reply {
 	if len(calls) == 0 {
 		calls = nil
 	}
-	out := conversation.Reply{Content: r.text.String(), ToolCalls: calls, FinishReason: r.stopped,
+	out := conversation.Reply{Content: r.text.String(), ToolCalls: calls, FinishReason: r.finishReason,
 		Reasoning: r.thought.String(), ReasoningField: r.field, Notes: r.notes}
 	return out
 }
