@@ -97,14 +97,6 @@ func (l *liveConfig) Sources() ([]sessionio.Source, error) {
 	return l.sources, l.sourcesErr
 }
 
-// Configured reports whether a model is configured now.
-func (l *liveConfig) Configured() bool {
-	l.check()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.configured
-}
-
 // check reads again the files that changed and tells the listeners.
 func (l *liveConfig) check() {
 	l.mu.Lock()
