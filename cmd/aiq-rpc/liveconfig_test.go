@@ -112,3 +112,28 @@ func TestConfigReloadACP(t *testing.T) {
 	assert.Contains(t, text, "From the second.")
 	assert.NotContains(t, text, "config.yaml:3", "the problem was said once")
 }
+
+// TestSourcesReload: sources.yaml written while the server runs is listed
+// by the next request and announced; a broken one keeps the last good list.
+func TestSourcesReload(t *testing.T) {
+	h := newHome(t)
+	p := startProc(t, h, procOptions{})
+	p.initialize(nil)
+	h.writeFile(t, "config/sources.yaml", "- name: only\n  type: sqlite\n  database: "+h.Dir+"/only.sqlite\n")
+	var list struct {
+		Sources []struct {
+			Name string `json:"name"`
+		} `json:"sources"`
+	}
+	p.client.Result("sources/list", nil, &list)
+	require.Len(t, list.Sources, 1)
+	assert.Equal(t, "only", list.Sources[0].Name)
+	p.client.WaitNotification("config/changed", `"name":"only"`)
+
+	h.writeFile(t, "config/sources.yaml", "- name: broken\n  type: oracle\n")
+	p.client.Result("sources/list", nil, &list)
+	require.Len(t, list.Sources, 1, "the last good list stays")
+	assert.Equal(t, "only", list.Sources[0].Name)
+	warn := p.client.WaitNotification("window/showMessage", "sources.yaml:2")
+	assert.Contains(t, string(warn.Params), "type")
+}
