@@ -178,3 +178,19 @@ func TestTurnStopReasons(t *testing.T) {
 		})
 	}
 }
+
+// TestEmptyThink: the empty <think> block that Qwen3's template writes
+// when thinking is off is no thought at all.
+func TestEmptyThink(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Step{Body: llmtest.SSE(
+		`{"choices":[{"index":0,"delta":{"content":"<think>\n\n</think>\n\n"}}]}`,
+		`{"choices":[{"index":0,"delta":{"content":"Hi."},"finish_reason":"stop"}]}`), ContentType: "text/event-stream"})
+	var thought strings.Builder
+	req := question("q")
+	req.OnThought = func(s string) { thought.WriteString(s) }
+	reply, deltas, err := complete(t, newTestModel(t, srv.URL), req)
+	require.NoError(t, err)
+	assert.Equal(t, "Hi.", strings.Join(deltas, ""))
+	assert.Empty(t, thought.String())
+	assert.Empty(t, reply.Reasoning)
+}

@@ -282,6 +282,11 @@ func (r *reply) showText(s string, onText func(string)) {
 }
 
 func (r *reply) showThought(s string) {
+	if r.thought.Len() == 0 {
+		// Qwen3's template opens every reply with a <think> block, empty
+		// when thinking is off: space alone is no thought.
+		s = strings.TrimLeft(s, " \t\r\n")
+	}
 	if s == "" {
 		return
 	}
