@@ -155,7 +155,9 @@ func (d *doctor) modelChecks(ctx context.Context) {
 		d.skip(names[1:], "no model is configured")
 		return
 	}
-	m, err := llm.New(llm.Config{URL: d.cfg.LLM.URL, APIKey: d.cfg.LLM.APIKey, Model: d.cfg.LLM.Model, Timeout: d.timeout, MaxTries: 1})
+	// The step's timeout bounds each request; the client's own, longer,
+	// never trips first, so that the line says which step timed out.
+	m, err := llm.New(llm.Config{URL: d.cfg.LLM.URL, APIKey: d.cfg.LLM.APIKey, Model: d.cfg.LLM.Model, Timeout: 2 * d.timeout, MaxTries: 1})
 	if err != nil {
 		d.fail(names[0], err.Error(), "correct llm.url or llm.model in "+d.home.ConfigPath())
 		d.skip(names[1:], "the endpoint is not usable")
