@@ -287,18 +287,20 @@ func (d *doctor) step(ctx context.Context, name string, fn func(ctx context.Cont
 		done <- outcome{detail, fix, err}
 	}()
 	var o outcome
+	timedOut := false
 	select {
 	case o = <-done:
+		timedOut = o.err != nil && ctx.Err() != nil
 	case <-ctx.Done():
 		// A step that does not stop with its context is left behind.
-		o.err, o.fix = fmt.Errorf("timed out after %s", d.timeout), "check that the server answers; --step-timeout gives it longer"
+		timedOut = true
 	}
 	var skip errSkip
 	switch {
+	case timedOut:
+		d.fail(name, fmt.Sprintf("timed out after %s", d.timeout), "check that the server answers; --step-timeout gives it longer")
 	case errors.As(o.err, &skip):
 		d.checks = append(d.checks, check{Name: name, Status: checkSkip, Detail: skip.why})
-	case o.err != nil && ctx.Err() != nil && !strings.HasPrefix(o.err.Error(), "timed out"):
-		d.fail(name, fmt.Sprintf("timed out after %s (%v)", d.timeout, o.err), "check that the server answers; --step-timeout gives it longer")
 	case o.err != nil:
 		d.fail(name, o.err.Error(), o.fix)
 	default:
