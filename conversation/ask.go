@@ -76,10 +76,15 @@ type Statement struct {
 // Answer is a finished turn.
 type Answer struct {
 	SessionID string `json:"sessionId"`
-	// StopReason is "end_turn", or "cancelled" when the turn was cancelled;
-	// a cancelled turn leaves the session as it was.
-	StopReason string      `json:"stopReason"`
-	Answer     string      `json:"answer"`
+	// StopReason is "end_turn", "max_tokens" when the answer reached the
+	// model's output limit, "refusal" when the endpoint's content filter
+	// stopped it, or "cancelled" when the turn was cancelled; a cancelled
+	// turn leaves the session as it was.
+	StopReason string `json:"stopReason"`
+	Answer     string `json:"answer"`
+	// Thoughts is the reasoning the model streamed, "" for a model that
+	// gives none.
+	Thoughts   string      `json:"thoughts,omitempty"`
 	Statements []Statement `json:"statements"`
 	// SavedTo is the file the turn was saved to; "" when the save failed.
 	SavedTo  string   `json:"savedTo"`
@@ -130,6 +135,7 @@ func (w *Workspace) runTurn(ctx context.Context, o *openSession, text string, co
 	if err != nil {
 		return Answer{}, err
 	}
+	model = o.sessionModel(model)
 	runner := Runner{Model: model, HistoryLimit: w.historyLimit(), MaxModelCalls: w.cfg.MaxModelCalls, Now: w.cfg.Now}
 	if box != nil {
 		runner.Tools = box
@@ -143,12 +149,17 @@ func (w *Workspace) runTurn(ctx context.Context, o *openSession, text string, co
 	ans := Answer{SessionID: o.id, StopReason: StopEndTurn, Statements: nonNil(rec.statements), Warnings: []string{}}
 	switch {
 	case err != nil && ctx.Err() != nil:
-		ans.StopReason, ans.Answer = StopCancelled, rec.text.String()
+		ans.StopReason, ans.Answer, ans.Thoughts = StopCancelled, rec.text.String(), rec.thoughts.String()
 		return ans, nil
 	case err != nil:
 		return Answer{}, err
 	}
 	ans.Answer = legacyAnswer(res)
+	ans.StopReason = res.StopReason
+	ans.Thoughts = res.Thoughts
+	if w := StopWarning(res.StopReason); w != "" {
+		ans.Warnings = append(ans.Warnings, w)
+	}
 	if _, direct := model.(directModel); direct {
 		// The statement's outcome, which the editor shows, is the whole
 		// answer; the saved file still gets its summary, as the CLI's do.

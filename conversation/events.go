@@ -15,12 +15,15 @@ const (
 	EventRows   = "rows"
 	EventStatus = "status"
 	EventChart  = "chart"
+	// EventThought is a piece of the model's reasoning, shown apart from
+	// the answer.
+	EventThought = "thought"
 )
 
 // Event is something a turn did, for the editor to show as it happens.
 type Event struct {
 	Kind string `json:"kind"`
-	// Text is a piece of the answer (text).
+	// Text is a piece of the answer (text) or of the reasoning (thought).
 	Text string `json:"text,omitempty"`
 	// Tool and CallID name the tool call (tool_call, tool_result).
 	Tool   string `json:"tool,omitempty"`
@@ -65,7 +68,17 @@ func (r ChartResult) MarshalJSON() ([]byte, error) { return json.Marshal(r.Chart
 type recorder struct {
 	listen     func(Event)
 	text       strings.Builder
+	thoughts   strings.Builder
 	statements []Statement
+}
+
+func (r *recorder) Thought(delta string) {
+	r.thoughts.WriteString(delta)
+	r.listen(Event{Kind: EventThought, Text: delta})
+}
+
+func (r *recorder) Note(message string) {
+	r.listen(Event{Kind: EventStatus, Message: message})
 }
 
 func (r *recorder) Text(delta string) {
@@ -85,6 +98,10 @@ func (r *recorder) ToolRows(call ToolCall, st Statement) {
 
 func (r *recorder) ToolFinished(o ToolOutcome) {
 	e := Event{Kind: EventToolResult, Tool: o.Call.Function.Name, CallID: o.Call.ID, Summary: summarize(o), Failed: o.Err != nil}
+	if name, ok := unknownTool(o); ok {
+		e.Summary = UnknownToolMessage(name)
+		r.listen(Event{Kind: EventStatus, Message: e.Summary})
+	}
 	switch res := o.Result.(type) {
 	case SQLResult:
 		st := res.Statement

@@ -47,13 +47,34 @@ type Model interface {
 type Request struct {
 	Messages []Message
 	Tools    []ToolSpec
+	// OnThought, when set, hears the reply's reasoning as it streams, as
+	// onText hears its answer; a model without reasoning never calls it.
+	OnThought func(delta string)
 }
 
 // Reply is the model's answer to one request.
 type Reply struct {
 	Content   string
 	ToolCalls []ToolCall
+	// FinishReason is why the model stopped, as the endpoint said it:
+	// FinishLength, FinishContentFilter, "stop", "tool_calls", or "".
+	FinishReason string
+	// Reasoning is the reply's reasoning text, and ReasoningField the
+	// message field the endpoint sent it in and wants it back in
+	// ("reasoning_content", "reasoning"); "" when it came in the content's
+	// <think> tags, which no endpoint wants back.
+	Reasoning      string
+	ReasoningField string
+	// Notes are warnings about the reply for the user, each a sentence,
+	// such as a tool call written as text that could not be read.
+	Notes []string
 }
+
+// The finish reasons a turn reads.
+const (
+	FinishLength        = "length"
+	FinishContentFilter = "content_filter"
+)
 
 // ToolSpec describes a tool to the model.
 type ToolSpec struct {
@@ -115,6 +136,13 @@ type Result struct {
 	// Added are the messages the turn appended to the history.
 	Added      []Message
 	ModelCalls int
+	// StopReason is StopEndTurn, or StopMaxTokens or StopRefusal when the
+	// last reply was cut short by the output limit or a content filter.
+	StopReason string
+	// Thoughts is the reasoning the model streamed in the turn.
+	Thoughts string
+	// Notes are the replies' warnings for the user, each a sentence.
+	Notes []string
 }
 
 // Runner runs turns: it asks the model, runs the tools it calls, and
@@ -147,19 +175,43 @@ func (r *Runner) Run(ctx context.Context, s *Session, t Turn, p Progress) (Resul
 	base := buildRequest(t.System, s.History)
 	added := []Message{{Role: RoleUser, Content: t.User}}
 	var res Result
+	var thoughts strings.Builder
+	onThought := func(delta string) {
+		thoughts.WriteString(delta)
+		if rp, ok := p.(ReplyProgress); ok {
+			rp.Thought(delta)
+		}
+	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return Result{}, fmt.Errorf("run turn: %w", err)
 		}
 		res.ModelCalls++
-		reply, err := r.Model.Complete(ctx, Request{Messages: concat(base, added), Tools: specs}, p.Text)
+		reply, err := r.Model.Complete(ctx, Request{Messages: concat(base, added), Tools: specs, OnThought: onThought}, p.Text)
 		if err != nil {
 			return Result{}, fmt.Errorf("run turn: %w", &ModelError{Request: res.ModelCalls, Err: err})
 		}
+		res.Notes = append(res.Notes, reply.Notes...)
+		if rp, ok := p.(ReplyProgress); ok {
+			for _, n := range reply.Notes {
+				rp.Note(n)
+			}
+		}
 		calls := normalizeCalls(reply.ToolCalls, res.ModelCalls)
-		added = append(added, Message{Role: RoleAssistant, Content: reply.Content, ToolCalls: calls})
+		msg := Message{Role: RoleAssistant, Content: reply.Content, ToolCalls: calls}
+		if len(calls) > 0 {
+			// Reasoning models that call tools want their reasoning back
+			// on the message that made the calls.
+			SetReasoning(&msg, reply.ReasoningField, reply.Reasoning)
+		}
+		added = append(added, msg)
 		if len(calls) == 0 {
 			res.Answer = reply.Content
+			res.StopReason = stopReason(reply.FinishReason)
+			if strings.TrimSpace(reply.Content) == "" && strings.TrimSpace(reply.Reasoning) != "" {
+				res.Answer = OnlyReasoning
+				p.Text(res.Answer)
+			}
 			break
 		}
 		if res.ModelCalls >= r.maxModelCalls() {
@@ -175,6 +227,7 @@ func (r *Runner) Run(ctx context.Context, s *Session, t Turn, p Progress) (Resul
 		}
 	}
 	res.Added = added
+	res.Thoughts = thoughts.String()
 	r.commit(s, t, res, start)
 	return res, nil
 }
@@ -228,7 +281,7 @@ func (r *Runner) runTool(ctx context.Context, call ToolCall, specs []ToolSpec, p
 	case err != nil:
 		o.Err = fmt.Errorf("the arguments of %s are not usable: %w", name, err)
 	case !slices.ContainsFunc(specs, func(s ToolSpec) bool { return s.Name == name }):
-		o.Err = fmt.Errorf("there is no tool %q; the tools are: %s", name, strings.Join(toolNames(specs), ", "))
+		o.Err = fmt.Errorf("%w %q; the tools are: %s", ErrUnknownTool, name, strings.Join(toolNames(specs), ", "))
 	default:
 		o.Args = args
 		o.Result, o.Err = r.Tools.Run(withRows(ctx, call, p), name, args)
@@ -345,6 +398,17 @@ func ReportRows(ctx context.Context, st Statement) {
 	if report, ok := ctx.Value(rowsKey{}).(func(Statement)); ok {
 		report(st)
 	}
+}
+
+// ReplyProgress is a Progress that also hears the model's reasoning as it
+// streams, and the warnings about its replies.
+type ReplyProgress interface {
+	Progress
+	// Thought is a piece of the model's reasoning.
+	Thought(delta string)
+	// Note is a warning about a reply, a sentence, such as a tool call
+	// written as text that could not be read.
+	Note(message string)
 }
 
 type noProgress struct{}

@@ -77,6 +77,8 @@ type openSession struct {
 	path  string
 	dirty bool
 	box   *sessionToolbox
+	// model is the model SetModel picked; "" is the configured one.
+	model string
 }
 
 // NewWorkspace returns an empty workspace.

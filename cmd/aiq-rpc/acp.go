@@ -34,7 +34,9 @@ func runACP(ctx context.Context, e env, f flags, args []string) int {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	signal.Ignore(syscall.SIGPIPE) // as runServe: save the sessions, then stop
-	agent := acp.New(a.ws, acp.Options{Name: "aiq-rpc", Version: version(), Home: home, Resume: resume, Log: a.log})
+	agent := acp.New(a.ws, acp.Options{Name: "aiq-rpc", Version: version(), Home: home, Resume: resume, Log: a.log,
+		CheckConfig: a.live.check})
+	a.live.subscribe(func(ch configChange) { agent.ConfigProblems(ch.Problems) })
 	stdin, restore := pollable(e.stdin)
 	defer restore()
 	if err := agent.Serve(ctx, stdin, e.stdout); err != nil {

@@ -31,6 +31,7 @@ func runAsk(ctx context.Context, e env, f flags, args []string) int {
 	c := &askClient{out: e.stdout, stderr: e.stderr, json: f.json, confirmIn: confirmInput(e.stdin, args)}
 	if isTerminal(e.stderr) {
 		c.waiting = &waiting{}
+		c.dim = true
 	}
 	c.turnCtx, c.cancelTurn = context.WithCancel(ctx)
 	defer c.cancelTurn()
@@ -128,9 +129,12 @@ type askClient struct {
 	sources         []sourceChoice
 
 	mu      sync.Mutex
-	printed bool     // text printed on stdout since the last newline
-	unsaved bool     // the turn ran but could not be saved
-	waiting *waiting // nil when stderr is not a terminal
+	printed bool // text printed on stdout since the last newline
+	// thinking: the model's reasoning is being printed on stderr, dim when
+	// dim, and thoughtOpen: its last line has no newline yet.
+	thinking, thoughtOpen, dim bool
+	unsaved                    bool     // the turn ran but could not be saved
+	waiting                    *waiting // nil when stderr is not a terminal
 }
 
 func (c *askClient) ask(ctx context.Context, conn jsonrpc2.Conn, session, question string) int {
@@ -316,6 +320,7 @@ func (c *askClient) report(ans conversation.Answer) {
 		enc.Encode(ans)
 		return
 	}
+	c.endThoughtLocked()
 	c.endLineLocked()
 	c.unsaved = ans.SavedTo == "" && ans.StopReason != conversation.StopCancelled
 	for _, w := range ans.Warnings {
@@ -437,7 +442,12 @@ func (c *askClient) show(e conversation.Event) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.eraseLocked()
+	if e.Kind != conversation.EventThought {
+		c.endThoughtLocked()
+	}
 	switch e.Kind {
+	case conversation.EventThought:
+		c.showThoughtLocked(e.Text)
 	case conversation.EventText:
 		fmt.Fprint(c.out, e.Text)
 		c.printed = !strings.HasSuffix(e.Text, "\n")
@@ -459,6 +469,32 @@ func (c *askClient) show(e conversation.Event) {
 	case conversation.EventStatus:
 		c.endLineLocked()
 		fmt.Fprintf(c.stderr, "%s\n", e.Message)
+	}
+}
+
+// showThoughtLocked prints a piece of the model's reasoning on stderr, so
+// that stdout holds the answer alone: dim on a terminal, as a note apart
+// from the answer.
+func (c *askClient) showThoughtLocked(text string) {
+	if !c.thinking {
+		c.endLineLocked()
+		c.thinking = true
+	}
+	c.thoughtOpen = !strings.HasSuffix(text, "\n")
+	if c.dim {
+		text = "\x1b[2m" + text + "\x1b[0m"
+	}
+	fmt.Fprint(c.stderr, text)
+}
+
+// endThoughtLocked ends the reasoning's last line before what follows.
+func (c *askClient) endThoughtLocked() {
+	if c.thinking {
+		if c.thoughtOpen {
+			fmt.Fprintln(c.stderr)
+		}
+		fmt.Fprintln(c.stderr)
+		c.thinking, c.thoughtOpen = false, false
 	}
 }
 

@@ -39,6 +39,7 @@ func commands() []command {
 		{name: "sessions", args: "[flags]", summary: "list the saved sessions, newest first", run: runSessions},
 		{name: "acp", args: "[flags]", summary: "serve the Agent Client Protocol on stdin and stdout (Zed, JetBrains, ...)", run: runACP},
 		{name: "mcp", args: "[flags]", summary: "serve aiq's SQL tools over MCP on stdin and stdout (Copilot, Cursor, Claude Code, ...)", flags: mcpFlags, run: runMCP},
+		{name: "doctor", args: "[flags]", summary: "check the home folder, the model endpoint and the data sources, one line each", flags: doctorFlags, run: runDoctor},
 	}
 }
 
@@ -231,6 +232,7 @@ type flags struct {
 	// of aiq-rpc mcp
 	confirmTimeout time.Duration
 	noCallLog      bool
+	stepTimeout    time.Duration // doctor's
 }
 
 // flagSet defines the common flags on f, and the command's own with

@@ -250,6 +250,24 @@ func TestNvimPlugin(t *testing.T) {
 		n.run("nomodel")
 	})
 
+	t.Run("ThoughtAndModel", func(t *testing.T) {
+		t.Parallel()
+		n := newNvimTest(t, nvim, streamStep(t, "think_split"), llmtest.Step{Text: "From b."})
+		n.model.SetModels("test-model", "b-model")
+		n.run("thought")
+		reqs := n.model.Requests()
+		require.Len(t, reqs, 2)
+		assert.Equal(t, "test-model", reqs[0].Model)
+		assert.Equal(t, "b-model", reqs[1].Model, ":AiqModel picked the model of the second question")
+	})
+
+	t.Run("LiveConfig", func(t *testing.T) {
+		t.Parallel()
+		n := newNvimTest(t, nvim, llmtest.Step{Text: "There are 4 orders."})
+		require.NoError(t, os.Remove(filepath.Join(n.home.Dir, "config", "config.yaml")))
+		n.run("liveconfig", "AIQ_TEST_MODEL_URL="+n.model.URL, "AIQ_TEST_API_KEY="+testAPIKey)
+	})
+
 	t.Run("Clear", func(t *testing.T) {
 		t.Parallel()
 		newNvimTest(t, nvim, llmtest.Step{Text: "There are 4 orders."}, llmtest.Step{Text: "None."}).run("clear")

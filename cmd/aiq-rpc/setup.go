@@ -19,6 +19,7 @@ import (
 type app struct {
 	ws     *conversation.Workspace
 	server *editor.Server
+	live   *liveConfig
 	log    *slog.Logger
 	close  func()
 }
@@ -52,13 +53,14 @@ func setup(ctx context.Context, e env, f flags, o setupOptions) (*app, error) {
 		logger.Info("removed temporary files of interrupted saves", "count", n)
 	}
 	var warnings []string
-	cfg, cfgErr := home.LoadConfig(e.getenv)
+	live, cfgErr := newLiveConfig(home, e.getenv, f.modelTimeout)
 	if cfgErr != nil {
 		warnings = append(warnings, fmt.Sprintf("The model configuration could not be read: %v", cfgErr))
 	}
 	ws := conversation.NewWorkspace(conversation.Config{
 		Home:          home,
-		Model:         modelFactory(cfg.LLM, cfgErr, f.modelTimeout),
+		Model:         live.Model,
+		Sources:       live.Sources,
 		DefaultSource: f.source,
 		HistoryLimit:  f.historyLimit,
 		SQL:           tools.Options{StatementTimeout: f.sqlTimeout},
@@ -78,10 +80,16 @@ func setup(ctx context.Context, e env, f flags, o setupOptions) (*app, error) {
 	}
 	server := editor.NewServer(ws, editor.Options{
 		Name: "aiq-rpc", Version: version(), Home: home,
-		ModelConfigured: cfgErr == nil && cfg.LLM.Configured(),
+		ModelConfigured: live.configured, CheckConfig: live.check,
 		StartupWarnings: warnings, Log: logger,
 	})
-	return &app{ws: ws, server: server, log: logger, close: func() { ws.Close(); closeLog() }}, nil
+	live.subscribe(func(ch configChange) {
+		for _, p := range ch.Problems {
+			logger.Warn(p)
+		}
+		server.ConfigChanged(ch)
+	})
+	return &app{ws: ws, server: server, live: live, log: logger, close: func() { ws.Close(); closeLog() }}, nil
 }
 
 // findHome is --home, else the home FindHome finds.
@@ -92,10 +100,10 @@ func findHome(e env, f flags) (sessionio.Home, error) {
 	return sessionio.FindHome(e.getenv)
 }
 
-// modelFactory returns the Workspace's model source: the configured
-// endpoint, or an error that says how to configure one. The configuration
-// does not change while the process runs, so one Model serves every turn
-// and keeps what it learnt from the last request (see llm.Model).
+// modelFactory returns the model of one configuration: the configured
+// endpoint, or an error that says how to configure one. One Model serves
+// every turn until the configuration changes (see liveConfig), and keeps
+// what it learnt from the last request (see llm.Model).
 func modelFactory(cfg sessionio.LLM, cfgErr error, timeout time.Duration) func() (conversation.Model, error) {
 	fail := func(err error) func() (conversation.Model, error) {
 		return func() (conversation.Model, error) { return nil, err }

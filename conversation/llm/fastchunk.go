@@ -30,15 +30,18 @@ func plainText(raw []byte) (string, bool) {
 		return "", false
 	}
 	ch := c.Choices[0]
-	ok := ch.Index == 0 && ch.Delta.Content != "" && ch.Message.Content == "" && !bool(ch.FinishReason)
+	ok := ch.Index == 0 && ch.Delta.Content != "" && ch.Message.Content == "" && ch.FinishReason == "" &&
+		ch.Delta.ReasoningContent == "" && ch.Delta.Reasoning == "" &&
+		ch.Message.ReasoningContent == "" && ch.Message.Reasoning == ""
 	return string(ch.Delta.Content), ok
 }
 
 // fastChunk reads a chunk of valid JSON whose choices hold only an index, text
-// content (a string with no escapes, or null) in delta or message, and a
-// finish reason that is null or a string; other keys it skips, as
+// content and reasoning (strings with no escapes, or null) in delta or
+// message, and a finish reason that is null or a string without escapes;
+// other keys it skips, as
 // encoding/json does. It reports false for anything else: an error, tool
-// calls, a key that differs from a known one only in case (encoding/json
+// calls, citations, a key that differs from a known one only in case (encoding/json
 // takes it for the known one), a key given twice, content in parts.
 func fastChunk(raw []byte, c *chunk) bool {
 	s := scan{data: raw}
@@ -58,7 +61,7 @@ func fastChunk(raw []byte, c *chunk) bool {
 			v, ok := s.str()
 			c.Object = string(v)
 			s.bad = s.bad || !ok || c.Object == "error"
-		case foldsTo(key, "choices", "object", "error"):
+		case foldsTo(key, "choices", "object", "error", "citations"):
 			return false
 		default:
 			s.skip()
@@ -86,7 +89,7 @@ func (s *scan) choice(ch *choice) {
 			seen |= 8
 			if !s.null() {
 				v, ok := s.str()
-				ch.FinishReason = finish(len(v) > 0)
+				ch.FinishReason = finish(v)
 				s.bad = s.bad || !ok
 			}
 		case foldsTo(key, "index", "delta", "message", "finish_reason"):
@@ -101,22 +104,33 @@ func (s *scan) delta(d *delta) {
 	if s.null() {
 		return
 	}
-	seen := false
+	seen := 0
 	for first := true; s.next('{', '}', &first); {
 		key := s.key()
 		switch {
-		case string(key) == "content" && !seen:
-			seen = true
-			if !s.null() {
-				v, ok := s.str()
-				d.Content = content(v)
-				s.bad = s.bad || !ok
-			}
-		case foldsTo(key, "content", "tool_calls"):
+		case string(key) == "content" && seen&1 == 0:
+			seen |= 1
+			s.text(&d.Content)
+		case string(key) == "reasoning_content" && seen&2 == 0:
+			seen |= 2
+			s.text(&d.ReasoningContent)
+		case string(key) == "reasoning" && seen&4 == 0:
+			seen |= 4
+			s.text(&d.Reasoning)
+		case foldsTo(key, "content", "reasoning_content", "reasoning", "tool_calls"):
 			s.bad = true
 		default:
 			s.skip()
 		}
+	}
+}
+
+// text reads a piece of text: a string without escapes, or null.
+func (s *scan) text(c *content) {
+	if !s.null() {
+		v, ok := s.str()
+		*c = content(v)
+		s.bad = s.bad || !ok
 	}
 }
 

@@ -80,6 +80,10 @@ type Model struct {
 	// contents keeps the encodings of the history's contents from one
 	// request to the next.
 	contents *encodedContents
+	// base is the API's base URL, and plain the client under the wrapped
+	// transport, for the requests that are not chat completions.
+	base  string
+	plain *http.Client
 }
 
 // New returns a Model for cfg. It fails when the URL or the model name is
@@ -108,6 +112,10 @@ func New(cfg Config) (*Model, error) {
 	oc := openai.DefaultConfig(cfg.APIKey.Reveal())
 	oc.BaseURL = base
 	oc.HTTPClient = httpClient(cfg, maxBody)
+	m.base, m.plain = base, http.DefaultClient
+	if cfg.HTTPClient != nil {
+		m.plain = cfg.HTTPClient
+	}
 	m.client = openai.NewClientWithConfig(oc)
 	return m, nil
 }
@@ -134,7 +142,10 @@ func httpClient(cfg Config, maxBody int64) *http.Client {
 	return &c
 }
 
-// Complete sends req and streams the reply's text to onText.
+// Complete sends req and streams the reply's text to onText, and its
+// reasoning to req.OnThought: the reasoning fields, and a <think> that
+// opens the content. Tool calls written as text in <tool_call> blocks are
+// read as tool calls.
 //
 // A failed try is tried again only while nothing has reached onText: a
 // second try would send the same text again, which the user has already
@@ -152,7 +163,7 @@ func (m *Model) Complete(ctx context.Context, req conversation.Request, onText f
 		if err != nil {
 			return conversation.Reply{}, fmt.Errorf("ask the model: %w", err)
 		}
-		reply, err := m.tries(ctx, body, onText)
+		reply, err := m.tries(ctx, body, onText, req.OnThought)
 		var e *APIError
 		if !errors.As(err, &e) || !e.contextLength {
 			return reply, err
@@ -176,9 +187,9 @@ func tooLong(e *APIError) *APIError {
 }
 
 // tries sends body until it succeeds, fails for good, or runs out of tries.
-func (m *Model) tries(ctx context.Context, body []byte, onText func(string)) (conversation.Reply, error) {
+func (m *Model) tries(ctx context.Context, body []byte, onText, onThought func(string)) (conversation.Reply, error) {
 	for n := 1; ; n++ {
-		reply, err := m.try(ctx, body, onText)
+		reply, err := m.try(ctx, body, onText, onThought)
 		if err == nil {
 			return reply, nil
 		}
@@ -219,7 +230,7 @@ func (m *Model) retryWait(e *APIError, n int) (time.Duration, bool) {
 // try sends body once. go-openai builds the HTTP request, with its URL and
 // headers, and splits the answer's stream; the body it would marshal is
 // replaced by ours in transport, which finds it in the request's context.
-func (m *Model) try(ctx context.Context, body []byte, onText func(string)) (conversation.Reply, error) {
+func (m *Model) try(ctx context.Context, body []byte, onText, onThought func(string)) (conversation.Reply, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	idle := time.AfterFunc(m.timeout, func() { cancel(errIdle) })
@@ -233,11 +244,12 @@ func (m *Model) try(ctx context.Context, body []byte, onText func(string)) (conv
 	// Close the body as soon as ctx is done, even under a transport that
 	// would not end a blocked read itself.
 	defer context.AfterFunc(ctx, func() { stream.Close() })()
-	r := &reply{}
+	r := &reply{onThought: onThought}
 	for {
 		raw, err := stream.RecvRaw()
 		if errors.Is(err, io.EOF) || (r.finished && errors.Is(err, errCut)) {
 			// Some servers end a finished stream without [DONE].
+			r.end(onText)
 			return r.result(), nil
 		}
 		if err != nil {

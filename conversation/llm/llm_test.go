@@ -259,7 +259,8 @@ func TestNotStreamed(t *testing.T) {
 	reply, deltas, err := complete(t, newTestModel(t, srv.URL), question("q"))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"Checking."}, deltas)
-	assert.Equal(t, conversation.Reply{Content: "Checking.", ToolCalls: []conversation.ToolCall{call("", "execute_sql", `{"sql":"SELECT 1"}`)}}, reply)
+	assert.Equal(t, conversation.Reply{Content: "Checking.", ToolCalls: []conversation.ToolCall{call("", "execute_sql", `{"sql":"SELECT 1"}`)},
+		FinishReason: "tool_calls"}, reply)
 }
 
 func TestDropOldestTurn(t *testing.T) {
@@ -460,7 +461,8 @@ func TestRequestBody(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Step{Text: "ok"})
 	req := withHistory(2, `Which <b>orders</b> & "refunds", grüße 東京?`)
 	req.Messages = append(req.Messages[:len(req.Messages)-1],
-		conversation.Message{Role: conversation.RoleAssistant, ToolCalls: []conversation.ToolCall{call("c1", "list_tables", " ")}},
+		conversation.Message{Role: conversation.RoleAssistant, ToolCalls: []conversation.ToolCall{call("c1", "list_tables", " ")},
+			Extra: map[string]json.RawMessage{"reasoning_content": json.RawMessage(`"Look <first> at \"tables\""`)}},
 		conversation.Message{Role: conversation.RoleTool, ToolCallID: "c1", Content: "[\"orders\"]\n\u2028", Name: "list_tables"},
 		// A call with neither id nor name, and text no editor should send.
 		conversation.Message{Role: conversation.RoleAssistant, Content: "\x01\t\\", ToolCalls: []conversation.ToolCall{{Type: "function"}}},
@@ -471,6 +473,9 @@ func TestRequestBody(t *testing.T) {
 	want := openai.ChatCompletionRequest{Model: "gpt-test", Stream: true, Tools: chatTools(req.Tools)}
 	for _, m := range req.Messages {
 		cm := openai.ChatCompletionMessage{Role: string(m.Role), Content: m.Content, Name: m.Name, ToolCallID: m.ToolCallID}
+		if field, text := conversation.Reasoning(m); field == "reasoning_content" && len(m.ToolCalls) > 0 {
+			cm.ReasoningContent = text
+		}
 		for _, c := range m.ToolCalls {
 			args := c.Function.Arguments
 			if strings.TrimSpace(args) == "" {
@@ -486,8 +491,10 @@ func TestRequestBody(t *testing.T) {
 	// go-openai writes content right after role, and leaves it out when
 	// empty: put it back there.
 	wantText := strings.ReplaceAll(string(wantBody), `"role":"assistant","tool_calls"`, `"role":"assistant","content":"","tool_calls"`)
+	wantText = strings.ReplaceAll(wantText, `"role":"assistant","reasoning_content"`, `"role":"assistant","content":"","reasoning_content"`)
 	got := srv.Requests()[0].Body
 	assert.Equal(t, wantText, string(got))
+	assert.Contains(t, wantText, `"reasoning_content":"Look \u003cfirst\u003e at \"tables\""`, "the reasoning goes back")
 	assert.Contains(t, string(got), `\u003cb\u003eorders\u003c/b\u003e \u0026 \"refunds\"`, "escaped as go-openai escapes")
 
 	var back openai.ChatCompletionRequest

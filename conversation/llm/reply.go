@@ -21,6 +21,9 @@ type chunk struct {
 	Choices []choice        `json:"choices"`
 	Error   json.RawMessage `json:"error"`
 	Object  string          `json:"object"`
+	// Citations are the sources of the answer, as Perplexity sends them:
+	// a list of URLs, read leniently in reply.add.
+	Citations json.RawMessage `json:"citations"`
 }
 
 type choice struct {
@@ -30,17 +33,29 @@ type choice struct {
 	FinishReason finish `json:"finish_reason"`
 }
 
-// finish records whether a finish reason was given, whatever its value.
-type finish bool
+// finish is a finish reason: "" when none was given, and the JSON text of
+// a value that is not a string, which no server should send.
+type finish string
 
 func (f *finish) UnmarshalJSON(data []byte) error {
-	*f = finish(!isNull(data) && string(data) != `""`)
+	var s string
+	switch {
+	case isNull(data):
+		*f = ""
+	case json.Unmarshal(data, &s) == nil:
+		*f = finish(s)
+	default:
+		*f = finish(data)
+	}
 	return nil
 }
 
 type delta struct {
-	Content   content         `json:"content"`
-	ToolCalls []toolCallDelta `json:"tool_calls"`
+	Content content `json:"content"`
+	// The reasoning, in the field of the server's choice.
+	ReasoningContent content         `json:"reasoning_content"`
+	Reasoning        content         `json:"reasoning"`
+	ToolCalls        []toolCallDelta `json:"tool_calls"`
 }
 
 type toolCallDelta struct {
@@ -141,11 +156,20 @@ func (a *arguments) UnmarshalJSON(data []byte) error {
 
 // reply assembles a reply from its stream's chunks.
 type reply struct {
-	text     strings.Builder
-	calls    []conversation.ToolCall
-	slots    map[int]int // a delta's index -> its call's position in calls
-	emitted  bool        // onText got text, which another try would repeat
-	finished bool        // a finish reason arrived
+	text         strings.Builder // the answer, without tags and blocks
+	thought      strings.Builder // the reasoning, from whichever field
+	field        string          // the reasoning's wire field; "" for <think> tags
+	content      splitter        // the content's stream
+	reasoning    splitter        // the reasoning fields' stream
+	calls        []conversation.ToolCall
+	slots        map[int]int // a delta's index -> its call's position in calls
+	emitted      bool        // text or reasoning was shown, which another try would repeat
+	finished     bool        // a finish reason arrived
+	finishReason string      // the last finish reason given
+	sources      []string    // the answer's citations
+	notes        []string
+	// onThought hears the reasoning; nil drops it.
+	onThought func(string)
 }
 
 // add reads one chunk, passing its text to onText.
@@ -157,22 +181,58 @@ func (r *reply) add(raw []byte, onText func(string), secret sessionio.Secret) er
 	if (len(c.Error) > 0 && !isNull(c.Error)) || c.Object == "error" {
 		return streamError(parseErrorBody(raw), secret)
 	}
+	if len(c.Citations) > 0 {
+		r.cite(c.Citations)
+	}
 	for _, ch := range c.Choices {
 		if ch.Index != 0 {
 			continue // we ask for one choice; a server that sends more sends ours first
 		}
-		r.finished = r.finished || bool(ch.FinishReason)
+		if ch.FinishReason != "" {
+			r.finished, r.finishReason = true, string(ch.FinishReason)
+		}
 		r.addDelta(&ch.Delta, onText)
 		r.addDelta(&ch.Message, onText)
 	}
 	return nil
 }
 
+// cite keeps the citations of a chunk: a list of URLs, or of objects with
+// a url. Servers repeat the list in every chunk; the last one counts.
+func (r *reply) cite(raw json.RawMessage) {
+	var items []json.RawMessage
+	if json.Unmarshal(raw, &items) != nil || len(items) == 0 {
+		return
+	}
+	var urls []string
+	for _, it := range items {
+		var u string
+		if json.Unmarshal(it, &u) != nil {
+			var obj struct {
+				URL string `json:"url"`
+			}
+			json.Unmarshal(it, &obj)
+			u = obj.URL
+		}
+		if u = strings.TrimSpace(u); u != "" {
+			urls = append(urls, u)
+		}
+	}
+	if len(urls) > 0 {
+		r.sources = urls
+	}
+}
+
 func (r *reply) addDelta(d *delta, onText func(string)) {
+	if d.ReasoningContent != "" {
+		r.addReasoning("reasoning_content", string(d.ReasoningContent), onText)
+	}
+	if d.Reasoning != "" {
+		r.addReasoning("reasoning", string(d.Reasoning), onText)
+	}
 	if d.Content != "" {
-		r.text.WriteString(string(d.Content))
-		r.emitted = true
-		onText(string(d.Content))
+		r.content.think = true
+		r.content.feed(string(d.Content), r.sink(onText, false))
 	}
 	for _, tc := range d.ToolCalls {
 		c := &r.calls[r.slot(tc)]
@@ -187,6 +247,92 @@ func (r *reply) addDelta(d *delta, onText func(string)) {
 		} else {
 			c.Function.Arguments += tc.Function.Arguments.text
 		}
+	}
+}
+
+func (r *reply) addReasoning(field, text string, onText func(string)) {
+	if r.field == "" {
+		r.field = field
+	}
+	r.reasoning.feed(text, r.sink(onText, true))
+}
+
+// sink is where a splitter's pieces go: text to onText (thought text when
+// fromReasoning), thoughts to onThought, tool-call blocks into calls.
+func (r *reply) sink(onText func(string), fromReasoning bool) func(piece) {
+	return func(p piece) {
+		switch {
+		case p.kind == pieceBlock:
+			r.block(p.text, onText, fromReasoning)
+		case p.kind == pieceThought || fromReasoning:
+			r.showThought(p.text)
+		default:
+			r.showText(p.text, onText)
+		}
+	}
+}
+
+func (r *reply) showText(s string, onText func(string)) {
+	if s == "" {
+		return
+	}
+	r.text.WriteString(s)
+	r.emitted = true
+	onText(s)
+}
+
+func (r *reply) showThought(s string) {
+	if r.thought.Len() == 0 {
+		// Qwen3's template opens every reply with a <think> block, empty
+		// when thinking is off: space alone is no thought.
+		s = strings.TrimLeft(s, " \t\r\n")
+	}
+	if s == "" {
+		return
+	}
+	r.thought.WriteString(s)
+	r.emitted = true
+	if r.onThought != nil {
+		r.onThought(s)
+	}
+}
+
+// block reads a <tool_call> block written as text. One that cannot be
+// read is shown as it came, with a warning, and never run.
+func (r *reply) block(body string, onText func(string), fromReasoning bool) {
+	call, err := textToolCall(body)
+	if err == nil {
+		r.calls = append(r.calls, call)
+		return
+	}
+	raw := tagToolCall + body + endToolCall
+	if fromReasoning {
+		r.showThought(raw)
+	} else {
+		r.showText(raw, onText)
+	}
+	r.addNote(fmt.Sprintf("The model wrote a tool call as text that could not be read (%v), so it was not run.", err))
+}
+
+func (r *reply) addNote(note string) {
+	if !slices.Contains(r.notes, note) {
+		r.notes = append(r.notes, note)
+	}
+}
+
+// end passes on what the splitters still hold once the stream is over:
+// text that only looked like the start of a tag, the reasoning of a
+// <think> never closed, a <tool_call> never closed; then the citations.
+func (r *reply) end(onText func(string)) {
+	r.content.end(r.sink(onText, false))
+	r.reasoning.end(r.sink(onText, true))
+	if len(r.sources) > 0 && r.text.Len() > 0 {
+		var b strings.Builder
+		b.WriteString("\n\nSources:")
+		for i, u := range r.sources {
+			fmt.Fprintf(&b, "\n[%d] %s", i+1, u)
+		}
+		r.showText(b.String(), onText)
 	}
 }
 
@@ -242,7 +388,9 @@ func (r *reply) result() conversation.Reply {
 	if len(calls) == 0 {
 		calls = nil
 	}
-	return conversation.Reply{Content: r.text.String(), ToolCalls: calls}
+	out := conversation.Reply{Content: r.text.String(), ToolCalls: calls, FinishReason: r.finishReason,
+		Reasoning: r.thought.String(), ReasoningField: r.field, Notes: r.notes}
+	return out
 }
 
 // streamError is an error event in a stream. vLLM gives the HTTP status as

@@ -95,7 +95,9 @@ func (m *Model) requestBody(msgs []conversation.Message, tools []openai.Tool) ([
 }
 
 // appendMessage appends m as go-openai's ChatCompletionMessage, with its
-// content always present. The caller holds contents.mu.
+// content always present, and the reasoning kept on a message that calls
+// tools in the field it came in: DeepSeek's thinking mode and Kimi answer
+// 400 to a request whose tool calls lack it. The caller holds contents.mu.
 func appendMessage(body []byte, m conversation.Message, contents *encodedContents) []byte {
 	body = append(body, `{"role":`...)
 	body = sessionio.AppendString(body, string(m.Role))
@@ -104,6 +106,16 @@ func appendMessage(body []byte, m conversation.Message, contents *encodedContent
 	if m.Name != "" {
 		body = append(body, `,"name":`...)
 		body = sessionio.AppendString(body, m.Name)
+	}
+	if len(m.ToolCalls) > 0 {
+		// Where go-openai writes reasoning_content; reasoning, which it
+		// does not know, goes in the same place.
+		if field, text := conversation.Reasoning(m); field != "" {
+			body = append(body, ',')
+			body = sessionio.AppendString(body, field)
+			body = append(body, ':')
+			body = sessionio.AppendString(body, text)
+		}
 	}
 	if len(m.ToolCalls) > 0 {
 		body = append(body, `,"tool_calls":[`...)

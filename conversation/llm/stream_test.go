@@ -38,7 +38,7 @@ func TestLenientStreams(t *testing.T) {
 			`{"choices":[{"index":0,"delta":{"role":"assistant","content":null}}]}`,
 			`{"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":null}]}`,
 			`{"choices":[{"index":0,"delta":{"content":null},"finish_reason":"stop"}]}`,
-		), conversation.Reply{Content: "ok"}},
+		), conversation.Reply{Content: "ok", FinishReason: "stop"}},
 		{"deltas without index", llmtest.SSE(
 			`{"choices":[{"delta":{"tool_calls":[{"id":"c1","function":{"name":"execute_sql"}}]}}]}`,
 			`{"choices":[{"delta":{"tool_calls":[{"function":{"arguments":"{\"sql\":\"SELECT 1\"}"}}]}}]}`,
@@ -75,7 +75,7 @@ func TestLenientStreams(t *testing.T) {
 		{"finished without [DONE]", "" +
 			"data: {\"choices\":[{\"delta\":{\"content\":\"ok\"}}]}\n\n" +
 			"data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n",
-			conversation.Reply{Content: "ok"}},
+			conversation.Reply{Content: "ok", FinishReason: "stop"}},
 		{"stray empty tool-call delta", llmtest.SSE(
 			`{"choices":[{"index":0,"delta":{"content":"ok","tool_calls":[{"index":0,"function":{}}]}}]}`,
 		), conversation.Reply{Content: "ok"}},

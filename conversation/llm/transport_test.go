@@ -121,6 +121,7 @@ func replyOf(body io.Reader) (conversation.Reply, string, error) {
 			return conversation.Reply{}, "", err
 		}
 	}
+	r.end(onText)
 	return r.result(), shown.String(), lines.Err()
 }
 

@@ -35,6 +35,10 @@ type Options struct {
 	// -s FILE does for the other commands.
 	Resume string
 	Log    *slog.Logger
+	// CheckConfig, when set, is called before each request but initialize,
+	// to read again the configuration files that changed; a problem comes
+	// back through ConfigProblems.
+	CheckConfig func()
 }
 
 // Agent serves one ACP client over one connection. The conversations live
@@ -47,6 +51,8 @@ type Agent struct {
 
 	conn *sdk.Connection
 	out  *output
+
+	problems configProblems
 
 	mu       sync.Mutex
 	sessions map[sdk.SessionId]*session
@@ -179,6 +185,9 @@ func (a *Agent) handle(ctx context.Context, name string, params json.RawMessage)
 	case !ok:
 		return nil, &sdk.RequestError{Code: codeMethodNotFound, Message: fmt.Sprintf(
 			"unknown method %q: this agent answers %s", name, strings.Join(methodNames(a.methods), ", "))}
+	}
+	if a.opts.CheckConfig != nil && name != sdk.AgentMethodInitialize {
+		a.opts.CheckConfig()
 	}
 	res, err := m(ctx, a, name, params)
 	if err != nil {

@@ -235,8 +235,11 @@ func sessionSetMode(ctx context.Context, a *Agent, p sdk.SetSessionModeRequest) 
 
 func sessionSetConfigOption(ctx context.Context, a *Agent, p sdk.SetSessionConfigOptionRequest) (any, error) {
 	choice, ok := p.ValueId, p.ValueId != nil
+	if ok && choice.ConfigId == configModel {
+		return a.setModel(ctx, choice)
+	}
 	if !ok || choice.ConfigId != configSource {
-		return nil, &invalidParams{sdk.AgentMethodSessionSetConfigOption, fmt.Sprintf("the only option is %q, a data source's name", configSource)}
+		return nil, &invalidParams{sdk.AgentMethodSessionSetConfigOption, fmt.Sprintf("the options are %q, a data source's name, and %q, a model's", configSource, configModel)}
 	}
 	s, err := a.session(choice.SessionId)
 	if err != nil {

@@ -48,9 +48,9 @@ func TestSourcePickers(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `there is no source \"nowhere\"`)
 	_, err = f.conn.SetSessionConfigOption(f.ctx(), sdk.SetSessionConfigOptionRequest{ValueId: &sdk.SetSessionConfigOptionValueId{
-		SessionId: id, ConfigId: "model", Value: "x"}})
+		SessionId: id, ConfigId: "colour", Value: "x"}})
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), `the only option is \"source\"`)
+	assert.Contains(t, err.Error(), `the options are \"source\"`)
 }
 
 // TestChart: a chart is a Markdown table of its data with its title,

@@ -100,6 +100,9 @@ func (a *Agent) turn(ctx context.Context, s *session, q conversation.Question) (
 	if err != nil {
 		return sdk.PromptResponse{}, err
 	}
+	for _, p := range a.takeConfigProblems() {
+		a.say(s.id, "*"+p+"*\n\n")
+	}
 	u := &updates{a: a, s: s, databaseType: info.DatabaseType, charts: map[string]string{}}
 	ans, err := a.ws.Ask(ctx, s.wsID, q, a.confirmer(s), u.event)
 	switch {
@@ -118,6 +121,17 @@ func (a *Agent) turn(ctx context.Context, s *session, q conversation.Question) (
 	}
 	if ans.StopReason == conversation.StopCancelled {
 		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
+	}
+	// A cut-off answer and a filtered one say so after the answer; ACP has
+	// stop reasons for both.
+	if w := conversation.StopWarning(ans.StopReason); w != "" {
+		a.say(s.id, "\n\n*"+w+"*")
+	}
+	switch ans.StopReason {
+	case conversation.StopMaxTokens:
+		return sdk.PromptResponse{StopReason: sdk.StopReasonMaxTokens}, nil
+	case conversation.StopRefusal:
+		return sdk.PromptResponse{StopReason: sdk.StopReasonRefusal}, nil
 	}
 	return sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn}, nil
 }
@@ -146,6 +160,8 @@ func (u *updates) event(e conversation.Event) {
 	switch e.Kind {
 	case conversation.EventText:
 		u.a.say(u.s.id, e.Text)
+	case conversation.EventThought:
+		u.a.notify(u.s.id, sdk.UpdateAgentThoughtText(e.Text))
 	case conversation.EventStatus:
 		u.a.say(u.s.id, "*"+e.Message+"*\n\n")
 	case conversation.EventToolCall:

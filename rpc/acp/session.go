@@ -62,7 +62,11 @@ func (a *Agent) sourceChoices(ctx context.Context, s *session) (*sdk.SessionMode
 	opt := sdk.NewSessionConfigOptionSelect(sdk.SessionConfigValueId(current), sdk.SessionConfigSelectOptions{Ungrouped: &values})
 	opt.Select.Id, opt.Select.Name = configSource, "Data source"
 	opt.Select.Description = sdk.Ptr("The database the agent runs SQL on")
-	return &sdk.SessionModeState{AvailableModes: modes, CurrentModeId: sdk.SessionModeId(current)}, []sdk.SessionConfigOption{opt}
+	options := []sdk.SessionConfigOption{opt}
+	if m := a.modelOption(ctx, s); m != nil {
+		options = append(options, *m)
+	}
+	return &sdk.SessionModeState{AvailableModes: modes, CurrentModeId: sdk.SessionModeId(current)}, options
 }
 
 // sessionPath is the file a session id names: a path, absolute or relative

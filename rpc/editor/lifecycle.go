@@ -51,7 +51,7 @@ func initialize(ctx context.Context, s *Server, req request, p initializeParams)
 		ProtocolVersion: ProtocolVersion,
 		ServerInfo:      serverInfo{Name: s.opts.Name, Version: s.opts.Version},
 		Home:            s.opts.Home.Dir,
-		ModelConfigured: s.opts.ModelConfigured,
+		ModelConfigured: s.configured.Load(),
 		Warnings:        nonNil(s.opts.StartupWarnings),
 	}
 	res.Capabilities.Methods = methodNames(s.methods)

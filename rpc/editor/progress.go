@@ -19,7 +19,7 @@ const textFrame = 16 * time.Millisecond
 const maxTextBuffered = 4 << 10
 
 // progress sends a turn's events as chat/progress notifications, text
-// coalesced.
+// coalesced, and thought text apart from it.
 type progress struct {
 	s         *Server
 	sessionID string
@@ -27,6 +27,7 @@ type progress struct {
 
 	mu       sync.Mutex
 	text     strings.Builder
+	kind     string // of the text gathered: text or thought
 	timer    *time.Timer
 	lastText time.Time // when text was last sent
 	closed   bool
@@ -48,7 +49,11 @@ func (p *progress) event(e conversation.Event) {
 	if p.closed {
 		return
 	}
-	if e.Kind == conversation.EventText {
+	if e.Kind == conversation.EventText || e.Kind == conversation.EventThought {
+		if p.kind != e.Kind {
+			p.flushLocked()
+			p.kind = e.Kind
+		}
 		p.addText(e.Text)
 		return
 	}
@@ -89,7 +94,7 @@ func (p *progress) flushLocked() {
 	}
 	text := p.text.String()
 	p.text.Reset()
-	p.send(conversation.Event{Kind: conversation.EventText, Text: text})
+	p.send(conversation.Event{Kind: p.kind, Text: text})
 	p.lastText = time.Now()
 }
 

@@ -32,6 +32,10 @@ type Options struct {
 	// and they are shown with window/showMessage.
 	StartupWarnings []string
 	Log             *slog.Logger
+	// CheckConfig, when set, is called before each request but initialize,
+	// to read again the configuration files that changed; a change comes
+	// back through ConfigChanged.
+	CheckConfig func()
 }
 
 // Server serves one client over one connection. The conversations live in
@@ -48,6 +52,7 @@ type Server struct {
 	initialized atomic.Bool
 	shutdown    atomic.Bool
 	canConfirm  atomic.Bool
+	configured  atomic.Bool // a model is configured, as of the last check
 	startupOnce sync.Once
 	exitCode    chan int
 
@@ -60,8 +65,10 @@ func NewServer(ws *conversation.Workspace, opts Options) *Server {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Server{ws: ws, opts: opts, log: opts.Log, exitCode: make(chan int, 1),
+	s := &Server{ws: ws, opts: opts, log: opts.Log, exitCode: make(chan int, 1),
 		cancels: map[jsonrpc2.ID]context.CancelFunc{}, methods: methodTable()}
+	s.configured.Store(opts.ModelConfigured)
+	return s
 }
 
 // Serve speaks JSON-RPC over in and out until the client sends exit, the
@@ -150,6 +157,9 @@ func (s *Server) call(ctx context.Context, id jsonrpc2.ID, method string, m meth
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "%s after shutdown: the server only accepts exit now", method)
 	case !known:
 		return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "unknown method %q: the methods are listed in the result of initialize", method)
+	}
+	if s.opts.CheckConfig != nil && method != "initialize" {
+		s.opts.CheckConfig()
 	}
 	res, err := m.call(ctx, s, request{id: id, method: method, params: params})
 	if err != nil {

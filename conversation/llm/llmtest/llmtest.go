@@ -7,6 +7,7 @@ package llmtest
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -91,6 +92,25 @@ type Message struct {
 	Content    string
 	ToolCalls  []Call
 	ToolCallID string
+	// Reasoning is the message's reasoning and ReasoningField the field it
+	// came in (reasoning_content or reasoning); "" when it has none.
+	Reasoning      string
+	ReasoningField string
+}
+
+// RequireReasoning answers as DeepSeek's thinking mode does: with HTTP 400
+// when an assistant message that calls tools lacks its reasoning in
+// field, and with next otherwise.
+func RequireReasoning(field string, next Step) Step {
+	return Step{Respond: func(req Request) Step {
+		for i, m := range req.Messages {
+			if m.Role == "assistant" && len(m.ToolCalls) > 0 && (m.ReasoningField != field || m.Reasoning == "") {
+				return Step{Status: http.StatusBadRequest, Text: fmt.Sprintf(
+					"Missing `%s` field in the assistant message at message index %d.", field, i)}
+			}
+		}
+		return next
+	}}
 }
 
 // Server is a scripted chat completions server. It is safe for concurrent
@@ -105,6 +125,41 @@ type Server struct {
 	mu       sync.Mutex
 	steps    []Step
 	requests []Request
+	models   *modelsAnswer // GET /models; nil answers 404
+}
+
+type modelsAnswer struct {
+	status int
+	body   string
+}
+
+// SetModels makes GET /models list ids, as OpenAI does.
+func (s *Server) SetModels(ids ...string) {
+	var items []string
+	for _, id := range ids {
+		items = append(items, fmt.Sprintf(`{"id":%q,"object":"model","created":1764000000,"owned_by":"llmtest"}`, id))
+	}
+	s.SetModelsAnswer(http.StatusOK, `{"object":"list","data":[`+strings.Join(items, ",")+`]}`)
+}
+
+// SetModelsAnswer makes GET /models answer status with body.
+func (s *Server) SetModelsAnswer(status int, body string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.models = &modelsAnswer{status: status, body: body}
+}
+
+func (s *Server) serveModels(w http.ResponseWriter) {
+	s.mu.Lock()
+	a := s.models
+	s.mu.Unlock()
+	if a == nil {
+		writeError(w, http.StatusNotFound, "llmtest: no list of models")
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(a.status)
+	io.WriteString(w, a.body)
 }
 
 // NewServer starts a server that answers with steps, in order, and stops it
@@ -137,6 +192,10 @@ func (s *Server) Requests() []Request {
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/models") {
+		s.serveModels(w)
+		return
+	}
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("llmtest: no endpoint %s %s", r.Method, r.URL.Path))
 		return

@@ -33,10 +33,12 @@ func decodeRequest(r *http.Request) (Request, error) {
 		Model    string `json:"model"`
 		Stream   bool   `json:"stream"`
 		Messages []struct {
-			Role       string          `json:"role"`
-			Content    json.RawMessage `json:"content"`
-			ToolCallID string          `json:"tool_call_id"`
-			ToolCalls  []struct {
+			Role             string          `json:"role"`
+			Content          json.RawMessage `json:"content"`
+			ReasoningContent *string         `json:"reasoning_content"`
+			Reasoning        *string         `json:"reasoning"`
+			ToolCallID       string          `json:"tool_call_id"`
+			ToolCalls        []struct {
 				ID       string `json:"id"`
 				Function struct {
 					Name      string          `json:"name"`
@@ -57,6 +59,12 @@ func decodeRequest(r *http.Request) (Request, error) {
 		Model: wire.Model, Stream: wire.Stream, Body: body}
 	for _, m := range wire.Messages {
 		msg := Message{Role: m.Role, Content: text(m.Content), ToolCallID: m.ToolCallID}
+		switch {
+		case m.ReasoningContent != nil:
+			msg.ReasoningField, msg.Reasoning = "reasoning_content", *m.ReasoningContent
+		case m.Reasoning != nil:
+			msg.ReasoningField, msg.Reasoning = "reasoning", *m.Reasoning
+		}
 		for _, c := range m.ToolCalls {
 			msg.ToolCalls = append(msg.ToolCalls, Call{ID: c.ID, Name: c.Function.Name, Arguments: text(c.Function.Arguments)})
 		}

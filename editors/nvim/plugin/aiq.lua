@@ -56,6 +56,10 @@ command("AiqSource", function(aiq, o)
   aiq.source(o.args)
 end, { nargs = "?", complete = complete("complete_sources"), desc = "Set the data source of the aiq session" })
 
+command("AiqModel", function(aiq, o)
+  aiq.model(o.args)
+end, { nargs = "?", complete = complete("complete_models"), desc = "Set the model of the aiq session" })
+
 command("AiqCancel", function(aiq)
   aiq.cancel()
 end, { desc = "Cancel the running aiq question" })

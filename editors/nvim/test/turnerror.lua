@@ -10,6 +10,7 @@ T.run(function()
   T.wait_turn(5000)
   T.expect("✗ The model endpoint", "the failed turn, in the user's words")
   T.expect("unknown model test-model", "the endpoint's reason")
+  T.expect("Run :!aiq-rpc doctor to check the model's set-up step by step.", "how to check the set-up")
   for _, internal in ipairs({ "chat/turn:", "run turn:", "model request" }) do
     T.truthy(not T.has(internal), "the panel shows the server's internal prefix " .. internal)
   end

@@ -325,6 +325,8 @@
         drawn.set(item, md);
         return updateMarkdown(md, item.text);
       }
+      case "thought":
+        return thoughtNode(item, hit);
       case "sql":
         return sqlNode(turn, item, index);
       case "chart":
@@ -338,6 +340,27 @@
         return line;
       }
     }
+  }
+
+  /**
+   * The model's reasoning: a "Thinking" block, collapsed unless the user
+   * opened it, its text growing as it streams.
+   * @param {any} item @param {any} hit
+   */
+  function thoughtNode(item, hit) {
+    if (!hit) {
+      const box = /** @type {HTMLDetailsElement} */ (el("details", "thought"));
+      box.append(el("summary", "thought-title", "Thinking"));
+      const body = el("div", "thought-text", "");
+      box.append(body);
+      hit = { node: box, body, text: "" };
+      drawn.set(item, hit);
+    }
+    if (hit.text !== item.text) {
+      hit.body.textContent = item.text;
+      hit.text = item.text;
+    }
+    return hit.node;
   }
 
   // ---- Markdown, drawn as it streams ----

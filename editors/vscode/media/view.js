@@ -17,6 +17,7 @@
    * @typedef {{ chartType: string, x: string, y: string, title?: string, labels?: string[],
    *   values?: number[], points?: {x: number, y: number}[], skipped?: number, truncated?: boolean }} Chart
    * @typedef {{ kind: "text", text: string }
+   *   | { kind: "thought", text: string }
    *   | { kind: "sql", callId: string, sql: string, statement?: Statement, summary?: string }
    *   | { kind: "tool", callId: string, tool: string, summary?: string }
    *   | { kind: "chart", callId: string, chart: Chart }} Item
@@ -158,6 +159,13 @@
         const last = turn.items[turn.items.length - 1];
         if (last && last.kind === "text") last.text += String(ev.text || "");
         else turn.items.push({ kind: "text", text: String(ev.text || "") });
+        break;
+      }
+      case "thought": {
+        // The model's reasoning: a collapsed "Thinking" block, apart from the answer.
+        const last = turn.items[turn.items.length - 1];
+        if (last && last.kind === "thought") last.text += String(ev.text || "");
+        else turn.items.push({ kind: "thought", text: String(ev.text || "") });
         break;
       }
       case "tool_call":

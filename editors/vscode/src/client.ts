@@ -15,12 +15,14 @@ import {
   type MessageConnection,
 } from "vscode-jsonrpc/node";
 import type {
+  ConfigChangedParams,
   ConfirmDecision,
   ConfirmParams,
   HistoryMessage,
   HistoryTurn,
   InitializeResult,
   LoadResult,
+  ModelList,
   ProgressEvent,
   SaveResult,
   SessionInfo,
@@ -54,6 +56,8 @@ export interface ClientHandlers {
   /** Answers chat/confirm; a throw or a missing handler is a reject. */
   confirm?(params: ConfirmParams): Promise<ConfirmDecision> | ConfirmDecision;
   showMessage?(params: ShowMessageParams): void;
+  /** config.yaml or sources.yaml changed while the server runs. */
+  configChanged?(params: ConfigChangedParams): void;
   /** Every chunk the server prints on stderr (its log). */
   stderr?(text: string): void;
   /** Called once, when the process has ended, whatever the reason. */
@@ -201,6 +205,7 @@ export class AiqClient {
   private listen(trace: TraceLevel): void {
     this.conn.onNotification("chat/progress", (e: ProgressEvent) => this.turns.get(e.sessionId)?.(e));
     this.conn.onNotification("window/showMessage", (p: ShowMessageParams) => this.handlers.showMessage?.(p));
+    this.conn.onNotification("config/changed", (p: ConfigChangedParams) => this.handlers.configChanged?.(p));
     this.conn.onRequest("chat/confirm", async (p: ConfirmParams) => ({ decision: await this.decide(p) }));
     // Stream errors come with the process's end, which is reported by exit.
     this.conn.onError(() => {});
@@ -345,6 +350,16 @@ export class AiqClient {
 
   setSource(sessionId: string, source: string): Promise<SessionInfo> {
     return this.call("session/setSource", { sessionId, source });
+  }
+
+  /** The endpoint's models, the configured one first, and the session's. */
+  models(sessionId?: string): Promise<ModelList> {
+    return this.call("models/list", sessionId ? { sessionId } : {});
+  }
+
+  /** Picks the session's model among the endpoint's; config.yaml is left as it is. */
+  setModel(sessionId: string, model: string): Promise<ModelList> {
+    return this.call("session/setModel", { sessionId, model });
   }
 
   /**

@@ -61,6 +61,7 @@ export class Commands {
       ["aiq.load", () => this.load()],
       ["aiq.cancel", () => this.cancel()],
       ["aiq.selectSource", () => this.selectSource()],
+      ["aiq.selectModel", () => this.selectModel()],
     ];
     for (const [id, body] of table) {
       context.subscriptions.push(vscode.commands.registerCommand(id, () => guarded(body, this.log)));
@@ -171,6 +172,22 @@ export class Commands {
       if (choice === SELECT) {
         await this.selectSource();
       }
+    }
+  }
+
+  /** Picks the conversation's model among those the endpoint serves. */
+  async selectModel(): Promise<void> {
+    const list = await this.controller.models();
+    if (list.warning) {
+      void vscode.window.showWarningMessage(list.warning);
+    }
+    const items = list.models.map((m) => ({
+      label: m,
+      description: [m === list.current ? "current" : "", m === list.configured ? "config.yaml" : ""].filter(Boolean).join(", "),
+    }));
+    const pick = await vscode.window.showQuickPick(items, { title: "AIQ: Select Model", placeHolder: `Current: ${list.current}` });
+    if (pick && pick.label !== list.current) {
+      await this.controller.setModel(pick.label);
     }
   }
 

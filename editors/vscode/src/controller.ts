@@ -5,13 +5,14 @@
 
 import * as path from "node:path";
 import { AiqClient, CancellationTokenSource, StartError, type ExitInfo } from "./client";
-import { detailOf, messageOf, ReportedError, UserError } from "./errors";
+import { detailOf, messageOf, ReportedError, turnErrorMessage, UserError } from "./errors";
 import type { LookupDeps } from "./findServer";
 import type { ToView } from "./messages";
 import type {
   ConfirmDecision,
   ConfirmParams,
   LoadResult,
+  ModelList,
   SaveResult,
   Selection,
   SessionSummary,
@@ -70,6 +71,8 @@ export class Controller {
   private disposed = false;
   private readonly transcript = new Transcript();
   private readonly policy: RestartPolicy;
+  /** The session's model, as models/list or session/setModel said. */
+  private model?: string;
 
   constructor(private readonly options: ControllerOptions) {
     this.policy = options.policy ?? new RestartPolicy();
@@ -83,6 +86,7 @@ export class Controller {
       sourceKnown: known !== undefined || configured !== "",
       running: this.turn !== undefined,
       server: this.serverState,
+      ...(this.model ? { model: this.model } : {}),
     };
   }
 
@@ -139,7 +143,7 @@ export class Controller {
       this.post({ type: "turnEnd", turnId, result });
       return result;
     } catch (err) {
-      this.post({ type: "turnError", turnId, message: messageOf(err) });
+      this.post({ type: "turnError", turnId, message: turnErrorMessage(err) });
       this.options.ui.log(`The question failed: ${detailOf(err)}\n`);
       return undefined;
     } finally {
@@ -217,6 +221,35 @@ export class Controller {
 
   async sources(): Promise<Source[]> {
     return (await this.connection()).sources();
+  }
+
+  /** The endpoint's models for the conversation's session. */
+  async models(): Promise<ModelList> {
+    const client = await this.connection();
+    const list = await client.models(await this.sessionId(client));
+    this.model = list.current;
+    this.publishState();
+    return list;
+  }
+
+  /** Picks the conversation's model, for as long as the server runs. */
+  async setModel(name: string): Promise<void> {
+    this.refuseWhileRunning();
+    const client = await this.connection();
+    const list = await client.setModel(await this.sessionId(client), name);
+    this.model = list.current;
+    this.post({ type: "notice", level: "info", message: `Model: ${list.current}.` });
+    this.publishState();
+  }
+
+  /** Reads the model again after the configuration changed; no model is "". */
+  private async refreshModel(): Promise<void> {
+    try {
+      await this.models();
+    } catch {
+      this.model = "";
+      this.publishState();
+    }
   }
 
   async setSource(name: string): Promise<void> {
@@ -337,6 +370,7 @@ export class Controller {
         handlers: {
           confirm: (p) => ui.confirm(p),
           showMessage: (p) => ui.showMessage(p),
+          configChanged: () => void this.refreshModel(),
           stderr: (text) => ui.log(text),
           trace: (line) => ui.log(line + "\n"),
           exit: (info) => this.onExit(client, info),
@@ -363,6 +397,7 @@ export class Controller {
     }
     this.client = undefined;
     this.session = undefined;
+    this.model = undefined; // a new server starts on config.yaml's model
     this.setServer("stopped");
     const restartNow = this.policy.recordCrash();
     const what = restartNow

@@ -34,6 +34,18 @@ export function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/** The codes of "the model failed" and "no model is configured" (docs/protocol.md). */
+const MODEL_CODES = [-32020, -32021];
+
+/** The hint under a model's failure: the command that checks the set-up step by step. */
+export const DOCTOR_HINT = "Run `aiq-rpc doctor` in a terminal to check the model's set-up step by step.";
+
+/** A failed turn as the panel says it: the message, and for a model's failure how to check the set-up. */
+export function turnErrorMessage(err: unknown): string {
+  const message = messageOf(err);
+  return err instanceof ResponseError && MODEL_CODES.includes(err.code) ? `${message} ${DOCTOR_HINT}` : message;
+}
+
 /** What the AIQ output gets for a failure: a server error's code, whole message and data. */
 export function detailOf(err: unknown): string {
   if (err instanceof ResponseError) {

@@ -23,10 +23,11 @@ function readSettings(): Settings {
 export function activate(context: vscode.ExtensionContext): void {
   const output = vscode.window.createOutputChannel("AIQ");
   const statusItem = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Right, 100);
-  context.subscriptions.push(output, statusItem);
+  const modelItem = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Right, 99);
+  context.subscriptions.push(output, statusItem, modelItem);
 
   const chat = new ChatViewProvider(context.extensionUri);
-  const ui = new VscodeUi(chat, output, statusItem);
+  const ui = new VscodeUi(chat, output, statusItem, modelItem);
   const ctl = new Controller({
     settings: readSettings,
     ui,

@@ -24,6 +24,22 @@ export interface InitializeResult {
   warnings: string[];
 }
 
+/** The result of models/list and session/setModel. */
+export interface ModelList {
+  /** The endpoint's models, the configured one first. */
+  models: string[];
+  configured: string;
+  current: string;
+  /** Why only the configured model is listed, when the endpoint gave no list. */
+  warning?: string;
+}
+
+/** config/changed: initialize's modelConfigured and sources, as they are now. */
+export interface ConfigChangedParams {
+  modelConfigured: boolean;
+  sources: Source[];
+}
+
 /** The result of session/new, session/setSource and schema/refresh. */
 export interface SessionInfo {
   sessionId: string;

@@ -8,6 +8,8 @@ export interface ControllerState {
   /** A turn is being answered. */
   running: boolean;
   server: "stopped" | "starting" | "running";
+  /** The conversation's model; "" until the server said, or when none is configured. */
+  model?: string;
 }
 
 export interface StatusBarView {
@@ -26,5 +28,15 @@ export function statusBarView(state: ControllerState): StatusBarView {
     text: `$(database) ${source}${starting}`,
     tooltip: "AIQ data source. Click to select another.",
     command: "aiq.selectSource",
+  };
+}
+
+/** The status bar item of the model: its name, and a click picks another. */
+export function modelBarView(state: ControllerState): StatusBarView {
+  const model = state.model || "model";
+  return {
+    text: `$(hubot) ${model}`,
+    tooltip: "AIQ model. Click to pick another of the endpoint's models.",
+    command: "aiq.selectModel",
   };
 }

@@ -6,7 +6,7 @@ import type { ChatViewProvider } from "./chatView";
 import { confirmPrompt, decisionFor } from "./confirm";
 import type { ControllerUi } from "./controller";
 import type { ConfirmDecision, ConfirmParams, ShowMessageParams } from "./protocol";
-import { statusBarView, type ControllerState } from "./status";
+import { modelBarView, statusBarView, type ControllerState } from "./status";
 
 const OPEN_SETTINGS = "Open Settings";
 const SHOW_LOG = "Show Log";
@@ -16,6 +16,7 @@ export class VscodeUi implements ControllerUi {
     private readonly chat: ChatViewProvider,
     private readonly output: vscode.OutputChannel,
     private readonly statusItem: vscode.StatusBarItem,
+    private readonly modelItem?: vscode.StatusBarItem,
   ) {}
 
   view(msg: Parameters<ControllerUi["view"]>[0]): void {
@@ -72,6 +73,13 @@ export class VscodeUi implements ControllerUi {
     this.statusItem.tooltip = v.tooltip;
     this.statusItem.command = v.command;
     this.statusItem.show();
+    if (this.modelItem) {
+      const m = modelBarView(state);
+      this.modelItem.text = m.text;
+      this.modelItem.tooltip = m.tooltip;
+      this.modelItem.command = m.command;
+      this.modelItem.show();
+    }
   }
 
   log(text: string): void {

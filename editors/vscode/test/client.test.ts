@@ -6,7 +6,7 @@ import * as path from "node:path";
 import { after, afterEach, before, describe, it } from "node:test";
 import { AiqClient, CancellationTokenSource, ServerExitedError, StartError, type ClientHandlers, type ExitInfo } from "../src/client";
 import type { ProgressEvent } from "../src/messages";
-import type { ConfirmDecision, ConfirmParams } from "../src/protocol";
+import type { ConfigChangedParams, ConfirmDecision, ConfirmParams } from "../src/protocol";
 import { INSTALL_COMMAND } from "../src/serverExit";
 import { aiqRpcBinary, childEnv, makeHome, tempDir, waitFor, within } from "./support/aiqRpc";
 import { ScriptedModel, type Step } from "./support/scriptedModel";
@@ -198,6 +198,28 @@ describe("AiqClient with the real aiq-rpc", () => {
     const cleared = await other.clear(loaded.sessionId);
     assert.equal(cleared.path, saved.path);
     assert.deepEqual(await other.history(loaded.sessionId), []);
+  });
+
+  it("lists the endpoint's models, picks one for the session, and hears config/changed", async () => {
+    const changes: ConfigChangedParams[] = [];
+    const { client, model, home } = await setup([{ text: ["From b."] }, { text: ["From the new one."] }], {
+      configChanged: (p) => changes.push(p),
+    });
+    model.models = ["b-model", "test-model"];
+    const s = await client.newSession();
+    const list = await client.models(s.sessionId);
+    assert.deepEqual(list.models, ["test-model", "b-model"]);
+    assert.equal(list.current, "test-model");
+    assert.equal((await client.setModel(s.sessionId, "b-model")).current, "b-model");
+    await ask(client, s.sessionId, "hi?");
+    assert.equal(model.requests[0].body.model, "b-model");
+    await assert.rejects(client.setModel(s.sessionId, "gpt-9"), /test-model, b-model/);
+
+    fs.writeFileSync(path.join(home, "config", "config.yaml"), `llm:\n  url: ${model.url}\n  api_key: sk-test-never-shown\n  model: new-model\n`);
+    const second = await client.newSession();
+    await ask(client, second.sessionId, "and now?");
+    assert.equal(model.requests[1].body.model, "new-model", "the changed config.yaml is used without a restart");
+    assert.ok(changes.some((c) => c.modelConfigured), "config/changed arrived");
   });
 
   it("lists the sources: the demo when none is configured", async () => {

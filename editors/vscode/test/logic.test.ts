@@ -8,7 +8,7 @@ import * as path from "node:path";
 import { describe, it } from "node:test";
 import { ALLOW_ALWAYS, ALLOW_ONCE, CLEAR, clearChosen, clearPrompt, confirmPrompt, decisionFor, NO, REJECT } from "../src/confirm";
 import { ResponseError } from "vscode-jsonrpc/node";
-import { detailOf, messageOf, presentError, ReportedError, UserError } from "../src/errors";
+import { DOCTOR_HINT, detailOf, messageOf, presentError, ReportedError, turnErrorMessage, UserError } from "../src/errors";
 import { parseFromView } from "../src/fromView";
 import type { ProgressEvent, ToView } from "../src/messages";
 import type { Selection } from "../src/protocol";
@@ -18,7 +18,7 @@ import { expandHome, locateServer, normalizeSettings, spawnOptionsFor } from "..
 import { findServer, goEnvGopath } from "../src/findServer";
 import { sessionItems, when } from "../src/sessionPick";
 import { describeSource, sourceItems } from "../src/sourcePick";
-import { statusBarView } from "../src/status";
+import { modelBarView, statusBarView } from "../src/status";
 import { StderrTail } from "../src/stderrTail";
 import { Transcript } from "../src/transcript";
 import { tempDir } from "./support/aiqRpc";
@@ -285,6 +285,15 @@ describe("Transcript", () => {
   });
 });
 
+describe("model status bar item", () => {
+  it("shows the conversation's model, and a click picks another", () => {
+    const v = modelBarView({ source: "demo", sourceKnown: true, running: false, server: "running", model: "qwen3:8b" });
+    assert.equal(v.text, "$(hubot) qwen3:8b");
+    assert.equal(v.command, "aiq.selectModel");
+    assert.equal(modelBarView({ source: "", sourceKnown: false, running: false, server: "stopped" }).text, "$(hubot) model");
+  });
+});
+
 describe("status bar", () => {
   it("running: spinner, click cancels; idle: the source, click selects one", () => {
     assert.deepEqual(statusBarView({ source: "demo", sourceKnown: true, running: true, server: "running" }), {
@@ -423,6 +432,15 @@ describe("errors and stderr", () => {
     assert.equal(messageOf(new ResponseError(-32001, "session/load: The file is gone.")), "The file is gone.");
     assert.equal(messageOf(new ResponseError(-32001, "The file is gone.")), "The file is gone.");
     assert.equal(messageOf(new Error("Error: kept as is")), "Error: kept as is");
+  });
+
+  it("a model's failure in the panel says how to check the set-up", () => {
+    assert.equal(
+      turnErrorMessage(new ResponseError(-32021, "chat/turn: No model is configured: set llm.url.")),
+      "No model is configured: set llm.url. " + DOCTOR_HINT,
+    );
+    assert.ok(turnErrorMessage(new ResponseError(-32020, "The model could not answer: HTTP 401.")).endsWith(DOCTOR_HINT));
+    assert.equal(turnErrorMessage(new ResponseError(-32001, "The file is gone.")), "The file is gone.");
   });
 
   it("keeps the last bytes of stderr", () => {

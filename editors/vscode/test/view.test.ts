@@ -608,3 +608,20 @@ test("the webview scripts never parse text as HTML", () => {
     }
   }
 });
+
+test("reasoning is a thought item apart from the answer, and a cut-off answer keeps its warning", () => {
+  let model = view.apply(view.emptyModel(), { type: "turnStart", turnId: 9, query: "q" }).model;
+  for (const ev of [
+    { kind: "thought", text: "Counting " },
+    { kind: "thought", text: "the rows." },
+    { kind: "text", text: "The first part" },
+  ]) {
+    model = view.apply(model, { type: "progress", turnId: 9, event: ev }).model;
+  }
+  const warning = "The model stopped at its output limit; the answer is cut short.";
+  model = view.apply(model, { type: "turnEnd", turnId: 9, result: { stopReason: "max_tokens", answer: "The first part", statements: [], warnings: [warning] } }).model;
+  const [t] = turns(model);
+  assert.deepEqual(t.items, [{ kind: "thought", text: "Counting the rows." }, { kind: "text", text: "The first part" }]);
+  assert.deepEqual(t.warnings, [warning]);
+  assert.ok(t.done && !t.cancelled);
+});

@@ -219,6 +219,24 @@ function M.replace(block, lines)
   return true
 end
 
+-- fold closes a fold over a block that M.add returned, in each window of
+-- the panel: the model's reasoning, which the user opens with zo.
+function M.fold(block)
+  if not block or block.buf ~= panel.buf or not valid(block.buf) or block.count == 0 then
+    return
+  end
+  local row = api.nvim_buf_get_extmark_by_id(block.buf, ns, block.mark, {})[1]
+  if not row then
+    return
+  end
+  for _, win in ipairs(windows()) do
+    vim.wo[win].foldmethod, vim.wo[win].foldenable = "manual", true
+    api.nvim_win_call(win, function()
+      vim.cmd(string.format("silent! %d,%dfold", row + 1, row + block.count))
+    end)
+  end
+end
+
 -- stream appends a piece of streamed text: to the last line while text
 -- streams, on a new line after any other block.
 function M.stream(text)

@@ -19,6 +19,8 @@ M.sessions = session.sessions
 M.source = session.source
 M.complete_sessions = session.complete_sessions
 M.complete_sources = session.complete_sources
+M.model = session.model
+M.complete_models = session.complete_models
 M.selection = selection.get
 
 function M.setup(opts)

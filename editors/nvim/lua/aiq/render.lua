@@ -211,6 +211,16 @@ end
 
 -- fence puts text in a fenced code block tagged with lang. The fence is
 -- longer than any run of backticks inside, so the block cannot end early.
+-- thought renders the model's reasoning: a "Thinking" line, then the text
+-- quoted, so that it reads apart from the answer.
+function M.thought(text)
+  local lines = { "💭 Thinking" }
+  for _, line in ipairs(vim.split(text, "\n", { plain = true })) do
+    lines[#lines + 1] = "> " .. line
+  end
+  return lines
+end
+
 function M.fence(text, lang)
   local longest = 2
   for run in (text or ""):gmatch("`+") do

@@ -30,6 +30,13 @@ function handlers.notification(method, params)
     require("aiq.turn").progress(params)
   elseif method == "window/showMessage" then
     message.show(params.message, show_message_levels[params.type] or levels.INFO)
+  elseif method == "config/changed" and type(params) == "table" then
+    -- config.yaml or sources.yaml changed: what :checkhealth aiq reports
+    -- follows, as initialize's result would say it now.
+    local info = M.conn.info
+    if type(info) == "table" then
+      info.modelConfigured, info.sources = params.modelConfigured, params.sources
+    end
   end
 end
 

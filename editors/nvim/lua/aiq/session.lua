@@ -320,6 +320,55 @@ function M.source(name)
   end)
 end
 
+local function set_model(name)
+  M.with_session(function(id, err)
+    if not id then
+      return server.report(err)
+    end
+    server.conn:request("session/setModel", { sessionId = id, model = name }, function(e, result)
+      if e then
+        return server.report(e)
+      end
+      server.notify(string.format("the session now uses the model %s", result.current))
+    end)
+  end)
+end
+
+-- model sets the session's model to name, one of those the endpoint
+-- serves; without a name, it offers them.
+function M.model(name)
+  name = vim.trim(name or "")
+  if busy() then
+    return
+  end
+  if name ~= "" then
+    return set_model(name)
+  end
+  M.with_session(function(id, err)
+    if not id then
+      return server.report(err)
+    end
+    server.conn:request("models/list", { sessionId = id }, function(e, result)
+      if e then
+        return server.report(e)
+      end
+      if result.warning and result.warning ~= vim.NIL then
+        server.notify(result.warning, vim.log.levels.WARN)
+      end
+      vim.ui.select(result.models or {}, {
+        prompt = "aiq model:",
+        format_item = function(m)
+          return m == result.current and (m .. " (current)") or m
+        end,
+      }, function(choice)
+        if choice and choice ~= result.current then
+          set_model(choice)
+        end
+      end)
+    end)
+  end)
+end
+
 -- Completion -------------------------------------------------------------
 
 local function starting_with(items, lead)
@@ -343,6 +392,11 @@ function M.complete_sessions(lead)
     return vim.fn.getcompletion(lead, "file")
   end
   return matches
+end
+
+function M.complete_models(lead)
+  local result = server.conn:request_sync("models/list", { sessionId = M.id() }, 3000)
+  return starting_with(result and result.models or {}, lead)
 end
 
 function M.complete_sources(lead)

@@ -12,6 +12,7 @@ local session = require("aiq.session")
 local M = {}
 
 local current = nil -- the running turn
+local show_thought, end_thought
 
 function M.running()
   return current ~= nil
@@ -62,11 +63,37 @@ local function stop_early(turn)
   turn.early = nil
 end
 
+-- show_thought shows the model's reasoning as it streams, in a block of
+-- its own under a "Thinking" line, folded once the reasoning ends.
+show_thought = function(turn, text)
+  if type(text) ~= "string" or text == "" then
+    return
+  end
+  turn.thought = (turn.thought or "") .. text
+  local lines = render.thought(turn.thought)
+  if not (turn.thought_block and chat.replace(turn.thought_block, lines)) then
+    turn.thought_block = chat.add(lines, { gap = true })
+  end
+end
+
+-- end_thought folds the reasoning shown, once what follows it begins.
+end_thought = function(turn)
+  if turn.thought_block then
+    chat.fold(turn.thought_block)
+    turn.thought_block, turn.thought = nil, nil
+  end
+end
+
 function M.progress(p)
   local turn = current
   if not turn or not turn.req or p.requestId ~= turn.req.id then
     return
   end
+  if p.kind == "thought" then
+    show_thought(turn, p.text)
+    return
+  end
+  end_thought(turn)
   if p.kind == "text" then
     turn.streamed = true
     chat.stream(p.text)
@@ -97,6 +124,7 @@ local function finish_turn(turn, err, result)
   if current == turn then
     current = nil
   end
+  end_thought(turn)
   stop_early(turn)
   chat.set_running(nil)
   if err then
@@ -107,7 +135,12 @@ local function finish_turn(turn, err, result)
     else
       -- The panel is open and says it; a popup as well would stack a
       -- hit-enter prompt on top (the VS Code panel shows it there too).
-      chat.add({ "✗ " .. message.error_text(err) }, { gap = true })
+      local lines = { "✗ " .. message.error_text(err) }
+      if err.code == -32020 or err.code == -32021 then
+        -- The model failed, or none is configured: a command checks why.
+        lines[#lines + 1] = "Run :!aiq-rpc doctor to check the model's set-up step by step."
+      end
+      chat.add(lines, { gap = true })
     end
     return
   end

@@ -73,6 +73,18 @@ e2eSuite("the AIQ panel in code-server", () => {
     await vs.chat.locator(".source-name", { hasText: /^demo$/ }).waitFor();
   });
 
+  it("shows the model's reasoning as a collapsed Thinking block, and says when the answer was cut short", async () => {
+    const t = await askAndWait("Think it over?", { reasoning: ["Counting the ", "orders first."], text: ["The first part of"], finish: "length" });
+    const thought = t.locator("details.thought");
+    await thought.waitFor();
+    assert.equal(await thought.getAttribute("open"), null, "the Thinking block starts collapsed");
+    assert.equal((await thought.locator("summary").textContent())?.trim(), "Thinking");
+    assert.ok(!(await t.locator(".md").first().textContent())?.includes("Counting"), "the reasoning is not in the answer");
+    await thought.locator("summary").click();
+    await thought.locator(".thought-text", { hasText: "Counting the orders first." }).waitFor();
+    await t.locator(".warning", { hasText: "The model stopped at its output limit; the answer is cut short." }).waitFor();
+  });
+
   it("answers a question about the demo database with tool calls, a table and a chart", async () => {
     const question = "What is the revenue per category?";
     const t = await askAndWait(question,

@@ -18,7 +18,9 @@ export type Step =
   /** Tool calls, each id and name first, then the arguments in two pieces. */
   | { toolCalls: ToolCall[] }
   /** Sends the role chunk, then nothing until the client goes away. */
-  | { hold: true };
+  | { hold: true }
+  /** Reasoning in reasoning_content, then text, then the finish reason (default "stop"). */
+  | { reasoning: string[]; text: string[]; finish?: string };
 
 export interface RecordedRequest {
   body: {
@@ -31,6 +33,8 @@ export interface RecordedRequest {
 
 export class ScriptedModel {
   readonly requests: RecordedRequest[] = [];
+  /** The ids GET /v1/models lists; none: that endpoint answers 404. */
+  models?: string[];
   private steps: Step[] = [];
   private readonly server: http.Server;
   private heldAbort?: () => void;
@@ -74,6 +78,11 @@ export class ScriptedModel {
   }
 
   private serve(req: http.IncomingMessage, res: http.ServerResponse): void {
+    if (req.method === "GET" && req.url?.endsWith("/models") && this.models) {
+      res.writeHead(200, { "Content-Type": "application/json" });
+      res.end(JSON.stringify({ object: "list", data: this.models.map((id) => ({ id, object: "model", owned_by: "scripted" })) }));
+      return;
+    }
     if (req.method !== "POST" || !req.url?.endsWith("/chat/completions")) {
       return this.error(res, 404, `scripted model: no endpoint ${req.method} ${req.url}`);
     }
@@ -111,7 +120,15 @@ export class ScriptedModel {
       });
       return;
     }
-    if ("text" in step) {
+    if ("reasoning" in step) {
+      for (const piece of step.reasoning) {
+        send({ content: null, reasoning_content: piece });
+      }
+      for (const piece of step.text) {
+        send({ content: piece });
+      }
+      send({}, step.finish ?? "stop");
+    } else if ("text" in step) {
       for (const [i, piece] of step.text.entries()) {
         if (i > 0 && step.paceMs) {
           await delay(step.paceMs);
