@@ -1,0 +1,193 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// pgUserSchemas selects the schemas the user's objects live in: not the
+// system's, and only those the user may use.
+const pgUserSchemas = `n.nspname NOT IN ('pg_catalog', 'information_schema')
+	AND n.nspname NOT LIKE 'pg\_toast%' AND n.nspname NOT LIKE 'pg\_temp\_%'
+	AND has_schema_privilege(n.oid, 'USAGE')`
+
+// pgColumnsQuery reads every column of the tables and views, with the
+// table's kind, row estimate and comment, the column's type, NOT NULL,
+// comment and enum labels. The schemas on the search path come first, in
+// its order; the first is the default one.
+const pgColumnsQuery = `SELECT c.oid, n.nspname, c.relname, c.relkind IN ('v', 'm'), c.reltuples::float8,
+	coalesce(td.description, ''),
+	a.attnum::int, a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull, coalesce(cd.description, ''),
+	CASE WHEN t.typtype = 'e' THEN
+		(SELECT array_agg(e.enumlabel::text ORDER BY e.enumsortorder) FROM pg_enum AS e WHERE e.enumtypid = t.oid)
+	END,
+	coalesce(array_position(current_schemas(false), n.nspname), 0)
+FROM pg_class AS c
+JOIN pg_namespace AS n ON n.oid = c.relnamespace
+JOIN pg_attribute AS a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+JOIN pg_type AS t ON t.oid = a.atttypid
+LEFT JOIN pg_description AS td ON td.objoid = c.oid AND td.classoid = 'pg_class'::regclass AND td.objsubid = 0
+LEFT JOIN pg_description AS cd ON cd.objoid = c.oid AND cd.classoid = 'pg_class'::regclass AND cd.objsubid = a.attnum
+WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f') AND NOT c.relispartition AND ` + pgUserSchemas + `
+ORDER BY coalesce(array_position(current_schemas(false), n.nspname), 2147483647), n.nspname, c.relname, a.attnum`
+
+// pgConstraintsQuery reads the primary keys, unique constraints, foreign
+// keys and CHECK constraints, their columns as attribute numbers.
+const pgConstraintsQuery = `SELECT con.conrelid, con.contype, con.conkey::int[], con.confrelid, coalesce(con.confkey::int[], '{}'),
+	CASE WHEN con.contype = 'c' THEN pg_get_constraintdef(con.oid) ELSE '' END
+FROM pg_constraint AS con
+JOIN pg_class AS c ON c.oid = con.conrelid
+JOIN pg_namespace AS n ON n.oid = c.relnamespace
+WHERE con.contype IN ('p', 'u', 'f', 'c') AND ` + pgUserSchemas + `
+ORDER BY con.conrelid, con.contype, con.conname`
+
+// pgIndexesQuery reads the indexes, their columns as attribute numbers (0
+// for an expression).
+const pgIndexesQuery = `SELECT i.indrelid, ic.relname, i.indisunique, i.indkey::int2[]::int[]
+FROM pg_index AS i
+JOIN pg_class AS ic ON ic.oid = i.indexrelid
+JOIN pg_class AS c ON c.oid = i.indrelid
+JOIN pg_namespace AS n ON n.oid = c.relnamespace
+WHERE c.relkind IN ('r', 'p', 'm') AND ` + pgUserSchemas + `
+ORDER BY i.indrelid, ic.relname`
+
+// pgCatalog is the schema being read: the tables by oid, and each table's
+// column names by attribute number.
+type pgCatalog struct {
+	tables  *tableSet[uint32]
+	columns map[uint32]map[int32]string
+}
+
+func (p *postgres) schema(ctx context.Context) (*Schema, error) {
+	c, err := p.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	reuse := false
+	defer func() { p.release(c, reuse) }()
+	cat := &pgCatalog{tables: newTableSet[uint32](), columns: map[uint32]map[int32]string{}}
+	if err := cat.readColumns(ctx, c); err != nil {
+		return nil, fmt.Errorf("read the columns: %w", err)
+	}
+	if err := cat.readConstraints(ctx, c); err != nil {
+		return nil, fmt.Errorf("read the constraints: %w", err)
+	}
+	if err := cat.readIndexes(ctx, c); err != nil {
+		return nil, fmt.Errorf("read the indexes: %w", err)
+	}
+	reuse = true
+	return cat.tables.schema(DialectPostgres), nil
+}
+
+func (cat *pgCatalog) readColumns(ctx context.Context, c *pgx.Conn) error {
+	rows, err := c.Query(ctx, pgColumnsQuery)
+	if err != nil {
+		return err
+	}
+	var (
+		oid               uint32
+		nsp, rel, comment string
+		view, notNull     bool
+		tuples            float64
+		attnum, searchPos int32
+		col               Column
+		enum              []string
+	)
+	_, err = pgx.ForEachRow(rows, []any{&oid, &nsp, &rel, &view, &tuples, &comment,
+		&attnum, &col.Name, &col.Type, &notNull, &col.Comment, &enum, &searchPos}, func() error {
+		t := cat.tables.table(oid, func() *Table {
+			schema := nsp
+			if searchPos == 1 {
+				schema = ""
+			}
+			rows := int64(-1) // never analyzed, or a view
+			if tuples >= 0 && !view {
+				rows = int64(tuples)
+			}
+			cat.columns[oid] = map[int32]string{}
+			return &Table{Schema: schema, Name: rel, View: view, Rows: rows, Comment: comment}
+		})
+		col.Nullable = !notNull
+		col.Values, enum = enum, nil // the next row scans into a slice of its own
+		t.Columns = append(t.Columns, col)
+		// Constraints and indexes name columns by number, which has gaps
+		// where columns were dropped.
+		cat.columns[oid][attnum] = col.Name
+		return nil
+	})
+	return err
+}
+
+// names returns the names of the columns numbered nums of table rel.
+func (cat *pgCatalog) names(rel uint32, nums []int32) []string {
+	names := make([]string, len(nums))
+	for i, n := range nums {
+		names[i] = cat.columns[rel][n] // "" for an expression (0)
+	}
+	return names
+}
+
+func (cat *pgCatalog) readConstraints(ctx context.Context, c *pgx.Conn) error {
+	rows, err := c.Query(ctx, pgConstraintsQuery)
+	if err != nil {
+		return err
+	}
+	var (
+		rel, refRel uint32
+		kind        string
+		keys, refs  []int32
+		def         string
+	)
+	_, err = pgx.ForEachRow(rows, []any{&rel, &kind, &keys, &refRel, &refs, &def}, func() error {
+		t, ok := cat.tables.byKey[rel]
+		if !ok {
+			return nil
+		}
+		cols := cat.names(rel, keys)
+		switch kind {
+		case "p":
+			t.PrimaryKey = cols
+		case "u":
+			t.addUnique(cols)
+		case "f":
+			target, ok := cat.tables.byKey[refRel]
+			if !ok {
+				return nil // a table the user may not read
+			}
+			t.ForeignKeys = append(t.ForeignKeys, ForeignKey{Columns: cols,
+				RefSchema: target.Schema, RefTable: target.Name, RefColumns: cat.names(refRel, refs)})
+		case "c":
+			if name, values, ok := checkValues(def); ok {
+				if col := t.column(name); col != nil && col.Values == nil {
+					col.Values = values
+				}
+			}
+		}
+		return nil
+	})
+	return err
+}
+
+func (cat *pgCatalog) readIndexes(ctx context.Context, c *pgx.Conn) error {
+	rows, err := c.Query(ctx, pgIndexesQuery)
+	if err != nil {
+		return err
+	}
+	var (
+		rel    uint32
+		name   string
+		unique bool
+		keys   []int32
+	)
+	_, err = pgx.ForEachRow(rows, []any{&rel, &name, &unique, &keys}, func() error {
+		t, ok := cat.tables.byKey[rel]
+		if !ok {
+			return nil
+		}
+		t.Indexes = append(t.Indexes, Index{Name: name, Columns: cat.names(rel, keys), Unique: unique})
+		return nil
+	})
+	return err
+}
