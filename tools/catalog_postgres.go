@@ -7,50 +7,55 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// pgUserSchemas selects the schemas the user's objects live in: not the
-// system's, and only those the user may use.
-const pgUserSchemas = `n.nspname NOT IN ('pg_catalog', 'information_schema')
-	AND n.nspname NOT LIKE 'pg\_toast%' AND n.nspname NOT LIKE 'pg\_temp\_%'
-	AND has_schema_privilege(n.oid, 'USAGE')`
+// pgUserSchemas lists the schemas the user's objects live in: not the
+// system's, and only those the user may use, with their place on the
+// search path (0 when not on it). Computed once per schema, not per row.
+const pgUserSchemas = `WITH n AS (
+	SELECT oid, nspname, coalesce(array_position(current_schemas(false), nspname), 0) AS pos
+	FROM pg_namespace
+	WHERE nspname NOT IN ('pg_catalog', 'information_schema')
+		AND nspname NOT LIKE 'pg\_toast%' AND nspname NOT LIKE 'pg\_temp\_%'
+		AND has_schema_privilege(oid, 'USAGE'))
+`
 
 // pgColumnsQuery reads every column of the tables and views, with the
 // table's kind, row estimate and comment, the column's type, NOT NULL,
 // comment and enum labels. The schemas on the search path come first, in
 // its order; the first is the default one.
-const pgColumnsQuery = `SELECT c.oid, n.nspname, c.relname, c.relkind IN ('v', 'm'), c.reltuples::float8,
+const pgColumnsQuery = pgUserSchemas + `SELECT c.oid, n.nspname, c.relname, c.relkind IN ('v', 'm'), c.reltuples::float8,
 	coalesce(td.description, ''),
 	a.attnum::int, a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull, coalesce(cd.description, ''),
 	CASE WHEN t.typtype = 'e' THEN
 		(SELECT array_agg(e.enumlabel::text ORDER BY e.enumsortorder) FROM pg_enum AS e WHERE e.enumtypid = t.oid)
 	END,
-	coalesce(array_position(current_schemas(false), n.nspname), 0)
+	n.pos
 FROM pg_class AS c
-JOIN pg_namespace AS n ON n.oid = c.relnamespace
+JOIN n ON n.oid = c.relnamespace
 JOIN pg_attribute AS a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
 JOIN pg_type AS t ON t.oid = a.atttypid
 LEFT JOIN pg_description AS td ON td.objoid = c.oid AND td.classoid = 'pg_class'::regclass AND td.objsubid = 0
 LEFT JOIN pg_description AS cd ON cd.objoid = c.oid AND cd.classoid = 'pg_class'::regclass AND cd.objsubid = a.attnum
-WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f') AND NOT c.relispartition AND ` + pgUserSchemas + `
-ORDER BY coalesce(array_position(current_schemas(false), n.nspname), 2147483647), n.nspname, c.relname, a.attnum`
+WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f') AND NOT c.relispartition
+ORDER BY n.pos = 0, n.pos, n.nspname, c.relname, a.attnum`
 
 // pgConstraintsQuery reads the primary keys, unique constraints, foreign
 // keys and CHECK constraints, their columns as attribute numbers.
-const pgConstraintsQuery = `SELECT con.conrelid, con.contype, con.conkey::int[], con.confrelid, coalesce(con.confkey::int[], '{}'),
+const pgConstraintsQuery = pgUserSchemas + `SELECT con.conrelid, con.contype, con.conkey::int[], con.confrelid, coalesce(con.confkey::int[], '{}'),
 	CASE WHEN con.contype = 'c' THEN pg_get_constraintdef(con.oid) ELSE '' END
 FROM pg_constraint AS con
 JOIN pg_class AS c ON c.oid = con.conrelid
-JOIN pg_namespace AS n ON n.oid = c.relnamespace
-WHERE con.contype IN ('p', 'u', 'f', 'c') AND ` + pgUserSchemas + `
+JOIN n ON n.oid = c.relnamespace
+WHERE con.contype IN ('p', 'u', 'f', 'c')
 ORDER BY con.conrelid, con.contype, con.conname`
 
 // pgIndexesQuery reads the indexes, their columns as attribute numbers (0
 // for an expression).
-const pgIndexesQuery = `SELECT i.indrelid, ic.relname, i.indisunique, i.indkey::int2[]::int[]
+const pgIndexesQuery = pgUserSchemas + `SELECT i.indrelid, ic.relname, i.indisunique, i.indkey::int2[]::int[]
 FROM pg_index AS i
 JOIN pg_class AS ic ON ic.oid = i.indexrelid
 JOIN pg_class AS c ON c.oid = i.indrelid
-JOIN pg_namespace AS n ON n.oid = c.relnamespace
-WHERE c.relkind IN ('r', 'p', 'm') AND ` + pgUserSchemas + `
+JOIN n ON n.oid = c.relnamespace
+WHERE c.relkind IN ('r', 'p', 'm')
 ORDER BY i.indrelid, ic.relname`
 
 // pgCatalog is the schema being read: the tables by oid, and each table's
