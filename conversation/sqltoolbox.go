@@ -104,6 +104,9 @@ func (t *SQLToolboxes) Close() error {
 type sqlToolbox struct {
 	set *tools.Set
 	db  *tools.DB
+
+	mu sync.Mutex
+	ix *schemaIndex // of the schema last described
 }
 
 func (b *sqlToolbox) Specs() []ToolSpec {
@@ -139,16 +142,17 @@ func statementOf(r *tools.StatementResult) Statement {
 // RefreshSchema forgets the cached schema, so the next turn reads it anew.
 func (b *sqlToolbox) RefreshSchema() { b.db.RefreshSchema() }
 
-// schemaBudget bounds the schema summary in the system prompt; past it the
-// model gets the table names and calls describe_table.
-const schemaBudget = 8 << 10
-
 // describeTimeout bounds reading the version and schema for the prompt:
 // an unreachable server must not hold up the turn, whose SQL would fail
 // anyway and tell the model why.
 const describeTimeout = 5 * time.Second
 
-func (b *sqlToolbox) Describe(ctx context.Context) string {
+func (b *sqlToolbox) Describe(ctx context.Context) string { return b.DescribeFor(ctx, "") }
+
+// DescribeFor is the part of the system prompt about the database, with
+// the schema card ranked for the question when the whole schema does not
+// fit the source's budget.
+func (b *sqlToolbox) DescribeFor(ctx context.Context, question string) string {
 	ctx, cancel := context.WithTimeout(ctx, describeTimeout)
 	defer cancel()
 	var sb strings.Builder
@@ -160,10 +164,26 @@ func (b *sqlToolbox) Describe(ctx context.Context) string {
 	fmt.Fprintf(&sb, "The database is the source %q: %s (%s dialect).\n", src.Name, version, b.db.Dialect())
 	schema, err := b.db.Schema(ctx)
 	if err != nil {
-		fmt.Fprintf(&sb, "Its schema could not be read (%v); use list_tables and describe_table.\n", err)
+		fmt.Fprintf(&sb, "Its schema could not be read (%v); use search_schema, list_tables and describe_table.\n", err)
 		return sb.String()
 	}
-	sb.WriteString("Its tables:\n")
-	sb.WriteString(schema.Summary(schemaBudget))
+	budget := src.SchemaBudget
+	if budget == 0 {
+		budget = DefaultSchemaBudget
+	}
+	budget = max(budget, minSchemaBudget)
+	sb.WriteString("Its tables, one a line: each column with its type; PK is the primary key; -> a foreign key and what it references; " +
+		"in {...} the allowed values; \"...\" a comment; ~N rows an estimate:\n")
+	sb.WriteString(b.index(schema).card(question, budget))
 	return sb.String()
+}
+
+// index returns the ranking index of schema, built once per schema read.
+func (b *sqlToolbox) index(schema *tools.Schema) *schemaIndex {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.ix == nil || b.ix.schema != schema {
+		b.ix = newSchemaIndex(schema)
+	}
+	return b.ix
 }

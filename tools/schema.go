@@ -71,32 +71,6 @@ func (t Table) QualifiedName() string {
 	return t.Schema + "." + t.Name
 }
 
-// Summary describes the tables for the model's system prompt, one line
-// each: "t(id integer, name text)". When that would take more than budget
-// bytes, it lists only the table names, comma separated, so that the model
-// knows them all and asks describe_table for the columns; when even the
-// names do not fit, as many as fit, followed by how many were left out.
-func (s *Schema) Summary(budget int) string {
-	var b strings.Builder
-	for _, t := range s.Tables {
-		b.WriteString(t.QualifiedName())
-		b.WriteByte('(')
-		for i, c := range t.Columns {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(c.Name)
-			b.WriteByte(' ')
-			b.WriteString(c.Type)
-		}
-		b.WriteString(")\n")
-		if b.Len() > budget {
-			return s.names(budget)
-		}
-	}
-	return b.String()
-}
-
 // names lists the table names within budget bytes: all of them, or those
 // that fit and how many more there are.
 func (s *Schema) names(budget int) string {
