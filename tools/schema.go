@@ -1,10 +1,5 @@
 package tools
 
-import (
-	"strconv"
-	"strings"
-)
-
 // Schema is the tables and views of a database that the model may query,
 // as the catalog states them.
 type Schema struct {
@@ -71,56 +66,11 @@ func (t Table) QualifiedName() string {
 	return t.Schema + "." + t.Name
 }
 
-// names lists the table names within budget bytes: all of them, or those
-// that fit and how many more there are.
-func (s *Schema) names(budget int) string {
-	names := s.Names()
-	if all := strings.Join(names, ", "); len(all) <= budget {
-		return all
-	}
-	var b strings.Builder
-	for i, name := range names {
-		piece := name
-		if i > 0 {
-			piece = ", " + name
-		}
-		if b.Len()+len(piece)+len(moreTables(len(names)-i-1)) > budget {
-			b.WriteString(moreTables(len(names) - i))
-			break
-		}
-		b.WriteString(piece)
-	}
-	return strings.TrimPrefix(b.String(), " ")
-}
-
-// moreTables notes that n more table names were left out; "" for none.
-func moreTables(n int) string {
-	switch n {
-	case 0:
-		return ""
-	case 1:
-		return " and 1 more table"
-	}
-	return " and " + strconv.Itoa(n) + " more tables"
-}
-
-// Table finds a table by its name or its qualified name (schema.name).
-// An exact match wins; else the match must be unique regardless of case,
-// as unquoted names are case-insensitive in SQL.
+// Table finds a table by its name or its qualified name (schema.name),
+// as Lookup does.
 func (s *Schema) Table(name string) (Table, bool) {
-	for _, t := range s.Tables {
-		if t.Name == name || t.QualifiedName() == name {
-			return t, true
-		}
-	}
-	var found []Table
-	for _, t := range s.Tables {
-		if strings.EqualFold(t.Name, name) || strings.EqualFold(t.QualifiedName(), name) {
-			found = append(found, t)
-		}
-	}
-	if len(found) == 1 {
-		return found[0], true
+	if t, ok := s.Lookup(name); ok {
+		return *t, true
 	}
 	return Table{}, false
 }

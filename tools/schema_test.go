@@ -13,21 +13,6 @@ var testSchema = &Schema{Tables: []Table{
 	{Schema: "audit", Name: "log", Columns: []Column{{Name: "at", Type: "timestamp"}}},
 }}
 
-func TestNames(t *testing.T) {
-	for budget, want := range map[int]string{
-		1000: "orders, sales.Orders, audit.log",
-		25:   "orders and 2 more tables",
-		3:    "and 3 more tables",
-	} {
-		if got := testSchema.names(budget); got != want {
-			t.Errorf("names(%d) = %q, want %q", budget, got, want)
-		}
-	}
-	if got := moreTables(1); got != " and 1 more table" {
-		t.Errorf("moreTables(1) = %q", got)
-	}
-}
-
 func TestSchemaTable(t *testing.T) {
 	for name, want := range map[string]string{
 		"orders":       "orders",
