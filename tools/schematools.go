@@ -22,6 +22,19 @@ const (
 	maxSearch   = 20
 )
 
+// TableList is list_tables' result: the qualified names of the tables.
+type TableList struct {
+	Tables []string `json:"tables"`
+}
+
+// Summary is "3 tables: a, b, c", cut, for the editor.
+func (l *TableList) Summary() string {
+	if len(l.Tables) == 0 {
+		return "no tables"
+	}
+	return plural(len(l.Tables), "table") + ": " + cutText(strings.Join(l.Tables, ", "), 120)
+}
+
 // TableCards is describe_table's result: each table's full card, and a
 // sentence for each name that is no table.
 type TableCards struct {

@@ -311,9 +311,7 @@ func (s *Set) listTables(ctx context.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return struct {
-		Tables []string `json:"tables"`
-	}{schema.Names()}, nil
+	return &TableList{Tables: schema.Names()}, nil
 }
 
 // Chart is a chart for the editor to draw, made by render_chart from the
