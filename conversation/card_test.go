@@ -74,16 +74,28 @@ func TestSchemaCardStemsAndNeighbours(t *testing.T) {
 
 // BenchmarkSchemaCard2000 ranks a 2,000-table schema of 20 columns for a
 // question and builds the card, as each turn does on the cached schema;
-// the issue asks for under 5 ms. The index is built once per schema read,
-// measured by BenchmarkSchemaIndex2000.
+// the issue asks for under 5 ms. The yardstick, in the same run, joins
+// every table's line, which is what a card of the whole schema costs.
+// The index is built once per schema read (BenchmarkSchemaIndex2000).
 func BenchmarkSchemaCard2000(b *testing.B) {
 	ix := newSchemaIndex(wideSchema(2000))
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if card := ix.card("total invoice amount per supplier", DefaultSchemaBudget); len(card) > DefaultSchemaBudget {
-			b.Fatalf("card of %d bytes", len(card))
+	b.Run("ranked", func(b *testing.B) {
+		var card string
+		for i := 0; i < b.N; i++ {
+			if card = ix.card("total invoice amount per supplier", DefaultSchemaBudget); len(card) > DefaultSchemaBudget {
+				b.Fatalf("card of %d bytes", len(card))
+			}
 		}
-	}
+		b.ReportMetric(float64(len(card)), "card-bytes")
+		b.ReportMetric(float64(strings.Count(card, "\n")-1), "tables-shown")
+	})
+	b.Run("yardstick", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if all := strings.Join(ix.lines, "\n"); len(all) < DefaultSchemaBudget {
+				b.Fatalf("all lines in %d bytes", len(all))
+			}
+		}
+	})
 }
 
 func BenchmarkSchemaIndex2000(b *testing.B) {
