@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -117,4 +119,22 @@ func TestAskShowsToolSummaries(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "\n→ customers: 4 columns, PK id, 1 foreign key, ~3 rows\n")
 	assert.NotContains(t, out, "finished")
+}
+
+// TestSchemaUnreadable: when the catalog cannot be read, the card says so
+// and why, and the turn goes on.
+func TestSchemaUnreadable(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "not-a-database.sqlite")
+	require.NoError(t, os.WriteFile(path, []byte(strings.Repeat("this is not SQLite\n", 200)), 0o600))
+	model := llmtest.NewServer(t, llmtest.Step{Text: "I cannot see the tables."})
+	p := startOnSource(t, sessionio.Source{Type: sessionio.TypeSQLite, Database: path}, model)
+	p.client.Result("initialize", map[string]any{}, nil)
+	var ans conversation.Answer
+	p.client.Result("chat/turn", map[string]any{"query": "what tables are there?"}, &ans)
+	assert.Equal(t, "I cannot see the tables.", ans.Answer)
+	reqs := model.Requests()
+	require.Len(t, reqs, 1)
+	system := reqs[0].Messages[0].Content
+	assert.Contains(t, system, "Its schema could not be read (")
+	assert.Contains(t, system, "not a database")
 }
