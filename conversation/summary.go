@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/aiq/aiq-rpc/tools"
 )
 
 // maxSummary bounds the legacy summary of a result: it is a reminder for
@@ -32,6 +34,12 @@ func summarize(o ToolOutcome) string {
 	// The schema tools say what they found themselves.
 	if r, ok := o.Result.(interface{ Summary() string }); ok && o.Err == nil {
 		if text := r.Summary(); text != "" {
+			return text
+		}
+	}
+	if o.Result == nil && o.Err == nil {
+		// A stored result, replayed.
+		if text, ok := tools.StoredSummary(o.Call.Function.Name, o.Content); ok {
 			return text
 		}
 	}

@@ -384,9 +384,16 @@ func (s *Set) searchSchema(ctx context.Context, args json.RawMessage) (any, erro
 		names = append(names, schema.TableName(f.t))
 	}
 	res.More = len(found) - len(res.Matches)
-	res.summary = fmt.Sprintf("search %q: %s", query, plural(len(found), "table"))
-	if len(names) > 0 {
-		res.summary += " (" + cutText(strings.Join(names, ", "), 120) + ")"
-	}
+	res.summary = searchSummary(query, len(found), names)
 	return res, nil
+}
+
+// searchSummary is a search in one line: `search "lines": 2 tables
+// (order_lines, shipments)`.
+func searchSummary(query string, found int, names []string) string {
+	text := fmt.Sprintf("search %q: %s", query, plural(found, "table"))
+	if len(names) > 0 {
+		text += " (" + cutText(strings.Join(names, ", "), 120) + ")"
+	}
+	return text
 }

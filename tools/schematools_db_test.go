@@ -209,3 +209,35 @@ func TestExplainSQL(t *testing.T) {
 		}
 	})
 }
+
+// TestStoredSummary: a replayed conversation's schema tool results, read
+// back from the JSON the model got, have the summaries they had live.
+func TestStoredSummary(t *testing.T) {
+	_, db := shopSchema(t, testEngines[0])
+	s := NewSet(db, nil)
+	for _, c := range []struct{ tool, args, want string }{
+		{ToolListTables, `{}`, ""},
+		{ToolSearchSchema, `{"query":"lines"}`, ""},
+		{ToolProfileColumn, `{"table":"customers","column":"name"}`, ""},
+		{ToolProfileColumn, `{"table":"customer","column":"name"}`, ""},
+		{ToolExplainSQL, `{"sql":"SELECT * FROM orders"}`, ""},
+		{ToolExplainSQL, `{"sql":"DROP TABLE orders"}`, ""},
+		{ToolDescribeTable, `{"tables":["customers","order"]}`, "customers ~3 rows; no table order"},
+	} {
+		out := runTool(t, s, c.tool, c.args)
+		data, err := json.Marshal(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := c.want
+		if want == "" {
+			want = out.(interface{ Summary() string }).Summary()
+		}
+		if got, ok := StoredSummary(c.tool, string(data)); !ok || got != want {
+			t.Errorf("%s %s: stored summary %q, %v; want %q", c.tool, c.args, got, ok, want)
+		}
+	}
+	if _, ok := StoredSummary(ToolExecuteSQL, `{"status":"error","error":"x"}`); ok {
+		t.Error("a statement's error has a stored schema summary")
+	}
+}
