@@ -45,6 +45,9 @@ type SQLToolboxes struct {
 
 	mu  sync.Mutex
 	dbs map[string]*tools.DB
+	// ixs holds the ranking index of each DB's schema, which its sessions
+	// share: built once per schema read, not once per session.
+	ixs map[*tools.DB]*indexCache
 }
 
 // Open returns the SQL tools of src for one session. The demo database is
@@ -58,7 +61,22 @@ func (t *SQLToolboxes) Open(ctx context.Context, src sessionio.Source, confirm C
 		d, err := confirm(ctx, ConfirmRequest{Tool: req.Tool, SQL: req.SQL, Risk: req.Risk, Reason: req.Reason})
 		return tools.Decision(d), err
 	})
-	return &sqlToolbox{set: set, db: db}, nil
+	return &sqlToolbox{set: set, db: db, ix: t.indexCache(db)}, nil
+}
+
+// indexCache returns the index cache that the sessions on db share.
+func (t *SQLToolboxes) indexCache(db *tools.DB) *indexCache {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.ixs == nil {
+		t.ixs = map[*tools.DB]*indexCache{}
+	}
+	c, ok := t.ixs[db]
+	if !ok {
+		c = &indexCache{}
+		t.ixs[db] = c
+	}
+	return c
 }
 
 func (t *SQLToolboxes) db(ctx context.Context, src sessionio.Source) (*tools.DB, error) {
@@ -78,6 +96,7 @@ func (t *SQLToolboxes) db(ctx context.Context, src sessionio.Source) (*tools.DB,
 	}
 	if old, ok := t.dbs[src.Name]; ok {
 		old.Close() // sources.yaml changed; sessions still on it finish their turn
+		delete(t.ixs, old)
 	}
 	if t.dbs == nil {
 		t.dbs = map[string]*tools.DB{}
@@ -96,7 +115,7 @@ func (t *SQLToolboxes) Close() error {
 			errs = append(errs, fmt.Errorf("close source %s: %w", name, err))
 		}
 	}
-	t.dbs = nil
+	t.dbs, t.ixs = nil, nil
 	return errors.Join(errs...)
 }
 
@@ -104,9 +123,13 @@ func (t *SQLToolboxes) Close() error {
 type sqlToolbox struct {
 	set *tools.Set
 	db  *tools.DB
+	ix  *indexCache
+}
 
+// indexCache keeps the ranking index of the schema last described.
+type indexCache struct {
 	mu sync.Mutex
-	ix *schemaIndex // of the schema last described
+	ix *schemaIndex
 }
 
 func (b *sqlToolbox) Specs() []ToolSpec {
@@ -180,10 +203,11 @@ func (b *sqlToolbox) DescribeFor(ctx context.Context, question string) string {
 
 // index returns the ranking index of schema, built once per schema read.
 func (b *sqlToolbox) index(schema *tools.Schema) *schemaIndex {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.ix == nil || b.ix.schema != schema {
-		b.ix = newSchemaIndex(schema)
+	c := b.ix
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ix == nil || c.ix.schema != schema {
+		c.ix = newSchemaIndex(schema)
 	}
-	return b.ix
+	return c.ix
 }
