@@ -20,7 +20,9 @@ const promptRules = `Rules:
 - Statements run read-only. A statement that changes data or schema runs only after the user confirms it in the editor; if the user rejects it, do not try it again, and say what you would have done.
 - Write SQL in the dialect of the database above.
 - The editor shows the result rows of every statement, so do not repeat whole tables: answer in a few sentences and point to the numbers that matter.
-- When the schema above lists only table names, call describe_table before you query a table.`
+- Join tables along the foreign keys the schema shows (->); do not guess join columns.
+- Before you filter on a text value you have not seen in a result, call profile_column to learn how the column writes it (case, spelling, codes).
+- When the schema says that tables are not shown, call search_schema to find them; describe_table gives a table's full card (indexes, what references it).`
 
 const promptNoDatabase = `This session has no database: answer from what you know, and say that the user can pick a data source to run SQL.`
 
@@ -33,7 +35,11 @@ func (w *Workspace) systemPrompt(ctx context.Context, box *sessionToolbox, quest
 	if box == nil {
 		sb.WriteString(promptNoDatabase)
 	} else {
-		sb.WriteString(strings.TrimSpace(box.Describe(ctx)))
+		describe := box.Describe(ctx)
+		if d, ok := box.Toolbox.(questionDescriber); ok {
+			describe = d.DescribeFor(ctx, question)
+		}
+		sb.WriteString(strings.TrimSpace(describe))
 		sb.WriteString("\n\n")
 		sb.WriteString(promptRules)
 	}

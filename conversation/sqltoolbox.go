@@ -45,6 +45,9 @@ type SQLToolboxes struct {
 
 	mu  sync.Mutex
 	dbs map[string]*tools.DB
+	// ixs holds the ranking index of each DB's schema, which its sessions
+	// share: built once per schema read, not once per session.
+	ixs map[*tools.DB]*indexCache
 }
 
 // Open returns the SQL tools of src for one session. The demo database is
@@ -58,7 +61,22 @@ func (t *SQLToolboxes) Open(ctx context.Context, src sessionio.Source, confirm C
 		d, err := confirm(ctx, ConfirmRequest{Tool: req.Tool, SQL: req.SQL, Risk: req.Risk, Reason: req.Reason})
 		return tools.Decision(d), err
 	})
-	return &sqlToolbox{set: set, db: db}, nil
+	return &sqlToolbox{set: set, db: db, ix: t.indexCache(db)}, nil
+}
+
+// indexCache returns the index cache that the sessions on db share.
+func (t *SQLToolboxes) indexCache(db *tools.DB) *indexCache {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.ixs == nil {
+		t.ixs = map[*tools.DB]*indexCache{}
+	}
+	c, ok := t.ixs[db]
+	if !ok {
+		c = &indexCache{}
+		t.ixs[db] = c
+	}
+	return c
 }
 
 func (t *SQLToolboxes) db(ctx context.Context, src sessionio.Source) (*tools.DB, error) {
@@ -78,6 +96,7 @@ func (t *SQLToolboxes) db(ctx context.Context, src sessionio.Source) (*tools.DB,
 	}
 	if old, ok := t.dbs[src.Name]; ok {
 		old.Close() // sources.yaml changed; sessions still on it finish their turn
+		delete(t.ixs, old)
 	}
 	if t.dbs == nil {
 		t.dbs = map[string]*tools.DB{}
@@ -96,7 +115,7 @@ func (t *SQLToolboxes) Close() error {
 			errs = append(errs, fmt.Errorf("close source %s: %w", name, err))
 		}
 	}
-	t.dbs = nil
+	t.dbs, t.ixs = nil, nil
 	return errors.Join(errs...)
 }
 
@@ -104,6 +123,13 @@ func (t *SQLToolboxes) Close() error {
 type sqlToolbox struct {
 	set *tools.Set
 	db  *tools.DB
+	ix  *indexCache
+}
+
+// indexCache keeps the ranking index of the schema last described.
+type indexCache struct {
+	mu sync.Mutex
+	ix *schemaIndex
 }
 
 func (b *sqlToolbox) Specs() []ToolSpec {
@@ -139,16 +165,17 @@ func statementOf(r *tools.StatementResult) Statement {
 // RefreshSchema forgets the cached schema, so the next turn reads it anew.
 func (b *sqlToolbox) RefreshSchema() { b.db.RefreshSchema() }
 
-// schemaBudget bounds the schema summary in the system prompt; past it the
-// model gets the table names and calls describe_table.
-const schemaBudget = 8 << 10
-
 // describeTimeout bounds reading the version and schema for the prompt:
 // an unreachable server must not hold up the turn, whose SQL would fail
 // anyway and tell the model why.
 const describeTimeout = 5 * time.Second
 
-func (b *sqlToolbox) Describe(ctx context.Context) string {
+func (b *sqlToolbox) Describe(ctx context.Context) string { return b.DescribeFor(ctx, "") }
+
+// DescribeFor is the part of the system prompt about the database, with
+// the schema card ranked for the question when the whole schema does not
+// fit the source's budget.
+func (b *sqlToolbox) DescribeFor(ctx context.Context, question string) string {
 	ctx, cancel := context.WithTimeout(ctx, describeTimeout)
 	defer cancel()
 	var sb strings.Builder
@@ -160,10 +187,27 @@ func (b *sqlToolbox) Describe(ctx context.Context) string {
 	fmt.Fprintf(&sb, "The database is the source %q: %s (%s dialect).\n", src.Name, version, b.db.Dialect())
 	schema, err := b.db.Schema(ctx)
 	if err != nil {
-		fmt.Fprintf(&sb, "Its schema could not be read (%v); use list_tables and describe_table.\n", err)
+		fmt.Fprintf(&sb, "Its schema could not be read (%v); use search_schema, list_tables and describe_table.\n", err)
 		return sb.String()
 	}
-	sb.WriteString("Its tables:\n")
-	sb.WriteString(schema.Summary(schemaBudget))
+	budget := src.SchemaBudget
+	if budget == 0 {
+		budget = DefaultSchemaBudget
+	}
+	budget = max(budget, minSchemaBudget)
+	sb.WriteString("Its tables, one a line: each column with its type; PK is the primary key; -> a foreign key and what it references; " +
+		"in {...} the allowed values; \"...\" a comment; ~N rows an estimate:\n")
+	sb.WriteString(b.index(schema).card(question, budget))
 	return sb.String()
+}
+
+// index returns the ranking index of schema, built once per schema read.
+func (b *sqlToolbox) index(schema *tools.Schema) *schemaIndex {
+	c := b.ix
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ix == nil || c.ix.schema != schema {
+		c.ix = newSchemaIndex(schema)
+	}
+	return c.ix
 }

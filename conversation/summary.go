@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/aiq/aiq-rpc/tools"
 )
 
 // maxSummary bounds the legacy summary of a result: it is a reminder for
@@ -24,10 +26,23 @@ func legacyAnswer(res Result) string {
 	return truncate(summarize(res.Outcomes[len(res.Outcomes)-1]), maxSummary)
 }
 
-// summarize describes a tool outcome the way the CLI does for a query:
+// summarize describes a tool outcome: a schema tool's own one-line
+// summary, or for a query the way the CLI does:
 // "Query executed successfully. Returned 3 row(s) with columns: [id, name].
 // Sample data: [1, alice], ...".
 func summarize(o ToolOutcome) string {
+	// The schema tools say what they found themselves.
+	if r, ok := o.Result.(interface{ Summary() string }); ok && o.Err == nil {
+		if text := r.Summary(); text != "" {
+			return text
+		}
+	}
+	if o.Result == nil && o.Err == nil {
+		// A stored result, replayed.
+		if text, ok := tools.StoredSummary(o.Call.Function.Name, o.Content); ok {
+			return text
+		}
+	}
 	var r struct {
 		Status   string            `json:"status"`
 		Error    string            `json:"error"`

@@ -37,6 +37,13 @@ type Toolbox interface {
 	Describe(ctx context.Context) string
 }
 
+// questionDescriber is a toolbox that fits what it says of the database
+// to the question, as the schema card does for a schema too large to show
+// whole.
+type questionDescriber interface {
+	DescribeFor(ctx context.Context, question string) string
+}
+
 // schemaRefresher is a toolbox that caches its database's schema.
 type schemaRefresher interface {
 	RefreshSchema()

@@ -326,9 +326,14 @@ func toolArgs(text string) (json.RawMessage, error) {
 // {"status":"error","error":...}.
 func toolContent(o ToolOutcome) string {
 	if o.Err == nil {
-		data, err := json.Marshal(o.Result)
+		// Without HTML escaping: the model reads "->" and "<", not
+		// "\u003e", and pays no tokens for it.
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		err := enc.Encode(o.Result)
 		if err == nil {
-			return string(data)
+			return strings.TrimSuffix(b.String(), "\n")
 		}
 		o.Err = fmt.Errorf("the result of %s could not be encoded: %w", o.Call.Function.Name, err)
 	}

@@ -54,6 +54,10 @@ type Source struct {
 	Database string
 	Username string
 	Password Secret
+	// SchemaBudget is the size in bytes of the schema card in the system
+	// prompt (schema_budget, an aiq-rpc key the CLI ignores); 0 means the
+	// default.
+	SchemaBudget int
 }
 
 // ConfigError is a malformed configuration file: which file, which line,
@@ -297,6 +301,9 @@ func (p configParser) source(field string, item *yaml.Node, names map[string]*ya
 		}
 	}
 	s.Password = Secret(password)
+	if s.SchemaBudget, err = p.schemaBudget(fields, field); err != nil {
+		return Source{}, err
+	}
 	if s.Type == TypeSQLite && s.Database == "" {
 		return Source{}, p.fail(nodeOf(fields, "database", item), field+".database", "missing; a sqlite source needs the database file path")
 	}
@@ -368,6 +375,27 @@ func (p configParser) port(fields map[string]yamlEntry, field string) (int, erro
 		return 0, p.fail(n, field, fmt.Sprintf("want a port number from 1 to 65535, found %q", n.Value))
 	}
 	return port, nil
+}
+
+// schemaBudget reads a source's optional schema_budget, a number of bytes.
+func (p configParser) schemaBudget(fields map[string]yamlEntry, field string) (int, error) {
+	e, ok := fields["schema_budget"]
+	if !ok {
+		return 0, nil
+	}
+	n := unalias(e.value)
+	if isYAMLNull(n) {
+		return 0, nil
+	}
+	var budget int
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" || n.Decode(&budget) != nil || budget < 0 {
+		found := describeNode(n)
+		if n.Kind == yaml.ScalarNode {
+			found = strconv.Quote(n.Value)
+		}
+		return 0, p.fail(n, field+".schema_budget", "want a number of bytes, such as 12288, found "+found)
+	}
+	return budget, nil
 }
 
 // optionalText returns the text of key in fields, or "" when it is absent or

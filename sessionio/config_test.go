@@ -252,12 +252,13 @@ func TestSourcesLoad(t *testing.T) {
   type: sqlite
   database: /data/app.db
   comment: ignored, as are other unknown keys
+  schema_budget: 20000
 `
 	want := []Source{
 		{Name: "prod", Type: TypeMySQL, Host: "db.example.com", Port: 3306, Database: "shop", Username: "app", Password: secretTestValue},
 		{Name: "analytics", Type: TypePostgreSQL, Host: "pg.example.com", Port: 5432, Database: "stats", Username: "reader"},
 		{Name: "vectors", Type: TypeSeekDB, Host: "localhost", Port: 2881, Database: "test", Username: "root"},
-		{Name: "local", Type: TypeSQLite, Database: "/data/app.db"},
+		{Name: "local", Type: TypeSQLite, Database: "/data/app.db", SchemaBudget: 20000},
 	}
 	tests := []struct {
 		name string
@@ -327,6 +328,8 @@ func TestSourcesMalformed(t *testing.T) {
 		{"port is a list", ok + "  port: [3306]\n", 3, "[0].port", "want a port number from 1 to 65535, found a list"},
 		{"sqlite without database", "- name: local\n  type: sqlite\n" + pw, 1, "[0].database", "missing; a sqlite source needs the database file path"},
 		{"sqlite with empty database", "- name: local\n  type: SQLite\n  database: \"\"\n", 3, "[0].database", "missing; a sqlite source needs the database file path"},
+		{"schema_budget is a word", ok + "  schema_budget: big\n", 3, "[0].schema_budget", `want a number of bytes, such as 12288, found "big"`},
+		{"schema_budget negative", ok + "  schema_budget: -5\n", 3, "[0].schema_budget", `want a number of bytes, such as 12288, found "-5"`},
 		{"host is a mapping", ok + "  host: {a: b}\n", 3, "[0].host", "want a text value, found a mapping"},
 		{"password is a list", ok + "  password: [" + secretTestValue + ", x]\n", 3, "[0].password", "want a text value, found a list"},
 		{"password is a mapping", ok + "  password:\n    " + secretTestValue + ": 1\n", 4, "[0].password", "want a text value, found a mapping"},

@@ -166,22 +166,6 @@ func (m *mysqlDB) version(ctx context.Context) (string, error) {
 	return f.version, nil
 }
 
-// mysqlSchemaQuery lists the columns of the tables and views of the
-// connection's database.
-const mysqlSchemaQuery = `SELECT table_name, column_name, column_type, is_nullable = 'YES'
-FROM information_schema.columns
-WHERE table_schema = DATABASE()
-ORDER BY table_name, ordinal_position`
-
-func (m *mysqlDB) schema(ctx context.Context) (*Schema, error) {
-	c, err := m.conn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
-	return querySchema(ctx, c, mysqlSchemaQuery)
-}
-
 // run runs the statement on a connection of its own, which is closed
 // afterwards rather than returned to the pool: MySQL has session state
 // that no rollback undoes (LOCK TABLES, GET_LOCK, HANDLER, user

@@ -200,43 +200,6 @@ func (p *postgres) version(ctx context.Context) (string, error) {
 	return "PostgreSQL " + v, nil
 }
 
-// pgSchemaQuery lists the columns of the tables and views on the search
-// path, in its order; the first schema is the default one.
-const pgSchemaQuery = `SELECT c.table_schema, c.table_name, c.column_name,
-	CASE WHEN c.data_type IN ('USER-DEFINED', 'ARRAY') THEN c.udt_name::text ELSE c.data_type::text END,
-	c.is_nullable = 'YES', s.pos = 1
-FROM information_schema.columns AS c
-JOIN unnest(current_schemas(false)) WITH ORDINALITY AS s(name, pos) ON s.name = c.table_schema
-ORDER BY s.pos, c.table_name, c.ordinal_position`
-
-func (p *postgres) schema(ctx context.Context) (*Schema, error) {
-	c, err := p.acquire(ctx)
-	if err != nil {
-		return nil, err
-	}
-	reuse := false
-	defer func() { p.release(c, reuse) }()
-	rows, err := c.Query(ctx, pgSchemaQuery)
-	if err != nil {
-		return nil, err
-	}
-	var list []schemaRow
-	var r schemaRow
-	var isDefault bool
-	_, err = pgx.ForEachRow(rows, []any{&r.schema, &r.table, &r.column.Name, &r.column.Type, &r.column.Nullable, &isDefault}, func() error {
-		if isDefault {
-			r.schema = ""
-		}
-		list = append(list, r)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	reuse = true
-	return buildSchema(list), nil
-}
-
 func (p *postgres) run(ctx context.Context, sql string, write bool, out *collector) error {
 	c, err := p.acquire(ctx)
 	if err != nil {

@@ -1,15 +1,11 @@
 package tools
 
-import (
-	"context"
-	"database/sql"
-	"strconv"
-	"strings"
-)
-
-// Schema is the tables and views of a database that the model may query.
+// Schema is the tables and views of a database that the model may query,
+// as the catalog states them.
 type Schema struct {
 	Tables []Table `json:"tables"`
+	// Dialect decides how names that need quoting are quoted.
+	Dialect Dialect `json:"-"`
 }
 
 // Table is one table or view.
@@ -19,6 +15,18 @@ type Table struct {
 	Schema  string   `json:"schema,omitempty"`
 	Name    string   `json:"name"`
 	Columns []Column `json:"columns"`
+	// View marks a view (or a materialized view).
+	View    bool   `json:"view,omitempty"`
+	Comment string `json:"comment,omitempty"`
+	// Rows estimates the number of rows from the catalog; -1 when unknown.
+	// RowsAtLeast says that Rows is a bound that a count stopped at.
+	Rows        int64 `json:"rows"`
+	RowsAtLeast bool  `json:"rowsAtLeast,omitempty"`
+	// PrimaryKey names the primary key's columns in key order.
+	PrimaryKey  []string     `json:"primaryKey,omitempty"`
+	Unique      [][]string   `json:"unique,omitempty"`
+	ForeignKeys []ForeignKey `json:"foreignKeys,omitempty"`
+	Indexes     []Index      `json:"indexes,omitempty"`
 }
 
 // Column is one column of a table.
@@ -26,6 +34,27 @@ type Column struct {
 	Name     string `json:"name"`
 	Type     string `json:"type"`
 	Nullable bool   `json:"nullable"`
+	Comment  string `json:"comment,omitempty"`
+	// Values are the allowed values the catalog states: an enum type, an
+	// ENUM column or a CHECK (x IN (...)) constraint.
+	Values []string `json:"values,omitempty"`
+}
+
+// ForeignKey is a foreign key of a table: Columns reference RefColumns of
+// the table RefTable, in RefSchema as Table.Schema names it.
+type ForeignKey struct {
+	Columns    []string `json:"columns"`
+	RefSchema  string   `json:"refSchema,omitempty"`
+	RefTable   string   `json:"refTable"`
+	RefColumns []string `json:"refColumns"`
+}
+
+// Index is an index of a table; Columns are its columns in order, "" for
+// an expression.
+type Index struct {
+	Name    string   `json:"name"`
+	Columns []string `json:"columns"`
+	Unique  bool     `json:"unique,omitempty"`
 }
 
 // QualifiedName returns the name by which SQL finds the table: the name,
@@ -37,82 +66,11 @@ func (t Table) QualifiedName() string {
 	return t.Schema + "." + t.Name
 }
 
-// Summary describes the tables for the model's system prompt, one line
-// each: "t(id integer, name text)". When that would take more than budget
-// bytes, it lists only the table names, comma separated, so that the model
-// knows them all and asks describe_table for the columns; when even the
-// names do not fit, as many as fit, followed by how many were left out.
-func (s *Schema) Summary(budget int) string {
-	var b strings.Builder
-	for _, t := range s.Tables {
-		b.WriteString(t.QualifiedName())
-		b.WriteByte('(')
-		for i, c := range t.Columns {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(c.Name)
-			b.WriteByte(' ')
-			b.WriteString(c.Type)
-		}
-		b.WriteString(")\n")
-		if b.Len() > budget {
-			return s.names(budget)
-		}
-	}
-	return b.String()
-}
-
-// names lists the table names within budget bytes: all of them, or those
-// that fit and how many more there are.
-func (s *Schema) names(budget int) string {
-	names := s.Names()
-	if all := strings.Join(names, ", "); len(all) <= budget {
-		return all
-	}
-	var b strings.Builder
-	for i, name := range names {
-		piece := name
-		if i > 0 {
-			piece = ", " + name
-		}
-		if b.Len()+len(piece)+len(moreTables(len(names)-i-1)) > budget {
-			b.WriteString(moreTables(len(names) - i))
-			break
-		}
-		b.WriteString(piece)
-	}
-	return strings.TrimPrefix(b.String(), " ")
-}
-
-// moreTables notes that n more table names were left out; "" for none.
-func moreTables(n int) string {
-	switch n {
-	case 0:
-		return ""
-	case 1:
-		return " and 1 more table"
-	}
-	return " and " + strconv.Itoa(n) + " more tables"
-}
-
-// Table finds a table by its name or its qualified name (schema.name).
-// An exact match wins; else the match must be unique regardless of case,
-// as unquoted names are case-insensitive in SQL.
+// Table finds a table by its name or its qualified name (schema.name),
+// as Lookup does.
 func (s *Schema) Table(name string) (Table, bool) {
-	for _, t := range s.Tables {
-		if t.Name == name || t.QualifiedName() == name {
-			return t, true
-		}
-	}
-	var found []Table
-	for _, t := range s.Tables {
-		if strings.EqualFold(t.Name, name) || strings.EqualFold(t.QualifiedName(), name) {
-			found = append(found, t)
-		}
-	}
-	if len(found) == 1 {
-		return found[0], true
+	if t, ok := s.Lookup(name); ok {
+		return *t, true
 	}
 	return Table{}, false
 }
@@ -124,47 +82,4 @@ func (s *Schema) Names() []string {
 		names = append(names, t.QualifiedName())
 	}
 	return names
-}
-
-// schemaRow is one column as the introspection queries return it, in
-// table order.
-type schemaRow struct {
-	schema, table string
-	column        Column
-}
-
-// buildSchema groups the rows, which come sorted by table, into tables.
-func buildSchema(rows []schemaRow) *Schema {
-	s := &Schema{Tables: []Table{}}
-	for _, r := range rows {
-		n := len(s.Tables)
-		if n == 0 || s.Tables[n-1].Name != r.table || s.Tables[n-1].Schema != r.schema {
-			s.Tables = append(s.Tables, Table{Schema: r.schema, Name: r.table})
-			n++
-		}
-		s.Tables[n-1].Columns = append(s.Tables[n-1].Columns, r.column)
-	}
-	return s
-}
-
-// querySchema runs a schema query whose rows are table, column, type and
-// nullable, on a database/sql connection.
-func querySchema(ctx context.Context, c *sql.Conn, query string) (*Schema, error) {
-	rows, err := c.QueryContext(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var list []schemaRow
-	for rows.Next() {
-		var r schemaRow
-		if err := rows.Scan(&r.table, &r.column.Name, &r.column.Type, &r.column.Nullable); err != nil {
-			return nil, err
-		}
-		list = append(list, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return buildSchema(list), nil
 }

@@ -13,29 +13,6 @@ var testSchema = &Schema{Tables: []Table{
 	{Schema: "audit", Name: "log", Columns: []Column{{Name: "at", Type: "timestamp"}}},
 }}
 
-func TestSummary(t *testing.T) {
-	full := "orders(id integer, total numeric)\nsales.Orders(x text)\naudit.log(at timestamp)\n"
-	if got := testSchema.Summary(1000); got != full {
-		t.Errorf("Summary(1000) = %q, want %q", got, full)
-	}
-	for budget, want := range map[int]string{
-		len(full): full,
-		40:        "orders, sales.Orders, audit.log",
-		25:        "orders and 2 more tables",
-		3:         "and 3 more tables",
-	} {
-		if got := testSchema.Summary(budget); got != want {
-			t.Errorf("Summary(%d) = %q, want %q", budget, got, want)
-		}
-	}
-	if got := moreTables(1); got != " and 1 more table" {
-		t.Errorf("moreTables(1) = %q", got)
-	}
-	if got := (&Schema{}).Summary(10); got != "" {
-		t.Errorf("empty schema: %q", got)
-	}
-}
-
 func TestSchemaTable(t *testing.T) {
 	for name, want := range map[string]string{
 		"orders":       "orders",

@@ -20,6 +20,9 @@ const (
 	ToolListTables    = "list_tables"
 	ToolDescribeTable = "describe_table"
 	ToolRenderChart   = "render_chart"
+	ToolSearchSchema  = "search_schema"
+	ToolProfileColumn = "profile_column"
+	ToolExplainSQL    = "explain_sql"
 )
 
 // Decision is the user's answer to a ConfirmRequest.
@@ -67,7 +70,9 @@ type Spec struct {
 }
 
 // Set is the tools the model may call on one DB during one chat session:
-// execute_sql, list_tables, describe_table and render_chart. It remembers
+// execute_sql, list_tables, describe_table, render_chart, and the schema
+// tools search_schema, profile_column and explain_sql (schematools.go,
+// profile.go, explain.go). It remembers
 // an allow_always answer and the last successful result (for
 // render_chart) for its whole life, so make one Set per chat session.
 //
@@ -107,9 +112,13 @@ func (s *Set) Specs() []Spec {
 			Parameters:  json.RawMessage(`{"type":"object","properties":{}}`),
 		},
 		{
-			Name:        ToolDescribeTable,
-			Description: "Describe one table or view: its columns, their types and whether they may be null.",
-			Parameters:  json.RawMessage(`{"type":"object","properties":{"table":{"type":"string","description":"The table's name, or schema.name."}},"required":["table"]}`),
+			Name: ToolDescribeTable,
+			Description: "Describe tables or views in full: columns and types, primary and unique keys, foreign keys both ways " +
+				"(what it references and what references it), indexes, allowed values, comments and a row estimate. " +
+				"Give table for one, or tables for up to 20 at once.",
+			Parameters: json.RawMessage(`{"type":"object","properties":{` +
+				`"table":{"type":"string","description":"A table's name, or schema.name."},` +
+				`"tables":{"type":"array","items":{"type":"string"},"maxItems":20,"description":"Several tables' names."}}}`),
 		},
 		{
 			Name: ToolRenderChart,
@@ -120,6 +129,27 @@ func (s *Set) Specs() []Spec {
 				`"x":{"type":"string","description":"A column of the last result."},` +
 				`"y":{"type":"string","description":"A numeric column of the last result."},` +
 				`"title":{"type":"string"}},"required":["chart_type","x","y"]}`),
+		},
+		{
+			Name: ToolSearchSchema,
+			Description: "Find the tables and columns whose names or comments match words (any case, plurals folded, " +
+				"or a part of a name): up to 20 tables, each with its one-line card. Use it when the schema in the prompt " +
+				"says tables are not shown.",
+			Parameters: json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"Words to find, such as \"invoice supplier\"."}},"required":["query"]}`),
+		},
+		{
+			Name: ToolProfileColumn,
+			Description: "Profile a column's values before filtering on them: distinct count, null fraction, min, max and the " +
+				"10 most common values with their counts, so that a WHERE clause uses a value as the data writes it. " +
+				"On a table of over a million rows it reads a sample, and says so.",
+			Parameters: json.RawMessage(`{"type":"object","properties":{"table":{"type":"string"},"column":{"type":"string"}},"required":["table","column"]}`),
+		},
+		{
+			Name: ToolExplainSQL,
+			Description: "Show the engine's plan of one statement without running it (EXPLAIN, never ANALYZE): estimated " +
+				"rows and cost where the engine gives them, full scans of large tables, and the plan text. Safe for a write, " +
+				"which is only planned.",
+			Parameters: json.RawMessage(`{"type":"object","properties":{"sql":{"type":"string","description":"One SQL statement, without EXPLAIN."}},"required":["sql"]}`),
 		},
 	}
 }
@@ -135,12 +165,18 @@ func (s *Set) Run(ctx context.Context, name string, args json.RawMessage) (any, 
 	case ToolListTables:
 		return s.listTables(ctx)
 	case ToolDescribeTable:
-		return s.describeTable(ctx, args)
+		return s.describeTables(ctx, args)
 	case ToolRenderChart:
 		return s.renderChart(args)
+	case ToolSearchSchema:
+		return s.searchSchema(ctx, args)
+	case ToolProfileColumn:
+		return s.profileColumn(ctx, args)
+	case ToolExplainSQL:
+		return s.explainSQL(ctx, args)
 	}
-	return nil, fmt.Errorf("unknown tool %q; the tools are %s, %s, %s and %s",
-		name, ToolExecuteSQL, ToolListTables, ToolDescribeTable, ToolRenderChart)
+	return nil, fmt.Errorf("unknown tool %q; the tools are %s, %s, %s, %s, %s, %s and %s",
+		name, ToolExecuteSQL, ToolListTables, ToolDescribeTable, ToolRenderChart, ToolSearchSchema, ToolProfileColumn, ToolExplainSQL)
 }
 
 // decodeArgs reads the model's arguments into v. Missing or null
@@ -275,42 +311,7 @@ func (s *Set) listTables(ctx context.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return struct {
-		Tables []string `json:"tables"`
-	}{schema.Names()}, nil
-}
-
-// tableListBudget bounds the list of table names in describe_table's
-// error.
-const tableListBudget = 2000
-
-// describeTable returns the Table of that name.
-func (s *Set) describeTable(ctx context.Context, args json.RawMessage) (any, error) {
-	var a struct {
-		Table string `json:"table"`
-	}
-	if err := decodeArgs(ToolDescribeTable, args, &a); err != nil {
-		return nil, err
-	}
-	if strings.TrimSpace(a.Table) == "" {
-		return nil, errors.New("describe_table needs the table argument: a table's name")
-	}
-	schema, err := s.db.Schema(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if t, ok := schema.Table(a.Table); ok {
-		return t, nil
-	}
-	// The table may be newer than the cached schema.
-	s.db.RefreshSchema()
-	if schema, err = s.db.Schema(ctx); err != nil {
-		return nil, err
-	}
-	if t, ok := schema.Table(a.Table); ok {
-		return t, nil
-	}
-	return nil, fmt.Errorf("there is no table %q; the tables are: %s", a.Table, schema.names(tableListBudget))
+	return &TableList{Tables: schema.Names()}, nil
 }
 
 // Chart is a chart for the editor to draw, made by render_chart from the

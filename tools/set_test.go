@@ -185,7 +185,7 @@ func TestSetTools(t *testing.T) {
 				t.Errorf("spec %s: parameters %s (%v), description %q", spec.Name, spec.Parameters, err, spec.Description)
 			}
 		}
-		if !slices.Equal(names, []string{ToolExecuteSQL, ToolListTables, ToolDescribeTable, ToolRenderChart}) {
+		if !slices.Equal(names, []string{ToolExecuteSQL, ToolListTables, ToolDescribeTable, ToolRenderChart, ToolSearchSchema, ToolProfileColumn, ToolExplainSQL}) {
 			t.Errorf("tools = %v", names)
 		}
 
@@ -194,12 +194,12 @@ func TestSetTools(t *testing.T) {
 			t.Errorf("list_tables = %s, %v", got, err)
 		}
 		out, err = s.Run(ctx, ToolDescribeTable, json.RawMessage(`{"table":"T"}`))
-		if tbl, ok := out.(Table); err != nil || !ok || tbl.Name != "t" || len(tbl.Columns) != 2 {
+		if c, ok := out.(*TableCards); err != nil || !ok || len(c.Tables) != 1 || !strings.HasPrefix(c.Tables[0], "table t") || !strings.Contains(c.Tables[0], "\n  id int PK\n") {
 			t.Errorf("describe_table T = %+v, %v", out, err)
 		}
-		_, err = s.Run(ctx, ToolDescribeTable, json.RawMessage(`{"table":"nope"}`))
-		if err == nil || !strings.Contains(err.Error(), `"nope"`) || !strings.Contains(err.Error(), "the tables are: t") {
-			t.Errorf("describe_table nope: %v; want the error to name the tables", err)
+		out, err = s.Run(ctx, ToolDescribeTable, json.RawMessage(`{"table":"tt"}`))
+		if c, ok := out.(*TableCards); err != nil || !ok || len(c.NotFound) != 1 || c.NotFound[0] != "no table `tt`; did you mean `t`?" {
+			t.Errorf("describe_table tt = %+v, %v; want a result that names t", out, err)
 		}
 	})
 }

@@ -108,23 +108,6 @@ func (s *sqliteDB) version(ctx context.Context) (string, error) {
 	return "SQLite " + v, nil
 }
 
-// sqliteSchemaQuery lists the columns of the tables and views, reading
-// each table's columns with the pragma_table_info table-valued function.
-const sqliteSchemaQuery = `SELECT m.name, p.name, p.type, p."notnull" = 0 AND p.pk = 0
-FROM sqlite_master AS m
-JOIN pragma_table_info(m.name) AS p
-WHERE m.type IN ('table', 'view') AND m.name NOT LIKE 'sqlite\_%' ESCAPE '\'
-ORDER BY m.name, p.cid`
-
-func (s *sqliteDB) schema(ctx context.Context) (*Schema, error) {
-	c, err := s.conn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
-	return querySchema(ctx, c, sqliteSchemaQuery)
-}
-
 // run runs the statement on a connection of its own. The driver interrupts
 // SQLite when ctx ends, which also enforces StatementTimeout.
 func (s *sqliteDB) run(ctx context.Context, query string, write bool, out *collector) error {

@@ -464,6 +464,10 @@ func (c *askClient) show(e conversation.Event) {
 				st.Error = refusedWithoutTerminal(st.Error)
 			}
 			writeStatement(c.out, *st)
+		} else if e.Summary != "" && e.Tool != "render_chart" {
+			// What a schema tool found: "orders: 4 columns, PK id, ...".
+			c.endLineLocked()
+			fmt.Fprintf(c.out, "\n→ %s\n", e.Summary)
 		}
 		c.waiting.set(true, "waiting for the model")
 	case conversation.EventStatus:

@@ -211,14 +211,20 @@ const (
 	toolListTables    = "list_tables"
 	toolDescribeTable = "describe_table"
 	toolRenderChart   = "render_chart"
+	toolSearchSchema  = "search_schema"
+	toolProfileColumn = "profile_column"
+	toolExplainSQL    = "explain_sql"
 )
 
 // callTitle says what a tool call does, for the editor's list of calls,
 // and its kind: read for a query, edit for a write, execute for DDL.
 func callTitle(tool string, args json.RawMessage, sql, databaseType string) (string, sdk.ToolKind) {
 	var a struct {
-		Table string `json:"table"`
-		Title string `json:"title"`
+		Table  string   `json:"table"`
+		Tables []string `json:"tables"`
+		Title  string   `json:"title"`
+		Query  string   `json:"query"`
+		Column string   `json:"column"`
 	}
 	json.Unmarshal(args, &a)
 	switch tool {
@@ -227,7 +233,16 @@ func callTitle(tool string, args json.RawMessage, sql, databaseType string) (str
 	case toolListTables:
 		return "List the tables", sdk.ToolKindRead
 	case toolDescribeTable:
+		if a.Table == "" && len(a.Tables) > 0 {
+			return firstLine("Describe the tables "+strings.Join(a.Tables, ", "), "Describe tables"), sdk.ToolKindRead
+		}
 		return "Describe the table " + a.Table, sdk.ToolKindRead
+	case toolSearchSchema:
+		return firstLine("Search the schema for "+a.Query, "Search the schema"), sdk.ToolKindSearch
+	case toolProfileColumn:
+		return "Profile the column " + a.Table + "." + a.Column, sdk.ToolKindRead
+	case toolExplainSQL:
+		return firstLine("Explain "+sql, "Explain a statement"), sdk.ToolKindRead
 	case toolRenderChart:
 		if a.Title != "" {
 			return "Chart: " + a.Title, sdk.ToolKindOther

@@ -1,0 +1,243 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/aiq/aiq-rpc/tools/dbtest"
+)
+
+// runTool runs a tool of s and fails the test on an error.
+func runTool(t *testing.T, s *Set, tool, args string) any {
+	t.Helper()
+	out, err := s.Run(context.Background(), tool, json.RawMessage(args))
+	if err != nil {
+		t.Fatalf("%s %s: %v", tool, args, err)
+	}
+	return out
+}
+
+// oddQuoted is the table "Odd Name" as the dialect quotes it.
+func oddQuoted(d Dialect) string {
+	if d == DialectMySQL {
+		return "`Odd Name`"
+	}
+	return `"Odd Name"`
+}
+
+func TestDescribeTables(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e testEngine) {
+		_, db := shopSchema(t, e)
+		s := NewSet(db, nil)
+		cards, ok := runTool(t, s, ToolDescribeTable, `{"tables":["orders","customers","orders"]}`).(*TableCards)
+		if !ok || len(cards.Tables) != 2 || len(cards.NotFound) != 0 {
+			t.Fatalf("describe_table orders, customers = %+v", cards)
+		}
+		if !strings.HasPrefix(cards.Tables[0], "table orders") || !strings.Contains(cards.Tables[1], "referenced by: orders(customer_id) -> (id)") {
+			t.Errorf("cards =\n%s", strings.Join(cards.Tables, "\n"))
+		}
+		if want := "orders: 5 columns, PK id, 1 foreign key; customers: 4 columns, PK id, 1 foreign key, ~3 rows"; !strings.HasPrefix(cards.Summary(), "orders: 5 columns, PK id, 1 foreign key") ||
+			!strings.HasSuffix(cards.Summary(), "customers: 4 columns, PK id, 1 foreign key, ~3 rows") {
+			t.Errorf("summary = %q, want %q", cards.Summary(), want)
+		}
+
+		missing := runTool(t, s, ToolDescribeTable, `{"table":"order"}`).(*TableCards)
+		if len(missing.Tables) != 0 || len(missing.NotFound) != 1 || !strings.HasPrefix(missing.NotFound[0], "no table `order`; did you mean `orders`") {
+			t.Errorf("describe_table order = %+v, want a did-you-mean", missing)
+		}
+		nothing := runTool(t, s, ToolDescribeTable, `{"table":"zzzz"}`).(*TableCards)
+		if len(nothing.NotFound) != 1 || !strings.Contains(nothing.NotFound[0], "search_schema") {
+			t.Errorf("describe_table zzzz = %+v, want a pointer to search_schema", nothing)
+		}
+
+		// Names that need quotes round-trip, bare or quoted as the
+		// dialect quotes them.
+		quoted := oddQuoted(e.dialect)
+		for _, name := range []string{"Odd Name", quoted} {
+			args, _ := json.Marshal(map[string]string{"table": name})
+			odd := runTool(t, s, ToolDescribeTable, string(args)).(*TableCards)
+			if len(odd.Tables) != 1 || !strings.HasPrefix(odd.Tables[0], "table "+quoted) {
+				t.Errorf("describe_table %s = %+v", name, odd)
+			}
+		}
+
+		_, err := s.Run(context.Background(), ToolDescribeTable, json.RawMessage(`{"tables":["a","b","c","d","e","f","g","h","i","j","k","l","m","n","o","p","q","r","s","t","u"]}`))
+		if err == nil || !strings.Contains(err.Error(), "up to 20") {
+			t.Errorf("21 tables: %v, want an error", err)
+		}
+	})
+}
+
+func TestSearchSchema(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e testEngine) {
+		_, db := shopSchema(t, e)
+		s := NewSet(db, nil)
+		res := runTool(t, s, ToolSearchSchema, `{"query":"lines"}`).(*SchemaMatches)
+		if len(res.Matches) == 0 || res.Matches[0].Table != "order_lines" || !strings.HasPrefix(res.Matches[0].Line, "order_lines(") {
+			t.Errorf("search lines = %+v", res)
+		}
+		if !strings.HasPrefix(res.Summary(), `search "lines": `) {
+			t.Errorf("summary = %q", res.Summary())
+		}
+		res = runTool(t, s, ToolSearchSchema, `{"query":"SELECT"}`).(*SchemaMatches)
+		if len(res.Matches) != 1 || res.Matches[0].Columns[0] != "select" {
+			t.Errorf("search SELECT = %+v, want the column of Odd Name", res)
+		}
+		if e.dialect != DialectSQLite {
+			res = runTool(t, s, ToolSearchSchema, `{"query":"buyers"}`).(*SchemaMatches)
+			if len(res.Matches) != 1 || res.Matches[0].Table != "customers" {
+				t.Errorf("search buyers = %+v, want customers by its comment", res)
+			}
+		}
+	})
+}
+
+func TestProfileColumn(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e testEngine) {
+		src, db := shopSchema(t, e)
+		odd := oddQuoted(e.dialect)
+		dbtest.Exec(t, src, "INSERT INTO "+odd+" VALUES (1, 1, 'Berlin'), (2, 2, 'berlin'), (3, NULL, 'Berlin'), (4, 4, NULL)")
+		s := NewSet(db, nil)
+		p := runTool(t, s, ToolProfileColumn, `{"table":"Odd Name","column":"bücher"}`).(*ColumnProfile)
+		// MariaDB's default collation compares regardless of case: one
+		// value, which the profile shows.
+		distinct, berlins := int64(2), int64(2)
+		if e.dialect == DialectMySQL {
+			distinct, berlins = 1, 3
+		}
+		if p.Rows != 4 || p.Distinct != distinct || p.Nulls != 1 || p.NullFraction != 0.25 || p.Sample != "" {
+			t.Errorf("profile = %+v", p)
+		}
+		if len(p.Top) < 2 || p.Top[0].Value != "Berlin" || p.Top[0].Count != berlins {
+			t.Errorf("most common = %+v, want Berlin %d times first", p.Top, berlins)
+		}
+		want := fmt.Sprintf(".bücher: %d distinct, 25%% null, most common 'Berlin' (%d)", distinct, berlins)
+		if p.Summary() != p.Table+want || p.Table != oddQuoted(e.dialect) {
+			t.Errorf("summary = %q, want %q", p.Summary(), p.Table+want)
+		}
+		nf := runTool(t, s, ToolProfileColumn, `{"table":"customers","column":"nme"}`).(*NotFound)
+		if !strings.HasPrefix(nf.Message, "no column `nme` in customers; did you mean `name`") {
+			t.Errorf("unknown column: %q", nf.Message)
+		}
+		nf = runTool(t, s, ToolProfileColumn, `{"table":"customer","column":"name"}`).(*NotFound)
+		if !strings.HasPrefix(nf.Message, "no table `customer`; did you mean `customers`") {
+			t.Errorf("unknown table: %q", nf.Message)
+		}
+
+		// A table the catalog says is huge is sampled, and the profile
+		// says so.
+		schema, _ := db.Schema(context.Background())
+		big, _ := schema.Lookup("customers")
+		big.Rows = 5_000_000
+		p = runTool(t, s, ToolProfileColumn, `{"table":"customers","column":"name"}`).(*ColumnProfile)
+		if !strings.Contains(p.Sample, "first 100000 rows") || p.Rows != 3 || !strings.Contains(p.Summary(), "sampled 3 rows") {
+			t.Errorf("sampled profile = %+v (%s)", p, p.Summary())
+		}
+	})
+}
+
+// explainWrites are writes of every kind, per engine, for explain_sql.
+var explainWrites = map[Dialect][]string{
+	DialectPostgres: {"INSERT INTO customers (id, email) VALUES (9, 'z@x')", "UPDATE customers SET name = 'x'", "DELETE FROM customers",
+		"WITH gone AS (DELETE FROM customers RETURNING id) SELECT count(*) FROM gone",
+		"INSERT INTO customers (id, email) VALUES (1, 'a@x') ON CONFLICT (id) DO UPDATE SET name = 'y'",
+		"MERGE INTO customers AS c USING (SELECT 1 AS id) AS s ON c.id = s.id WHEN MATCHED THEN DELETE"},
+	DialectMySQL: {"INSERT INTO customers (id, email) VALUES (9, 'z@x')", "UPDATE customers SET name = 'x'", "DELETE FROM customers",
+		"REPLACE INTO customers (id, email) VALUES (1, 'a@x')", "INSERT INTO customers (id, email) VALUES (1, 'a@x') ON DUPLICATE KEY UPDATE name = 'y'",
+		"DELETE c FROM customers AS c JOIN orders AS o ON o.customer_id = c.id"},
+	DialectSQLite: {"INSERT INTO customers (id, email) VALUES (9, 'z@x')", "UPDATE customers SET name = 'x'", "DELETE FROM customers",
+		"REPLACE INTO customers (id, email) VALUES (1, 'a@x')", "INSERT INTO customers (id, email) VALUES (1, 'a@x') ON CONFLICT (id) DO UPDATE SET name = 'y'",
+		"WITH x AS (SELECT 1) DELETE FROM customers"},
+}
+
+func TestExplainSQL(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e testEngine) {
+		src, db := shopSchema(t, e)
+		s := NewSet(db, nil)
+		data := func() string {
+			return strings.Join(dbtest.QueryStrings(t, src, "SELECT count(*) FROM customers",
+				"SELECT "+map[Dialect]string{DialectMySQL: "CONCAT(id, '|', email, '|', coalesce(name, '-'))"}[e.dialect]+
+					map[Dialect]string{DialectPostgres: "id || '|' || email || '|' || coalesce(name, '-')", DialectSQLite: "id || '|' || email || '|' || coalesce(name, '-')"}[e.dialect]+
+					" FROM customers ORDER BY id"), "\n")
+		}
+		before := data()
+		if !strings.Contains(before, "3\n1|a@x|A") {
+			t.Fatalf("customers = %s", before)
+		}
+
+		p := runTool(t, s, ToolExplainSQL, `{"sql":"SELECT * FROM orders JOIN customers ON customers.id = orders.customer_id"}`).(*Plan)
+		if p.Refused != "" || p.Error != "" || p.Text == "" || !strings.HasPrefix(p.Summary(), "plan: ") {
+			t.Fatalf("explain SELECT = %+v", p)
+		}
+		if e.dialect == DialectPostgres && (p.Cost == nil || p.EstimatedRows == nil) {
+			t.Errorf("explain on PostgreSQL without cost and rows: %+v", p)
+		}
+		if e.dialect != DialectPostgres && len(p.FullScans) == 0 {
+			t.Errorf("explain of a join without a filter shows no full scan: %+v", p)
+		}
+
+		for _, w := range explainWrites[e.dialect] {
+			args, _ := json.Marshal(map[string]string{"sql": w})
+			p := runTool(t, s, ToolExplainSQL, string(args)).(*Plan)
+			if p.Refused != "" || p.Error != "" || p.Text == "" {
+				t.Errorf("explain %s = %+v", w, p)
+			}
+			if after := data(); after != before {
+				t.Fatalf("explain %s changed the data:\n%s\nwas\n%s", w, after, before)
+			}
+		}
+
+		for sql, want := range map[string]string{
+			"SELECT 1; DELETE FROM customers":       "not explained: ",
+			"EXPLAIN ANALYZE DELETE FROM customers": "without EXPLAIN",
+			"DROP TABLE customers":                  "this is DROP",
+		} {
+			args, _ := json.Marshal(map[string]string{"sql": sql})
+			p := runTool(t, s, ToolExplainSQL, string(args)).(*Plan)
+			if !strings.Contains(p.Refused, want) || p.Text != "" {
+				t.Errorf("explain %s = %+v, want it refused (%s)", sql, p, want)
+			}
+		}
+		if after := data(); after != before {
+			t.Fatalf("the refused statements changed the data:\n%s", after)
+		}
+		if !dbtest.TableExists(t, src, "customers") {
+			t.Fatal("customers is gone")
+		}
+	})
+}
+
+// TestStoredSummary: a replayed conversation's schema tool results, read
+// back from the JSON the model got, have the summaries they had live.
+func TestStoredSummary(t *testing.T) {
+	_, db := shopSchema(t, testEngines[0])
+	s := NewSet(db, nil)
+	for _, c := range []struct{ tool, args, want string }{
+		{ToolListTables, `{}`, ""},
+		{ToolSearchSchema, `{"query":"lines"}`, ""},
+		{ToolProfileColumn, `{"table":"customers","column":"name"}`, ""},
+		{ToolProfileColumn, `{"table":"customer","column":"name"}`, ""},
+		{ToolExplainSQL, `{"sql":"SELECT * FROM orders"}`, ""},
+		{ToolExplainSQL, `{"sql":"DROP TABLE orders"}`, ""},
+		{ToolDescribeTable, `{"tables":["customers","order"]}`, "customers ~3 rows; no table order"},
+	} {
+		out := runTool(t, s, c.tool, c.args)
+		data, err := json.Marshal(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := c.want
+		if want == "" {
+			want = out.(interface{ Summary() string }).Summary()
+		}
+		if got, ok := StoredSummary(c.tool, string(data)); !ok || got != want {
+			t.Errorf("%s %s: stored summary %q, %v; want %q", c.tool, c.args, got, ok, want)
+		}
+	}
+	if _, ok := StoredSummary(ToolExecuteSQL, `{"status":"error","error":"x"}`); ok {
+		t.Error("a statement's error has a stored schema summary")
+	}
+}
