@@ -71,6 +71,9 @@ type Statement struct {
 	Rows      [][]any  `json:"rows"`
 	Truncated bool     `json:"truncated"`
 	Error     string   `json:"error,omitempty"`
+	// CallID is the tool call that ran the statement, so that a front end
+	// can find the statement's notifications.
+	CallID string `json:"callId,omitempty"`
 }
 
 // Answer is a finished turn.

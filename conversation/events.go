@@ -80,6 +80,7 @@ func (r *recorder) ToolStarted(call ToolCall) {
 }
 
 func (r *recorder) ToolRows(call ToolCall, st Statement) {
+	st.CallID = call.ID
 	r.listen(Event{Kind: EventRows, Tool: call.Function.Name, CallID: call.ID, Statement: &st})
 }
 
@@ -88,6 +89,7 @@ func (r *recorder) ToolFinished(o ToolOutcome) {
 	switch res := o.Result.(type) {
 	case SQLResult:
 		st := res.Statement
+		st.CallID = o.Call.ID
 		r.statements = append(r.statements, st)
 		e.Statement = &st
 		e.Failed = st.Status != "success"

@@ -48,6 +48,7 @@ type Server struct {
 	initialized atomic.Bool
 	shutdown    atomic.Bool
 	canConfirm  atomic.Bool
+	rowsOnce    atomic.Bool // the client takes each page once
 	startupOnce sync.Once
 	exitCode    chan int
 

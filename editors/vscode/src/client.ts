@@ -225,7 +225,7 @@ export class AiqClient {
   private async initialize(options: ClientOptions): Promise<void> {
     const params = {
       clientInfo: { name: "aiq.vscode", version: options.clientVersion ?? "0.0.0" },
-      capabilities: { confirm: true },
+      capabilities: { confirm: true, rowsOnce: true },
       options: {
         ...(options.source ? { source: options.source } : {}),
         ...(options.historyLimit ? { historyLimit: options.historyLimit } : {}),

@@ -15,6 +15,10 @@ export interface Statement {
   rows?: unknown[][];
   truncated?: boolean;
   error?: string;
+  /** The tool call that ran it. */
+  callId?: string;
+  /** Its rows went before, in the rows or tool_result of its callId (docs/protocol.md, "Rows sent once"). */
+  rowsSent?: boolean;
 }
 
 /** A chart, as in a chat/progress `chart` event. */

@@ -260,7 +260,11 @@ describe("Controller with the real aiq-rpc", () => {
     assert.equal(turn.items[0].sql, sql);
     assert.equal(turn.items[0].statement.status, "success");
     assert.deepEqual(turn.items[0].statement.columns, ["status", "n"]);
-    assert.deepEqual(turn.items[0].statement.rows, live!.statements[0].rows, "the same rows as live");
+    // The live page came once, in the statement's tool_result (rowsOnce).
+    const shown = ui.views.find((m) => m.type === "progress" && m.event.kind === "tool_result" && m.event.callId === "call_1");
+    assert.equal(live!.statements[0].rowsSent, true);
+    assert.equal(shown?.type === "progress" && shown.event.statement?.rows?.length, 4);
+    assert.deepEqual(turn.items[0].statement.rows, shown?.type === "progress" ? shown.event.statement?.rows : undefined, "the same rows as live");
     assert.equal(turn.items[1].text, "Four statuses.");
 
     await ctl.showHistory();
@@ -289,7 +293,11 @@ describe("Controller with the real aiq-rpc", () => {
     assert.equal(early?.statement?.rowCount, 501, "the page, and the row that follows it");
     assert.equal(early?.statement?.rows?.length, 500);
     assert.deepEqual(early?.statement?.rows?.slice(0, 3), [[1, 2], [2, 4], [3, 6]]);
-    assert.deepEqual(early?.statement?.rows, final?.statement?.rows, "the same first rows as the result");
+    // The page is sent once (rowsOnce): the result refers to it.
+    assert.equal(final?.statement?.rowsSent, true, "the result refers to the early rows");
+    assert.equal(final?.statement?.rows, undefined, "the result does not carry the page again");
+    assert.equal(result?.statements[0].rowsSent, true, "the response refers to the page too");
+    assert.equal(result?.statements[0].rows, undefined);
 
     // What the view shows at the early rows, then at the end.
     const sqlItem = (upTo: number) => {

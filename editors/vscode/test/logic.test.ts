@@ -261,6 +261,20 @@ describe("Transcript", () => {
     assert.deepEqual(tr.replay().map((m) => (m.type === "progress" ? `${m.event.kind}:${m.event.callId}` : m.type)), ["turnStart", "rows:b", "tool_result:a"]);
   });
 
+  it("a result whose rows were sent before (rowsSent) takes its early rows into the replay, without changing the message", () => {
+    const tr = new Transcript();
+    const page = { sql: "SELECT n", status: "running" as const, rowCount: 501, columns: ["n"], rows: [[1], [2]], truncated: true };
+    const result = progress(1, { kind: "tool_result", callId: "a", statement: { sql: "SELECT n", status: "success", rowCount: 9000, columns: ["n"], truncated: true, rowsSent: true } });
+    tr.add({ type: "turnStart", turnId: 1, query: "q" });
+    tr.add(progress(1, { kind: "rows", callId: "a", statement: page }));
+    tr.add(result);
+    const r = tr.replay();
+    assert.deepEqual(r.map((m) => (m.type === "progress" ? m.event.kind : m.type)), ["turnStart", "tool_result"]);
+    const st = r[1].type === "progress" ? r[1].event.statement : undefined;
+    assert.deepEqual(st, { sql: "SELECT n", status: "success", rowCount: 9000, columns: ["n"], truncated: true, rows: [[1], [2]] });
+    assert.equal(result.type === "progress" && result.event.statement?.rows, undefined, "the message posted is as it came");
+  });
+
   it("history replaces, clear empties", () => {
     const tr = new Transcript();
     tr.add({ type: "turnStart", turnId: 1, query: "q" });

@@ -52,6 +52,16 @@ local function show_statement(turn, call_id, running, lines)
   end
 end
 
+-- with_page gives a result whose rows went before (rowsSent: the
+-- protocol's "Rows sent once") the rows of its early page.
+local function with_page(turn, call_id, statement)
+  local early = turn.early and type(call_id) == "string" and turn.early[call_id]
+  if statement.rowsSent == true and early then
+    statement.rows = early.statement.rows
+    statement.rowsSent = nil
+  end
+end
+
 -- stop_early marks the early rows whose result will not come as stopped.
 local function stop_early(turn)
   for _, early in pairs(turn.early or {}) do
@@ -80,6 +90,7 @@ function M.progress(p)
     show_statement(turn, p.callId, p.statement, render.statement(p.statement, M.render_opts()))
   elseif p.kind == "tool_result" then
     if type(p.statement) == "table" then
+      with_page(turn, p.callId, p.statement)
       turn.shown_statements = (turn.shown_statements or 0) + 1
       show_statement(turn, p.callId, nil, render.statement(p.statement, M.render_opts()))
     elseif p.tool ~= "render_chart" and p.summary and p.summary ~= vim.NIL then
