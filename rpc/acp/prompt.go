@@ -88,7 +88,9 @@ func sessionPrompt(ctx context.Context, a *Agent, p promptRequest) (any, error) 
 		return nil, err
 	}
 	defer a.done(s)
-	if cmd, arg, ok := slashCommand(q); ok {
+	if cmd, arg, ok := slashCommand(q); ok && cmd == "sql" {
+		return a.sqlCommand(ctx, s, arg)
+	} else if ok {
 		return a.command(ctx, s, cmd, arg)
 	}
 	return a.turn(ctx, s, q)

@@ -44,6 +44,7 @@ func methodTable() map[string]method {
 		"session/list":      {typed(sessionList), false},
 		"session/close":     {typed(sessionClose), false},
 		"chat/turn":         {typed(chatTurn), false},
+		"chat/runSql":       {typed(chatRunSQL), false},
 		"chat/history":      {typed(chatHistory), true},
 		"chat/clear":        {typed(chatClear), false},
 		"sources/list":      {typed(sourcesList), false},
