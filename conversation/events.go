@@ -40,6 +40,8 @@ type Event struct {
 	Chart any `json:"chart,omitempty"`
 	// Message is a status line (status).
 	Message string `json:"message,omitempty"`
+	// RowsWritten counts the rows an export wrote so far (status).
+	RowsWritten int64 `json:"rowsWritten,omitempty"`
 }
 
 // SQLResult is a tool result that is a statement's outcome: the model gets

@@ -128,7 +128,7 @@ func (p pageOf) check(t *testing.T, rowsOnce bool) [][][]any {
 
 // startReal serves a workspace on the real database src, with model, to a
 // client that announces capabilities.
-func startReal(t *testing.T, src sessionio.Source, model conversation.Model, capabilities map[string]bool) *editortest.Client {
+func startReal(t testing.TB, src sessionio.Source, model conversation.Model, capabilities map[string]bool) *editortest.Client {
 	t.Helper()
 	home := sessionio.Home{Dir: t.TempDir()}
 	ws := conversation.NewWorkspace(conversation.Config{
