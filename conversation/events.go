@@ -42,6 +42,9 @@ type Event struct {
 	Message string `json:"message,omitempty"`
 	// RowsWritten counts the rows an export wrote so far (status).
 	RowsWritten int64 `json:"rowsWritten,omitempty"`
+	// Output is the tool's result as the model read it (tool_result), for
+	// a front end that shows it; the editor protocol leaves it out.
+	Output string `json:"-"`
 }
 
 // SQLResult is a tool result that is a statement's outcome: the model gets
@@ -87,7 +90,8 @@ func (r *recorder) ToolRows(call ToolCall, st Statement) {
 }
 
 func (r *recorder) ToolFinished(o ToolOutcome) {
-	e := Event{Kind: EventToolResult, Tool: o.Call.Function.Name, CallID: o.Call.ID, Summary: summarize(o), Failed: o.Err != nil}
+	e := Event{Kind: EventToolResult, Tool: o.Call.Function.Name, CallID: o.Call.ID, Summary: summarize(o), Failed: o.Err != nil,
+		Output: o.Content}
 	switch res := o.Result.(type) {
 	case SQLResult:
 		st := res.Statement

@@ -22,7 +22,7 @@ func (a *Agent) sqlCommand(ctx context.Context, s *session, sql string) (sdk.Pro
 	if err != nil {
 		return sdk.PromptResponse{}, err
 	}
-	u := &updates{a: a, s: s, databaseType: info.DatabaseType, charts: map[string]string{}}
+	u := &updates{a: a, s: s, databaseType: info.DatabaseType, charts: map[string]string{}, ids: map[string]string{}}
 	ans, err := a.ws.RunSQL(ctx, s.wsID, sql, a.confirmer(s), u.event)
 	switch {
 	case errors.Is(err, conversation.ErrSourceUnavailable):
@@ -37,6 +37,10 @@ func (a *Agent) sqlCommand(ctx context.Context, s *session, sql string) (sdk.Pro
 	}
 	if ans.StopReason == conversation.StopCancelled {
 		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
+	}
+	u.sayOutcome(ans)
+	if info.Turns == 0 {
+		a.announceTitle(s, conversation.Question{Query: sql})
 	}
 	return sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn}, nil
 }

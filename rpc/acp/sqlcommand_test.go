@@ -35,6 +35,8 @@ func TestSQLCommand(t *testing.T) {
 	require.NotNil(t, done, "its result")
 	assert.EqualValues(t, "completed", *done.Status)
 	assert.Contains(t, toolText(done.Content), "| delivered | 2 |")
+	assert.Equal(t, "SELECT from orders", call.Title)
+	assert.Equal(t, "The statement returned 3 rows.", text(updates), "the outcome is a message too, for clients that show only those")
 
 	f.client.choose("reject_once")
 	f.say(id, "/sql DELETE FROM orders")
