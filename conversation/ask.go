@@ -91,6 +91,16 @@ type Answer struct {
 	// SaveError is why the autosave failed, for the front end to tell the
 	// user apart from the answer; Warnings leaves it out.
 	SaveError error `json:"-"`
+	// Trimmed says that the turn dropped the oldest turns to keep to the
+	// history limit; nil when it dropped none.
+	Trimmed *Trimmed `json:"trimmed,omitempty"`
+}
+
+// Trimmed is how far a session was cut to its history limit: it keeps
+// the last Kept of its Of turns.
+type Trimmed struct {
+	Kept int `json:"kept"`
+	Of   int `json:"of"`
 }
 
 // The stop reasons of a turn.
@@ -149,6 +159,7 @@ func (w *Workspace) runTurn(ctx context.Context, o *openSession, text string, co
 	o.mu.Unlock()
 	rec := &recorder{listen: listen}
 	turn := Turn{System: w.systemPrompt(ctx, box, text), User: text}
+	before := work.Turns()
 	res, err := runner.Run(ctx, work, turn, rec)
 	ans := Answer{SessionID: o.id, StopReason: StopEndTurn, Statements: nonNil(rec.statements), Warnings: []string{}}
 	switch {
@@ -159,6 +170,9 @@ func (w *Workspace) runTurn(ctx context.Context, o *openSession, text string, co
 		return Answer{}, err
 	}
 	ans.Answer = legacyAnswer(res)
+	if kept := work.Turns(); kept < before+1 {
+		ans.Trimmed = &Trimmed{Kept: kept, Of: before + 1}
+	}
 	if _, direct := model.(directModel); direct {
 		// The statement's outcome, which the editor shows, is the whole
 		// answer; the saved file still gets its summary, as the CLI's do.
