@@ -201,6 +201,11 @@ func sqlCall(id, sql string) llmtest.Step {
 }
 
 // TestNvimPlugin runs each scenario of the Neovim plugin.
+// wideSelect is a SELECT of 12 columns, too wide for a panel.
+const wideSelect = "SELECT id, status, 'three-' || id AS c3, 'four-' || id AS c4, 'five-' || id AS c5, 'six-' || id AS c6, " +
+	"'seven-' || id AS c7, 'eight-' || id AS c8, 'nine-' || id AS c9, 'ten-' || id AS c10, 'eleven-' || id AS c11, " +
+	"'twelve-' || id AS c12 FROM orders ORDER BY id"
+
 func TestNvimPlugin(t *testing.T) {
 	nvim := findNvim(t)
 
@@ -241,6 +246,13 @@ func TestNvimPlugin(t *testing.T) {
 			llmtest.Step{Text: "Four orders, each with a long note."},
 			llmtest.Step{Text: "One."},
 		).run("panel")
+	})
+
+	t.Run("Results", func(t *testing.T) {
+		t.Parallel()
+		n := newNvimTest(t, nvim, sqlCall("call_1", wideSelect), llmtest.Step{Text: "Here they are."})
+		n.run("results")
+		assert.Len(t, n.model.Requests(), 2, ":AiqRun and :AiqRerun do not ask the model")
 	})
 
 	t.Run("NoModel", func(t *testing.T) {

@@ -6,6 +6,7 @@ local selection = require("aiq.selection")
 local server = require("aiq.server")
 local session = require("aiq.session")
 local turn = require("aiq.turn")
+local result = require("aiq.result")
 
 local M = {}
 
@@ -20,6 +21,10 @@ M.source = session.source
 M.complete_sessions = session.complete_sessions
 M.complete_sources = session.complete_sources
 M.selection = selection.get
+M.run = result.run
+M.rerun = result.rerun
+M.export = result.export
+M.open_result = result.open_at_cursor
 
 function M.setup(opts)
   local o = config.set(opts)
