@@ -36,7 +36,9 @@ func TestNvimResultsInTmux(t *testing.T) {
 	})
 
 	tn.keys("C-w", "l", "G", "k", "k", "k", "g", "l")
-	tab := tn.waitScreen("the result's tab", func(s string) bool { return strings.Contains(s, "| c3 ") && strings.Contains(s, "(4 rows)") })
+	tab := tn.waitScreen("the result's tab", func(s string) bool { return strings.Contains(s, "aiq://result/1/header") })
+	assert.Contains(t, tab, "| id  | status    | c3 ", "the header:\n%s", tab)
+	assert.Contains(t, tab, "(4 rows)", "the rows and their count:\n%s", tab)
 	assert.NotContains(t, tab, "aiq://chat", "the tab shows the result alone:\n%s", tab)
 	tn.keys("9", "0", "z", "l")
 	scrolled := tn.waitScreen("the header and rows scrolled to column 12", func(s string) bool {
