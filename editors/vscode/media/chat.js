@@ -403,7 +403,7 @@
     return /^(sql|mysql|pgsql|postgres(ql)?|sqlite|plsql|tsql)$/i.test(lang || "");
   }
 
-  /** A code block; SQL is highlighted and can be copied or inserted. @param {string} text @param {string} lang @param {string} cls */
+  /** A code block; SQL is highlighted and can be copied or inserted; a statement that ran can run again. @param {string} text @param {string} lang @param {string} cls */
   function codeBlock(text, lang, cls) {
     const box = el("div", `code-block ${cls}`);
     const sql = isSQL(lang);
@@ -416,6 +416,7 @@
         setTimeout(() => (copy.textContent = "Copy"), 1500);
       }, "small copy");
       bar.append(copy, button("Insert", () => vscode.postMessage({ type: "insert", text }), "small insert"));
+      if (cls === "statement") bar.append(button("Run again", () => vscode.postMessage({ type: "runSql", sql: text }), "small run-again"));
     }
     const pre = el("pre");
     const code = el("code");

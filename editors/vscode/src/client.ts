@@ -35,7 +35,7 @@ import { initializeFailureMessage, requestLostMessage, startFailureMessage, type
 import type { Place } from "./findServer";
 import { StderrTail } from "./stderrTail";
 
-export { CancellationTokenSource } from "vscode-jsonrpc/node";
+export { CancellationTokenSource, type CancellationToken } from "vscode-jsonrpc/node";
 export type { ExitInfo };
 
 export type TraceLevel = "off" | "messages" | "verbose";
@@ -301,6 +301,25 @@ export class AiqClient {
     this.turns.set(params.sessionId, opts.onProgress ?? (() => {}));
     try {
       return await this.call<TurnResult>("chat/turn", params, opts.token);
+    } finally {
+      this.turns.delete(params.sessionId);
+    }
+  }
+
+  /**
+   * Runs one statement without the model (chat/runSql), through the path of
+   * the model's execute_sql; its progress comes as a turn's does.
+   */
+  async runSql(
+    params: { sessionId: string; sql: string },
+    opts: { onProgress?: (e: ProgressEvent) => void; token?: CancellationToken } = {},
+  ): Promise<TurnResult> {
+    if (this.turns.has(params.sessionId)) {
+      throw new Error("A question is already being answered in this conversation; wait for it or cancel it.");
+    }
+    this.turns.set(params.sessionId, opts.onProgress ?? (() => {}));
+    try {
+      return await this.call<TurnResult>("chat/runSql", params, opts.token);
     } finally {
       this.turns.delete(params.sessionId);
     }

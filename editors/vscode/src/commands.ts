@@ -112,7 +112,16 @@ export class Commands {
       case "insert":
         void guarded(() => this.insert(msg.text), this.log);
         return;
+      case "runSql":
+        void guarded(() => this.runSql(msg.sql), this.log);
+        return;
     }
+  }
+
+  /** Runs a statement again, without the model, in the panel. */
+  async runSql(sql: string): Promise<void> {
+    await this.chat.reveal();
+    await this.controller.runSql(sql);
   }
 
   private async askWith(query: string | undefined, selection: Selection | undefined): Promise<void> {

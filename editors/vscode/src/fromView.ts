@@ -14,6 +14,8 @@ export function parseFromView(data: unknown): FromView | undefined {
       return { type: m.type };
     case "ask":
       return typeof m.query === "string" ? { type: "ask", query: m.query } : undefined;
+    case "runSql":
+      return typeof m.sql === "string" ? { type: "runSql", sql: m.sql } : undefined;
     case "copy":
     case "insert":
       return typeof m.text === "string" ? { type: m.type, text: m.text } : undefined;

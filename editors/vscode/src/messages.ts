@@ -120,4 +120,6 @@ export type FromView =
   /** Copy this SQL to the clipboard. */
   | { type: "copy"; text: string }
   /** Insert this SQL at the cursor of the active editor. */
-  | { type: "insert"; text: string };
+  | { type: "insert"; text: string }
+  /** Run this statement again, without the model. */
+  | { type: "runSql"; sql: string };

@@ -316,6 +316,23 @@ describe("Controller with the real aiq-rpc", () => {
     assert.deepEqual(done.statement.rows, early?.statement?.rows);
   });
 
+  it("Run again: a statement runs without the model, as a turn whose question is the SQL, with its rows", async () => {
+    const sql = "SELECT status, count(*) AS n FROM orders GROUP BY status ORDER BY status";
+    const { ui, ctl, model } = await setup([]);
+    const result = await ctl.runSql(`  ${sql}\n`);
+    assert.equal(result?.statements[0].status, "success", JSON.stringify(ui.of("turnError")));
+    assert.equal(model.requests.length, 0, "the model was not asked");
+    const start = ui.views.find((m) => m.type === "turnStart");
+    assert.deepEqual(start?.type === "turnStart" && start.selection, { text: sql, languageId: "sql" });
+    const shown = ui.views.find((m) => m.type === "progress" && m.event.kind === "tool_result");
+    assert.ok(shown?.type === "progress" && (shown.event.statement?.rows?.length ?? 0) > 0, "the rows came to the view");
+    let m = view.emptyModel();
+    for (const msg of ui.views) m = view.apply(m, msg).model;
+    const turn = m.entries[m.entries.length - 1];
+    assert.equal(turn.items.filter((i: any) => i.kind === "sql").length, 1, "one table");
+    await assert.rejects(ctl.runSql("  "), /no SQL to run/);
+  });
+
   it("sets the data source and reports it in the state", async () => {
     const { ui, ctl } = await setup([]);
     assert.deepEqual((await ctl.sources()).map((s) => s.name), ["demo"]);

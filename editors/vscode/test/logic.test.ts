@@ -414,6 +414,8 @@ describe("messages from the view", () => {
     assert.deepEqual(parseFromView({ type: "ask", query: "q", extra: 1 }), { type: "ask", query: "q" });
     assert.deepEqual(parseFromView({ type: "insert", text: "SELECT 1" }), { type: "insert", text: "SELECT 1" });
     assert.equal(parseFromView({ type: "ask", query: 3 }), undefined);
+    assert.deepEqual(parseFromView({ type: "runSql", sql: "SELECT 1" }), { type: "runSql", sql: "SELECT 1" });
+    assert.equal(parseFromView({ type: "runSql", sql: ["SELECT 1"] }), undefined);
     assert.equal(parseFromView({ type: "copy" }), undefined);
     assert.equal(parseFromView({ type: "run", text: "rm -rf" }), undefined);
     assert.equal(parseFromView(null), undefined);

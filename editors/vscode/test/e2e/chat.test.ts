@@ -186,6 +186,24 @@ e2eSuite("the AIQ panel in code-server", () => {
     await editor.locator(".view-lines", { hasText: "UNION ALL SELECT 'plain', 1" }).waitFor();
   });
 
+  it("runs a statement again from its block, without the model", async () => {
+    const t = await askAndWait("How many orders are there now?", sql("count-again", COUNT_SQL), { text: ["Counted."] });
+    const turns = vs.chat.locator("section.turn");
+    const before = await turns.count();
+    const asked = vs.model.requests.length;
+    await t.locator(".code-block.statement button.run-again").click();
+    const again = turns.nth(before);
+    await again.locator(".code-block", { hasText: COUNT_SQL }).first().waitFor();
+    await again.locator("table.data tbody td").first().waitFor();
+    await again.locator(".status").waitFor({ state: "detached" });
+    assert.equal(vs.model.requests.length, asked, "the model was not asked");
+    assert.equal(
+      await again.locator("table.data tbody td").first().textContent(),
+      await t.locator("table.data tbody td").first().textContent(),
+      "the same count",
+    );
+  });
+
   it("selects another data source for the conversation", async () => {
     const scratch = path.join(vs.home, "scratch.sqlite");
     fs.writeFileSync(scratch, ""); // SQLite takes an empty file for an empty database
