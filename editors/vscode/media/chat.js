@@ -498,7 +498,14 @@
       wrap.append(meta);
     } else {
       const meta = st.truncated || total > rows.length ? `${count(rows.length)} of ${count(total)} rows shown` : `${count(total)} row${total === 1 ? "" : "s"}`;
-      wrap.append(el("div", "result-meta", meta));
+      const line = el("div", "result-meta", meta);
+      // The result, as the panel has it, to a tab or (every row) to a file.
+      const result = { sql: st.sql, columns: st.columns, rows, rowCount: st.rowCount, truncated: !!st.truncated, callId: st.callId || "" };
+      line.append(
+        button("Open", () => vscode.postMessage({ type: "openResult", statement: result }), "small open-result"),
+        button("Export…", () => vscode.postMessage({ type: "exportResult", statement: result }), "small export-result"),
+      );
+      wrap.append(line);
     }
 
     const scroller = el("div", "table-wrap");

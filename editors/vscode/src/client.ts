@@ -17,6 +17,8 @@ import {
 import type {
   ConfirmDecision,
   ConfirmParams,
+  ExportParams,
+  ExportResult,
   HistoryMessage,
   HistoryTurn,
   InitializeResult,
@@ -111,6 +113,7 @@ export class AiqClient {
   private readonly handlers: ClientHandlers;
   /** The progress callback of the turn running on each session. */
   private readonly turns = new Map<string, (e: ProgressEvent) => void>();
+  private readonly exports = new Map<string, (e: ProgressEvent) => void>();
 
   /** Spawns aiq-rpc and initializes it; throws StartError with the message to show. */
   static async start(options: ClientOptions): Promise<AiqClient> {
@@ -199,7 +202,10 @@ export class AiqClient {
   }
 
   private listen(trace: TraceLevel): void {
-    this.conn.onNotification("chat/progress", (e: ProgressEvent) => this.turns.get(e.sessionId)?.(e));
+    this.conn.onNotification("chat/progress", (e: ProgressEvent) => {
+      if (typeof e.rowsWritten === "number") this.exports.get(e.sessionId)?.(e);
+      else this.turns.get(e.sessionId)?.(e);
+    });
     this.conn.onNotification("window/showMessage", (p: ShowMessageParams) => this.handlers.showMessage?.(p));
     this.conn.onRequest("chat/confirm", async (p: ConfirmParams) => ({ decision: await this.decide(p) }));
     // Stream errors come with the process's end, which is reported by exit.
@@ -322,6 +328,22 @@ export class AiqClient {
       return await this.call<TurnResult>("chat/runSql", params, opts.token);
     } finally {
       this.turns.delete(params.sessionId);
+    }
+  }
+
+  /** Writes every row of a statement to a file (result/export); onRows hears the rows written so far. */
+  async exportResult(
+    params: ExportParams,
+    opts: { onRows?: (rows: number) => void; token?: CancellationToken } = {},
+  ): Promise<ExportResult> {
+    const hear = (e: ProgressEvent) => {
+      if (e.kind === "status" && typeof e.rowsWritten === "number") opts.onRows?.(e.rowsWritten);
+    };
+    this.exports.set(params.sessionId, hear);
+    try {
+      return await this.call<ExportResult>("result/export", params, opts.token);
+    } finally {
+      if (this.exports.get(params.sessionId) === hear) this.exports.delete(params.sessionId);
     }
   }
 

@@ -11,6 +11,8 @@ import type { ProgressEvent, ToView } from "./messages";
 import type {
   ConfirmDecision,
   ConfirmParams,
+  ExportParams,
+  ExportResult,
   LoadResult,
   SaveResult,
   Selection,
@@ -165,6 +167,28 @@ export class Controller {
       this.turn = undefined;
       cts.dispose();
       this.publishState();
+    }
+  }
+
+  /**
+   * Writes every row of a statement of the conversation (callId) or of sql to
+   * a file. Resolves with what was written, or undefined when it was
+   * cancelled; a failure is thrown, with the server's sentence.
+   */
+  async exportResult(
+    params: Omit<ExportParams, "sessionId">,
+    token: CancellationToken,
+    onRows: (rows: number) => void,
+  ): Promise<ExportResult | undefined> {
+    const client = await this.connection();
+    const sessionId = await this.sessionId(client);
+    try {
+      return await client.exportResult({ sessionId, ...params }, { token, onRows });
+    } catch (err) {
+      if (token.isCancellationRequested) {
+        return undefined;
+      }
+      throw err;
     }
   }
 

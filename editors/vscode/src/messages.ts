@@ -53,6 +53,8 @@ export interface ProgressEvent {
   statement?: Statement;
   chart?: Chart;
   message?: string;
+  /** The rows an export wrote so far (kind status, during result/export). */
+  rowsWritten?: number;
 }
 
 /** The result of chat/turn. */
@@ -122,4 +124,8 @@ export type FromView =
   /** Insert this SQL at the cursor of the active editor. */
   | { type: "insert"; text: string }
   /** Run this statement again, without the model. */
-  | { type: "runSql"; sql: string };
+  | { type: "runSql"; sql: string }
+  /** Open this result in an editor tab. */
+  | { type: "openResult"; statement: Statement }
+  /** Write every row of this result to a file. */
+  | { type: "exportResult"; statement: Statement };

@@ -416,6 +416,13 @@ describe("messages from the view", () => {
     assert.equal(parseFromView({ type: "ask", query: 3 }), undefined);
     assert.deepEqual(parseFromView({ type: "runSql", sql: "SELECT 1" }), { type: "runSql", sql: "SELECT 1" });
     assert.equal(parseFromView({ type: "runSql", sql: ["SELECT 1"] }), undefined);
+    const st = { sql: "SELECT 1 AS a", columns: ["a"], rows: [[1]], rowCount: 1, truncated: false, callId: "c1", extra: "<b>" };
+    assert.deepEqual(parseFromView({ type: "openResult", statement: st }), {
+      type: "openResult",
+      statement: { sql: "SELECT 1 AS a", status: "success", columns: ["a"], rows: [[1]], rowCount: 1, truncated: false, callId: "c1" },
+    });
+    assert.equal(parseFromView({ type: "exportResult", statement: { ...st, rows: [[1, 2]] } }), undefined, "a row that does not match the columns");
+    assert.equal(parseFromView({ type: "openResult", statement: { ...st, columns: [1] } }), undefined, "a column that is not a name");
     assert.equal(parseFromView({ type: "copy" }), undefined);
     assert.equal(parseFromView({ type: "run", text: "rm -rf" }), undefined);
     assert.equal(parseFromView(null), undefined);

@@ -216,6 +216,37 @@ e2eSuite("the AIQ panel in code-server", () => {
     assert.deepEqual(tables, { tables: [] }, "the tools run on the new, empty source");
   });
 
+  it("opens a 12-column result in an editor tab, column 12 in view, and exports every row to CSV", async () => {
+    const cols = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"];
+    const wide = `SELECT ${cols.map((c, i) => (i === 0 ? "id AS c1" : `'${c}-' || id AS c${i + 1}`)).join(", ")} FROM orders ORDER BY id`;
+    const t = await askAndWait("Show every order with twelve columns", sql("wide", wide), { text: ["Here they are."] });
+    const shown = Number((await t.locator(".result-meta").first().textContent())?.match(/[\d,]+/)?.[0]?.replace(/,/g, ""));
+    await t.locator("button.open-result").click();
+    const tab = vs.page.frameLocator('iframe.webview[src*="extensionId=aiq.aiq"]').last().frameLocator("#active-frame");
+    const twelfth = tab.locator("table.grid thead th", { hasText: /^c12$/ });
+    await twelfth.waitFor();
+    assert.equal(await tab.locator("table.grid thead th").count(), 12, "every column");
+    await twelfth.scrollIntoViewIfNeeded();
+    assert.ok(await twelfth.isVisible(), "column 12 can be brought into view");
+    assert.equal(await tab.locator("table.grid tbody td", { hasText: /^twelve-1$/ }).count(), 1, "its values");
+    await shoot("vscode-result-tab.png", "window");
+
+    await tab.locator("button.export").click();
+    await vs.page.locator(".quick-input-list .monaco-list-row", { hasText: "CSV" }).click();
+    // The save dialog offers the workspace folder; Enter takes it.
+    const target = path.join(vs.workspace, "result.csv");
+    await vs.page.locator(".quick-input-box input").waitFor();
+    await vs.page.keyboard.press("Enter");
+    const deadline = Date.now() + 60_000;
+    while (!fs.existsSync(target) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const lines = fs.readFileSync(target, "utf8").trimEnd().split("\r\n");
+    assert.equal(lines[0], cols.map((_, i) => `c${i + 1}`).join(","), "the header");
+    assert.ok(lines.length - 1 >= shown && shown > 0, `every row: ${lines.length - 1} written, ${shown} shown`);
+    assert.match(lines[1], /^\d+,two-\d+,.*,twelve-\d+$/);
+    await shoot("vscode-export.png", "window");
+    await runCommand(vs.page, "View: Close All Editors");
+  });
+
   it("logged no errors in the workbench or the panel", async () => {
     assert.deepEqual(workbenchErrors(), []);
   });
