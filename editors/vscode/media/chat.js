@@ -416,7 +416,12 @@
         setTimeout(() => (copy.textContent = "Copy"), 1500);
       }, "small copy");
       bar.append(copy, button("Insert", () => vscode.postMessage({ type: "insert", text }), "small insert"));
-      if (cls === "statement") bar.append(button("Run again", () => vscode.postMessage({ type: "runSql", sql: text }), "small run-again"));
+      if (cls === "statement") {
+        bar.append(
+          button("Run again", () => vscode.postMessage({ type: "runSql", sql: text }), "small run-again"),
+          button("Edit and run", () => vscode.postMessage({ type: "editSql", sql: text }), "small edit-sql"),
+        );
+      }
     }
     const pre = el("pre");
     const code = el("code");

@@ -9,6 +9,7 @@ import type { Controller } from "./controller";
 import { detailOf, presentError } from "./errors";
 import type { FromView, Statement } from "./messages";
 import { openResultPanel } from "./resultPanel";
+import { RunLens } from "./runLens";
 import type { Selection } from "./protocol";
 import { sessionItems } from "./sessionPick";
 import { askSelectionBox } from "./turnRequest";
@@ -55,6 +56,9 @@ export class Commands {
     private readonly extensionUri?: vscode.Uri,
   ) {}
 
+  /** Edit and run's editors and their CodeLens. */
+  readonly runLens = new RunLens((sql) => guarded(() => this.runSql(sql), this.log));
+
   register(context: vscode.ExtensionContext): void {
     const table: [string, () => Promise<unknown>][] = [
       ["aiq.askSelection", () => this.askSelection()],
@@ -69,6 +73,7 @@ export class Commands {
     for (const [id, body] of table) {
       context.subscriptions.push(vscode.commands.registerCommand(id, () => guarded(body, this.log)));
     }
+    this.runLens.register(context);
   }
 
   async askSelection(): Promise<void> {
@@ -121,6 +126,9 @@ export class Commands {
         return;
       case "openResult":
         this.openResult(msg.statement);
+        return;
+      case "editSql":
+        void guarded(() => this.runLens.edit(msg.sql), this.log);
         return;
       case "exportResult":
         void guarded(() => this.exportResult(msg.statement), this.log);

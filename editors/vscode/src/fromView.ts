@@ -20,7 +20,8 @@ export function parseFromView(data: unknown): FromView | undefined {
       return statement && { type: m.type, statement };
     }
     case "runSql":
-      return typeof m.sql === "string" ? { type: "runSql", sql: m.sql } : undefined;
+    case "editSql":
+      return typeof m.sql === "string" ? { type: m.type, sql: m.sql } : undefined;
     case "copy":
     case "insert":
       return typeof m.text === "string" ? { type: m.type, text: m.text } : undefined;

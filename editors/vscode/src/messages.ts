@@ -125,6 +125,8 @@ export type FromView =
   | { type: "insert"; text: string }
   /** Run this statement again, without the model. */
   | { type: "runSql"; sql: string }
+  /** Open this statement in an editor, to change it and run it. */
+  | { type: "editSql"; sql: string }
   /** Open this result in an editor tab. */
   | { type: "openResult"; statement: Statement }
   /** Write every row of this result to a file. */

@@ -204,6 +204,29 @@ e2eSuite("the AIQ panel in code-server", () => {
     );
   });
 
+  it("edits a statement in an untitled SQL editor and runs it with the CodeLens, without the model", async () => {
+    const t = await askAndWait("How many orders are there, to edit?", sql("count-edit", COUNT_SQL), { text: ["Counted."] });
+    const turns = vs.chat.locator("section.turn");
+    const before = await turns.count();
+    const asked = vs.model.requests.length;
+    await t.locator(".code-block.statement button.edit-sql").click();
+    const editor = vs.page.locator(".editor-instance", { has: vs.page.locator(".view-lines", { hasText: COUNT_SQL }) });
+    await editor.waitFor();
+    await editor.locator(".view-lines").click();
+    await vs.page.keyboard.press("Control+End");
+    await vs.page.keyboard.type(" WHERE status = 'delivered'");
+    await editor.locator(".codelens-decoration a", { hasText: "Run with AIQ" }).click();
+    const again = turns.nth(before);
+    await again.locator(".code-block", { hasText: "WHERE status = 'delivered'" }).first().waitFor();
+    await again.locator("table.data tbody td").first().waitFor();
+    await again.locator(".status").waitFor({ state: "detached" });
+    assert.equal(vs.model.requests.length, asked, "the model was not asked");
+    const delivered = Number((await again.locator("table.data tbody td").first().textContent())?.replace(/\D/g, ""));
+    const all = Number((await t.locator("table.data tbody td").first().textContent())?.replace(/\D/g, ""));
+    assert.ok(delivered > 0 && delivered < all, `the edited statement ran: ${delivered} of ${all}`);
+    await runCommand(vs.page, "View: Revert and Close Editor");
+  });
+
   it("selects another data source for the conversation", async () => {
     const scratch = path.join(vs.home, "scratch.sqlite");
     fs.writeFileSync(scratch, ""); // SQLite takes an empty file for an empty database
