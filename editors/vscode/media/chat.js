@@ -86,13 +86,41 @@
     save();
   }
 
+  // Up and Down in the empty input recall the conversation's questions, as
+  // a shell's history does; typing ends the recall.
+  /** @type {number | null} */
+  let recalled = null;
+  function questions() {
+    return model.entries.map((/** @type {any} */ t) => String(t.query || "").trim()).filter((/** @type {string} */ q) => q !== "");
+  }
+  /** @param {number} step */
+  function recall(step) {
+    const list = questions();
+    if (!list.length) return false;
+    const at = recalled === null ? list.length : recalled;
+    const next = Math.max(0, at + step);
+    if (next >= list.length) {
+      recalled = null;
+      input.value = "";
+    } else {
+      recalled = next;
+      input.value = list[next];
+    }
+    fitInput();
+    return true;
+  }
+
   input.addEventListener("keydown", (e) => {
     if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
       e.preventDefault();
+      recalled = null;
       ask();
+    } else if ((e.key === "ArrowUp" || e.key === "ArrowDown") && !e.shiftKey && !e.altKey && (input.value === "" || recalled !== null)) {
+      if (recall(e.key === "ArrowUp" ? -1 : 1)) e.preventDefault();
     }
   });
   input.addEventListener("input", () => {
+    recalled = null;
     fitInput();
     saveSoon();
   });

@@ -227,16 +227,23 @@ e2eSuite("the AIQ panel in code-server", () => {
     await runCommand(vs.page, "View: Revert and Close Editor");
   });
 
-  it("selects another data source for the conversation", async () => {
-    const scratch = path.join(vs.home, "scratch.sqlite");
-    fs.writeFileSync(scratch, ""); // SQLite takes an empty file for an empty database
-    fs.writeFileSync(path.join(vs.home, "config", "sources.yaml"), `- name: scratch\n  type: sqlite\n  database: ${scratch}\n`);
-    await runCommand(vs.page, "AIQ: Select Data Source");
-    await vs.page.locator(".quick-input-list .monaco-list-row", { hasText: "scratch" }).click();
-    await vs.chat.locator(".source-name", { hasText: /^scratch$/ }).waitFor();
-    await askAndWait("Which tables are there?", { toolCalls: [{ id: "t", name: "list_tables", arguments: {} }] }, { text: ["None yet."] });
-    const tables = lastToolResult(vs.model.requests[vs.model.requests.length - 1]);
-    assert.deepEqual(tables, { tables: [] }, "the tools run on the new, empty source");
+  it("recalls earlier questions with Up and Down in the empty input", async () => {
+    await askAndWait("First recalled question?", { text: ["One."] });
+    await askAndWait("Second recalled question?", { text: ["Two."] });
+    const input = vs.chat.locator("textarea.ask-input");
+    await input.click();
+    await input.press("ArrowUp");
+    assert.equal(await input.inputValue(), "Second recalled question?");
+    await input.press("ArrowUp");
+    assert.equal(await input.inputValue(), "First recalled question?");
+    await input.press("ArrowDown");
+    assert.equal(await input.inputValue(), "Second recalled question?");
+    await input.press("ArrowDown");
+    assert.equal(await input.inputValue(), "", "past the newest, the input is empty again");
+    await input.fill("typed");
+    await input.press("ArrowUp");
+    assert.equal(await input.inputValue(), "typed", "a question being typed is not replaced");
+    await input.fill("");
   });
 
   it("opens a 12-column result in an editor tab, column 12 in view, and exports every row to CSV", async () => {
@@ -268,6 +275,18 @@ e2eSuite("the AIQ panel in code-server", () => {
     assert.match(lines[1], /^\d+,two-\d+,.*,twelve-\d+$/);
     await shoot("vscode-export.png", "window");
     await runCommand(vs.page, "View: Close All Editors");
+  });
+
+  it("selects another data source for the conversation", async () => {
+    const scratch = path.join(vs.home, "scratch.sqlite");
+    fs.writeFileSync(scratch, ""); // SQLite takes an empty file for an empty database
+    fs.writeFileSync(path.join(vs.home, "config", "sources.yaml"), `- name: scratch\n  type: sqlite\n  database: ${scratch}\n`);
+    await runCommand(vs.page, "AIQ: Select Data Source");
+    await vs.page.locator(".quick-input-list .monaco-list-row", { hasText: "scratch" }).click();
+    await vs.chat.locator(".source-name", { hasText: /^scratch$/ }).waitFor();
+    await askAndWait("Which tables are there?", { toolCalls: [{ id: "t", name: "list_tables", arguments: {} }] }, { text: ["None yet."] });
+    const tables = lastToolResult(vs.model.requests[vs.model.requests.length - 1]);
+    assert.deepEqual(tables, { tables: [] }, "the tools run on the new, empty source");
   });
 
   it("logged no errors in the workbench or the panel", async () => {
