@@ -301,6 +301,11 @@ end
 
 function M.clear()
   M.set_lines({})
+  -- The results shown are gone with their lines.
+  local result = package.loaded["aiq.result"]
+  if result then
+    result.forget()
+  end
 end
 
 -- lines returns the panel's lines, for tests and screenshots.
