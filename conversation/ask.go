@@ -2,6 +2,7 @@ package conversation
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -71,6 +72,9 @@ type Statement struct {
 	Rows      [][]any  `json:"rows"`
 	Truncated bool     `json:"truncated"`
 	Error     string   `json:"error,omitempty"`
+	// CallID is the tool call that ran the statement, so that a front end
+	// can find the statement's notifications.
+	CallID string `json:"callId,omitempty"`
 }
 
 // Answer is a finished turn.
@@ -92,6 +96,16 @@ type Answer struct {
 	// SaveError is why the autosave failed, for the front end to tell the
 	// user apart from the answer; Warnings leaves it out.
 	SaveError error `json:"-"`
+	// Trimmed says that the turn dropped the oldest turns to keep to the
+	// history limit; nil when it dropped none.
+	Trimmed *Trimmed `json:"trimmed,omitempty"`
+}
+
+// Trimmed is how far a session was cut to its history limit: it keeps
+// the last Kept of its Of turns.
+type Trimmed struct {
+	Kept int `json:"kept"`
+	Of   int `json:"of"`
 }
 
 // The stop reasons of a turn.
@@ -119,10 +133,13 @@ func (w *Workspace) Ask(ctx context.Context, id string, q Question, confirm Conf
 	if listen == nil {
 		listen = func(Event) {}
 	}
-	return w.runTurn(ctx, o, text, confirm, listen)
+	return w.runTurn(ctx, o, text, confirm, listen, nil)
 }
 
-func (w *Workspace) runTurn(ctx context.Context, o *openSession, text string, confirm Confirmer, listen func(Event)) (Answer, error) {
+// runTurn runs text as a turn of o. pick chooses the model from the
+// session's toolbox; nil means the configured one (see model).
+func (w *Workspace) runTurn(ctx context.Context, o *openSession, text string, confirm Confirmer, listen func(Event),
+	pick func(box *sessionToolbox) (Model, error)) (Answer, error) {
 	box, err := w.toolbox(ctx, o)
 	if err != nil {
 		return Answer{}, err
@@ -131,7 +148,10 @@ func (w *Workspace) runTurn(ctx context.Context, o *openSession, text string, co
 		box.setConfirmer(confirm)
 		defer box.setConfirmer(nil)
 	}
-	model, err := w.model(box, text, listen)
+	if pick == nil {
+		pick = func(box *sessionToolbox) (Model, error) { return w.model(box, text, listen) }
+	}
+	model, err := pick(box)
 	if err != nil {
 		return Answer{}, err
 	}
@@ -145,6 +165,7 @@ func (w *Workspace) runTurn(ctx context.Context, o *openSession, text string, co
 	o.mu.Unlock()
 	rec := &recorder{listen: listen}
 	turn := Turn{System: w.systemPrompt(ctx, box, text), User: text}
+	before := work.Turns()
 	res, err := runner.Run(ctx, work, turn, rec)
 	ans := Answer{SessionID: o.id, StopReason: StopEndTurn, Statements: nonNil(rec.statements), Warnings: []string{}}
 	switch {
@@ -159,6 +180,9 @@ func (w *Workspace) runTurn(ctx context.Context, o *openSession, text string, co
 	ans.Thoughts = res.Thoughts
 	if w := StopWarning(res.StopReason); w != "" {
 		ans.Warnings = append(ans.Warnings, w)
+	}
+	if kept := work.Turns(); kept < before+1 {
+		ans.Trimmed = &Trimmed{Kept: kept, Of: before + 1}
 	}
 	if _, direct := model.(directModel); direct {
 		// The statement's outcome, which the editor shows, is the whole
@@ -191,7 +215,7 @@ func (w *Workspace) model(box *sessionToolbox, text string, listen func(Event)) 
 	}
 	if box != nil && isPlainSQL(text, box.dialect) {
 		listen(Event{Kind: EventStatus, Message: "No model is configured: running the statement directly."})
-		return directModel{sql: text, configPath: w.cfg.Home.ConfigPath()}, nil
+		return directModel{sql: text, configPath: w.cfg.Home.ConfigPath(), callID: directCallID()}, nil
 	}
 	if box == nil && isPlainSQLOfAnyDialect(text) {
 		// Saying that a single statement runs without a model would be
@@ -217,7 +241,15 @@ func setUpModel(configPath string) string {
 // biggest orders"), which only a model can answer.
 type directModel struct {
 	sql        string
-	configPath string
+	configPath string // "" when a model is configured: nothing to explain
+	callID     string
+}
+
+// directCallID is the id of a statement run without the model: unique in
+// a session, whose earlier turns keep theirs, as a model's ids are (an
+// editor may look a call up across the whole conversation).
+func directCallID() string {
+	return "call_direct_" + strings.ToLower(rand.Text()[:12])
 }
 
 func (d directModel) Complete(ctx context.Context, req Request, onText func(string)) (Reply, error) {
@@ -227,10 +259,10 @@ func (d directModel) Complete(ctx context.Context, req Request, onText func(stri
 		if err != nil {
 			return Reply{}, err
 		}
-		call := ToolCall{ID: "call_direct_1", Type: "function", Function: FunctionCall{Name: "execute_sql", Arguments: string(args)}}
+		call := ToolCall{ID: d.callID, Type: "function", Function: FunctionCall{Name: "execute_sql", Arguments: string(args)}}
 		return Reply{ToolCalls: []ToolCall{call}}, nil
 	}
-	if last.Role == RoleTool && isSyntaxError(last.Content) {
+	if last.Role == RoleTool && d.configPath != "" && isSyntaxError(last.Content) {
 		text := "The database could not read this as SQL. No model is configured, so a question in plain words cannot be answered: " +
 			setUpModel(d.configPath) + "."
 		onText(text)

@@ -43,6 +43,11 @@ type Event struct {
 	Chart any `json:"chart,omitempty"`
 	// Message is a status line (status).
 	Message string `json:"message,omitempty"`
+	// RowsWritten counts the rows an export wrote so far (status).
+	RowsWritten int64 `json:"rowsWritten,omitempty"`
+	// Output is the tool's result as the model read it (tool_result), for
+	// a front end that shows it; the editor protocol leaves it out.
+	Output string `json:"-"`
 }
 
 // SQLResult is a tool result that is a statement's outcome: the model gets
@@ -93,11 +98,13 @@ func (r *recorder) ToolStarted(call ToolCall) {
 }
 
 func (r *recorder) ToolRows(call ToolCall, st Statement) {
+	st.CallID = call.ID
 	r.listen(Event{Kind: EventRows, Tool: call.Function.Name, CallID: call.ID, Statement: &st})
 }
 
 func (r *recorder) ToolFinished(o ToolOutcome) {
-	e := Event{Kind: EventToolResult, Tool: o.Call.Function.Name, CallID: o.Call.ID, Summary: summarize(o), Failed: o.Err != nil}
+	e := Event{Kind: EventToolResult, Tool: o.Call.Function.Name, CallID: o.Call.ID, Summary: summarize(o), Failed: o.Err != nil,
+		Output: o.Content}
 	if name, ok := unknownTool(o); ok {
 		e.Summary = UnknownToolMessage(name)
 		r.listen(Event{Kind: EventStatus, Message: e.Summary})
@@ -105,6 +112,7 @@ func (r *recorder) ToolFinished(o ToolOutcome) {
 	switch res := o.Result.(type) {
 	case SQLResult:
 		st := res.Statement
+		st.CallID = o.Call.ID
 		r.statements = append(r.statements, st)
 		e.Statement = &st
 		e.Failed = st.Status != "success"

@@ -23,6 +23,10 @@ type Listed struct {
 	// Error is why the file could not be read; the other fields are then
 	// empty but for the path and the file's time.
 	Error string `json:"error,omitempty"`
+	// Latest marks the most recently updated session of its data source
+	// (no database being a source of its own), which an editor reopens on
+	// start.
+	Latest bool `json:"latest,omitempty"`
 }
 
 // maxQuestionShown bounds the first question in a list.
@@ -43,7 +47,20 @@ func ListSessions(dir string) ([]Listed, error) {
 		list = append(list, listOne(path))
 	}
 	slices.SortStableFunc(list, func(a, b Listed) int { return b.Updated.Compare(a.Updated) })
+	markLatest(list)
 	return list, nil
+}
+
+// markLatest marks the first session of each source in list, which is
+// newest first; a file that could not be read has no source to mark.
+func markLatest(list []Listed) {
+	seen := map[string]bool{}
+	for i := range list {
+		if l := &list[i]; l.Error == "" && !seen[l.Source] {
+			seen[l.Source] = true
+			l.Latest = true
+		}
+	}
 }
 
 func listOne(path string) Listed {

@@ -133,3 +133,27 @@ func TestListSessions(t *testing.T) {
 	assert.Equal(t, "db", list[1].Source)
 	assert.Less(t, len(list[1].FirstQuestion), 300)
 }
+
+// TestListMarksLatest: the newest readable session of each source is
+// marked, and only it.
+func TestListMarksLatest(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, source string, day int) {
+		s := conversation.NewSession(source, "sqlite", time.Date(2026, 11, day, 10, 0, 0, 0, time.UTC))
+		data, _, err := s.Encode()
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), data, 0o600))
+	}
+	write("db-old.json", "db", 1)
+	write("db-new.json", "db", 3)
+	write("shop.json", "shop", 2)
+	write("none.json", "", 1)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "broken.json"), []byte("{"), 0o600))
+	list, err := conversation.ListSessions(dir)
+	require.NoError(t, err)
+	latest := map[string]bool{}
+	for _, l := range list {
+		latest[filepath.Base(l.Path)] = l.Latest
+	}
+	assert.Equal(t, map[string]bool{"db-old.json": false, "db-new.json": true, "shop.json": true, "none.json": true, "broken.json": false}, latest)
+}

@@ -267,6 +267,7 @@ func (db *DB) execute(ctx context.Context, sql string, write bool) *StatementRes
 	defer cancel()
 	out := newCollector(res, db.opts.MaxRows)
 	out.page = firstPage(ctx)
+	out.sink = rowSink(ctx)
 	err := db.eng.run(runCtx, sql, write, out)
 	if err == nil {
 		res.Status = StatusSuccess

@@ -105,7 +105,24 @@ func (p *postgres) acquire(ctx context.Context) (*pgx.Conn, error) {
 	if err != nil {
 		return nil, p.connectError(err)
 	}
+	c.TypeMap().RegisterType(&pgtype.Type{Name: "numeric", OID: pgtype.NumericOID, Codec: numericText{}})
 	return c, nil
+}
+
+// numericText reads a numeric value that comes as text (the results of
+// QueryExecModeExec) as its text, a json.Number, or a string for NaN and
+// the infinities, which JSON has no number for: exact, and without the
+// big.Int that pgtype.Numeric builds for each value, which a million rows
+// of an export would pay for. numericValue's result is the same.
+type numericText struct {
+	pgtype.NumericCodec
+}
+
+func (c numericText) DecodeValue(m *pgtype.Map, oid uint32, format int16, src []byte) (any, error) {
+	if format != pgtype.TextFormatCode || src == nil {
+		return c.NumericCodec.DecodeValue(m, oid, format, src)
+	}
+	return jsonNumber(string(src)), nil
 }
 
 // popIdle takes the most recently used idle connection.

@@ -188,6 +188,10 @@ type collector struct {
 	// convert turns the driver's value of column i into a JSON-friendly
 	// one.
 	convert func(i int, v any) any
+	// sink, when not nil, gets every row (see WithRowSink); scratch is
+	// the slice of the rows it gets that are not kept.
+	sink    RowSink
+	scratch []any
 }
 
 // newCollector returns a collector that fills res.
@@ -199,12 +203,18 @@ func newCollector(res *StatementResult, maxRows int) *collector {
 func (c *collector) setColumns(names []string) {
 	c.res.Columns = names
 	c.res.Rows = [][]any{}
+	if c.sink != nil {
+		c.sink.Columns(names)
+	}
 }
 
 // row counts one row and, while fewer than max are kept, keeps it. values
 // reads the row; it is called only for a row that is kept, so rows past the
 // bound cost no conversion.
 func (c *collector) row(values func() ([]any, error)) error {
+	if c.sink != nil {
+		return c.sinkRow(values)
+	}
 	c.res.RowCount++
 	if c.res.RowCount == 1 {
 		c.res.firstRow = time.Since(c.start)

@@ -135,6 +135,9 @@ func acpScript(tmp string) func(req llmtest.Request) llmtest.Step {
 			return sqlCall("call_100", "INSERT INTO orders VALUES (100, 'new')")
 		case strings.HasPrefix(q, "add order 101"):
 			return sqlCall("call_101", "INSERT INTO orders VALUES (101, 'new')")
+		case strings.HasPrefix(q, "hold this answer too"):
+			os.WriteFile(filepath.Join(tmp, "held2"), nil, 0o600)
+			return llmtest.Step{Hold: true}
 		case strings.HasPrefix(q, "hold"):
 			os.WriteFile(filepath.Join(tmp, "held"), nil, 0o600)
 			return llmtest.Step{Hold: true}

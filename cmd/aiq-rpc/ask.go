@@ -334,6 +334,9 @@ func (c *askClient) report(ans conversation.Answer) {
 	if ans.StopReason == conversation.StopCancelled {
 		fmt.Fprintln(c.out, "(cancelled)")
 	}
+	if t := ans.Trimmed; t != nil {
+		fmt.Fprintf(c.stderr, "note: the session keeps at most %d turns (--history-limit): kept the last %d of %d turns\n", t.Kept, t.Kept, t.Of)
+	}
 	if ans.SavedTo != "" {
 		fmt.Fprintf(c.out, "\nCurrent session saved to %s\n%s\n", ans.SavedTo, continueHint(ans.SavedTo))
 	}

@@ -201,6 +201,11 @@ func sqlCall(id, sql string) llmtest.Step {
 }
 
 // TestNvimPlugin runs each scenario of the Neovim plugin.
+// wideSelect is a SELECT of 12 columns, too wide for a panel.
+const wideSelect = "SELECT id, status, 'three-' || id AS c3, 'four-' || id AS c4, 'five-' || id AS c5, 'six-' || id AS c6, " +
+	"'seven-' || id AS c7, 'eight-' || id AS c8, 'nine-' || id AS c9, 'ten-' || id AS c10, 'eleven-' || id AS c11, " +
+	"'twelve-' || id AS c12 FROM orders ORDER BY id"
+
 func TestNvimPlugin(t *testing.T) {
 	nvim := findNvim(t)
 
@@ -241,6 +246,13 @@ func TestNvimPlugin(t *testing.T) {
 			llmtest.Step{Text: "Four orders, each with a long note."},
 			llmtest.Step{Text: "One."},
 		).run("panel")
+	})
+
+	t.Run("Results", func(t *testing.T) {
+		t.Parallel()
+		n := newNvimTest(t, nvim, sqlCall("call_1", wideSelect), llmtest.Step{Text: "Here they are."})
+		n.run("results")
+		assert.Len(t, n.model.Requests(), 2, ":AiqRun and :AiqRerun do not ask the model")
 	})
 
 	t.Run("NoModel", func(t *testing.T) {
@@ -425,7 +437,9 @@ func findTmux(t *testing.T) string {
 // startTmuxNvim starts Neovim in tmux in n's scratch folder, running
 // editors/nvim/test/<script>.lua and then editing the files args.
 func startTmuxNvim(t *testing.T, n *nvimTest, tmuxPath, script string, args ...string) *tmuxNvim {
-	tn := &tmuxNvim{t: t, n: n, path: tmuxPath, socket: "aiq-nvim-test-" + filepath.Base(n.tmp)}
+	// The socket names the test: the temporary folders of tests that run
+	// in parallel may end alike ("003").
+	tn := &tmuxNvim{t: t, n: n, path: tmuxPath, socket: "aiq-nvim-test-" + strings.ReplaceAll(t.Name(), "/", "-") + "-" + filepath.Base(n.tmp)}
 	tn.env = childEnv(
 		"AIQ_TEST_SERVER="+binary, "AIQ_TEST_HOME="+n.home.Dir, "AIQ_TEST_SOURCE=db", "AIQ_TEST_TMP="+n.tmp,
 		"XDG_CACHE_HOME="+filepath.Join(n.xdg, "cache"), "XDG_STATE_HOME="+filepath.Join(n.xdg, "state"),

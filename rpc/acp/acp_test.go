@@ -66,7 +66,7 @@ func TestNewSession(t *testing.T) {
 		}
 		return false
 	}, waitTimeout, time.Millisecond, "no available_commands_update")
-	assert.Equal(t, []string{"history", "clear", "source", "save"}, names)
+	assert.Equal(t, []string{"history", "clear", "source", "save", "sql"}, names)
 
 	// An editor opens a session whenever its panel opens: one never used
 	// leaves no file behind.
@@ -111,13 +111,15 @@ func TestPrompt(t *testing.T) {
 	}
 	require.NotNil(t, call, "no tool_call")
 	assert.EqualValues(t, "call_1", call.ToolCallId)
-	assert.Equal(t, "SELECT status, count(*) AS n", call.Title)
+	assert.Equal(t, "SELECT from orders", call.Title)
+	assert.Equal(t, "```sql\nSELECT status, count(*) AS n\nFROM orders GROUP BY status ORDER BY status\n```", toolText(call.Content), "the card shows the SQL while it runs")
 	assert.Equal(t, sdk.ToolKindRead, call.Kind)
 	assert.Equal(t, sdk.ToolCallStatusInProgress, call.Status)
 	assert.JSONEq(t, `{"sql":"SELECT status, count(*) AS n\nFROM orders GROUP BY status ORDER BY status"}`, jsonOf(t, call.RawInput))
 	require.NotNil(t, done, "no tool_call_update")
 	assert.Equal(t, sdk.ToolCallStatusCompleted, *done.Status)
-	assert.Equal(t, "| status | n |\n| --- | --- |\n| delivered | 2 |\n| pending | 1 |\n| shipped | 1 |\n\n(3 rows)", toolText(done.Content))
+	assert.Equal(t, "```sql\nSELECT status, count(*) AS n\nFROM orders GROUP BY status ORDER BY status\n```\n\n"+
+		"| status | n |\n| --- | --- |\n| delivered | 2 |\n| pending | 1 |\n| shipped | 1 |\n\n(3 rows)", toolText(done.Content))
 	assert.Equal(t, "Two are delivered, one pending, one shipped.", text(updates))
 
 	h, err := f.ws.History(f.ctx(), "s1", false)
@@ -176,7 +178,16 @@ func TestWrites(t *testing.T) {
 	f.say(id, "add order 104")
 	assert.Equal(t, before+1, f.countOrders())
 	assert.Len(t, f.client.permissions(), 4, "reject always asked again")
-	assert.Contains(t, f.lastToolMessage(9), "reject every write")
+	assert.Contains(t, f.lastToolMessage(9), "the user declined this statement")
+	// The card says the user declined, not that no one could confirm it.
+	var last string
+	for _, u := range f.client.of(id) {
+		if u.ToolCallUpdate != nil && u.ToolCallUpdate.Status != nil {
+			last = toolText(u.ToolCallUpdate.Content)
+		}
+	}
+	assert.Contains(t, last, "You declined this statement")
+	assert.NotContains(t, last, "could not be confirmed here")
 }
 
 // lastToolMessage is the last tool message of the model's request i.
@@ -373,7 +384,7 @@ func TestLoadReplaysToolCalls(t *testing.T) {
 	}
 	assert.Equal(t, []string{
 		"user: how many orders?",
-		"tool: SELECT count(*) AS n FROM orders completed | n |\n| --- |\n| 4 |\n\n(1 row)",
+		"tool: SELECT from orders completed ```sql\nSELECT count(*) AS n FROM orders\n```\n\n| n |\n| --- |\n| 4 |\n\n(1 row)",
 		"agent: Four.",
 		"commands",
 	}, kinds)

@@ -75,8 +75,10 @@ type session struct {
 	made      string
 	cancel    context.CancelFunc // of the turn or command that runs; nil when idle
 	ended     chan struct{}      // closed when it ends
+	stopping  chan struct{}      // closed when it is cancelled
 	callID    string             // the tool call that runs, which a permission is asked for
 	rejectAll bool               // the user answered "reject always"
+	usedIDs   map[string]bool    // the tool call ids the client was shown (see cardID)
 }
 
 // New returns an agent over ws.
@@ -222,25 +224,61 @@ func (a *Agent) session(id sdk.SessionId) (*session, error) {
 // start marks the session busy with a turn or a command that cancel
 // stops; stop ends it. A second one is refused, as the workspace would
 // refuse it, but before it can replace the first one's cancel.
-func (a *Agent) start(s *session, cancel context.CancelFunc) error {
+//
+// A prompt that comes while the one before is being cancelled waits for
+// it to end: a client sends session/cancel and the next prompt at once,
+// and the notification may be handled a moment after the request that
+// followed it, so a prompt that finds the session busy also waits up to
+// cancelGrace for a cancel to come.
+func (a *Agent) start(ctx context.Context, s *session, cancel context.CancelFunc) error {
+	grace := time.NewTimer(cancelGrace)
+	defer grace.Stop()
+	for {
+		stopping, ended, err := a.tryStart(s, cancel)
+		if err != nil || ended == nil {
+			return err
+		}
+		select {
+		case <-stopping:
+			select {
+			case <-ended:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		case <-ended:
+		case <-grace.C:
+			return fmt.Errorf("prompt: %w; wait for it to finish or cancel it", conversation.ErrBusy)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// cancelGrace is how long a prompt on a busy session waits for a
+// session/cancel that may be on its way.
+const cancelGrace = 250 * time.Millisecond
+
+// tryStart marks the session busy, or returns the channels of what runs
+// on it: closed when it is cancelled, and when it has ended.
+func (a *Agent) tryStart(s *session, cancel context.CancelFunc) (stopping, ended <-chan struct{}, err error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closing {
-		return fmt.Errorf("the agent is shutting down")
+		return nil, nil, fmt.Errorf("the agent is shutting down")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.cancel != nil {
-		return fmt.Errorf("prompt: %w; wait for it to finish or cancel it", conversation.ErrBusy)
+		return s.stopping, s.ended, nil
 	}
-	s.cancel, s.ended = cancel, make(chan struct{})
-	return nil
+	s.cancel, s.ended, s.stopping = cancel, make(chan struct{}), make(chan struct{})
+	return nil, nil, nil
 }
 
 func (a *Agent) done(s *session) {
 	s.mu.Lock()
 	close(s.ended)
-	s.cancel, s.callID, s.ended = nil, "", nil
+	s.cancel, s.callID, s.ended, s.stopping = nil, "", nil, nil
 	s.mu.Unlock()
 }
 
@@ -249,6 +287,13 @@ func (a *Agent) done(s *session) {
 func (s *session) stop() <-chan struct{} {
 	s.mu.Lock()
 	cancel, ended := s.cancel, s.ended
+	if s.stopping != nil {
+		select {
+		case <-s.stopping:
+		default:
+			close(s.stopping)
+		}
+	}
 	s.mu.Unlock()
 	if cancel == nil {
 		ended = make(chan struct{})

@@ -166,7 +166,9 @@ func TestMaxTurnRequests(t *testing.T) {
 	res, err := f.prompt(id, sdk.TextBlock("loop"))
 	require.NoError(t, err)
 	assert.Equal(t, sdk.StopReasonMaxTurnRequests, res.StopReason)
-	assert.Contains(t, text(f.client.take()), "the model kept calling tools without answering after 10 requests")
+	said := text(f.client.take())
+	assert.Contains(t, said, "The model kept calling tools without answering after 10 requests")
+	assert.NotContains(t, said, "run turn:")
 	h, err := f.ws.History(f.ctx(), "s1", false)
 	require.NoError(t, err)
 	assert.Empty(t, h.Turns)
@@ -221,7 +223,7 @@ func TestConcurrentSessions(t *testing.T) {
 			}
 		}
 		k := fmt.Sprint(i)
-		assert.Equal(t, []string{"call SELECT " + k + " AS k", "result | k |\n| --- |\n| " + k + " |\n\n(1 row)", "text answer to " + k}, mergeText(seen))
+		assert.Equal(t, []string{"call SELECT " + k + " AS k", "result ```sql\nSELECT " + k + " AS k\n```\n\n| k |\n| --- |\n| " + k + " |\n\n(1 row)", "text answer to " + k}, mergeText(seen))
 		assert.Contains(t, string(readFile(t, string(id))), "answer to "+k)
 	}
 }

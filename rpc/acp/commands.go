@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -23,6 +24,7 @@ func commandList() []sdk.AvailableCommand {
 		{Name: "clear", Description: "Empty the conversation (asks first) and save it"},
 		{Name: "source", Description: "Switch the data source; without a name, list them", Input: input("source name")},
 		{Name: "save", Description: "Save the session, to PATH if given, for 'aiq -s PATH'", Input: input("path")},
+		{Name: "sql", Description: "Run one SQL statement without the model (a write asks first)", Input: input("SQL statement")},
 	}
 }
 
@@ -34,9 +36,12 @@ func slashCommand(q conversation.Question) (name, arg string, ok bool) {
 	if len(q.Attached) > 0 || !strings.HasPrefix(text, "/") {
 		return "", "", false
 	}
-	name, arg, _ = strings.Cut(text[1:], " ")
+	name = text[1:]
+	if i := strings.IndexFunc(name, unicode.IsSpace); i >= 0 {
+		name, arg = name[:i], name[i+1:] // /sql's statement may start on the next line
+	}
 	switch name {
-	case "history", "clear", "source", "save":
+	case "history", "clear", "source", "save", "sql":
 		return name, strings.TrimSpace(arg), true
 	}
 	return "", "", false

@@ -30,7 +30,9 @@ func (a *Agent) confirmer(s *session) conversation.Confirmer {
 		callID, rejectAll := s.callID, s.rejectAll
 		s.mu.Unlock()
 		if rejectAll {
-			return conversation.Reject, errors.New("the user chose to reject every write in this session")
+			// The user's own answer, given before: a reject like any
+			// other ("You declined"), not a confirmation that failed.
+			return conversation.Reject, nil
 		}
 		kind := riskKind(req.Risk) // "ddl" or "write"
 		call := sdk.ToolCallUpdate{

@@ -84,11 +84,13 @@ func sessionPrompt(ctx context.Context, a *Agent, p promptRequest) (any, error) 
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if err := a.start(s, cancel); err != nil {
+	if err := a.start(ctx, s, cancel); err != nil {
 		return nil, err
 	}
 	defer a.done(s)
-	if cmd, arg, ok := slashCommand(q); ok {
+	if cmd, arg, ok := slashCommand(q); ok && cmd == "sql" {
+		return a.sqlCommand(ctx, s, arg)
+	} else if ok {
 		return a.command(ctx, s, cmd, arg)
 	}
 	return a.turn(ctx, s, q)
@@ -103,11 +105,11 @@ func (a *Agent) turn(ctx context.Context, s *session, q conversation.Question) (
 	for _, p := range a.takeConfigProblems() {
 		a.say(s.id, "*"+p+"*\n\n")
 	}
-	u := &updates{a: a, s: s, databaseType: info.DatabaseType, charts: map[string]string{}}
+	u := &updates{a: a, s: s, databaseType: info.DatabaseType, charts: map[string]string{}, ids: map[string]string{}}
 	ans, err := a.ws.Ask(ctx, s.wsID, q, a.confirmer(s), u.event)
 	switch {
 	case errors.Is(err, conversation.ErrTooManyModelCalls):
-		a.say(s.id, fmt.Sprintf("\n\n%s.", err))
+		a.say(s.id, "\n\n"+conversation.UserMessage(err))
 		return sdk.PromptResponse{StopReason: sdk.StopReasonMaxTurnRequests}, nil
 	case errors.Is(err, conversation.ErrSourceUnavailable):
 		a.say(s.id, a.sourceProblem(ctx, info.Source, err))
@@ -121,6 +123,10 @@ func (a *Agent) turn(ctx context.Context, s *session, q conversation.Question) (
 	}
 	if ans.StopReason == conversation.StopCancelled {
 		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
+	}
+	u.sayOutcome(ans)
+	if info.Turns == 0 {
+		a.announceTitle(s, q)
 	}
 	// A cut-off answer and a filtered one say so after the answer; ACP has
 	// stop reasons for both.
@@ -154,23 +160,32 @@ type updates struct {
 	s            *session
 	databaseType string
 	charts       map[string]string // Markdown of a call's chart, until its result
+	ids          map[string]string // the id the client was shown of each call (see cardID)
+	said         bool              // the answer's text was sent
 }
 
 func (u *updates) event(e conversation.Event) {
 	switch e.Kind {
 	case conversation.EventText:
+		u.said = u.said || strings.TrimSpace(e.Text) != ""
 		u.a.say(u.s.id, e.Text)
 	case conversation.EventThought:
 		u.a.notify(u.s.id, sdk.UpdateAgentThoughtText(e.Text))
 	case conversation.EventStatus:
 		u.a.say(u.s.id, "*"+e.Message+"*\n\n")
 	case conversation.EventToolCall:
+		id := u.s.cardID(e.CallID)
+		u.ids[e.CallID] = id
 		u.s.mu.Lock()
-		u.s.callID = e.CallID
+		u.s.callID = id
 		u.s.mu.Unlock()
 		title, kind := callTitle(e.Tool, e.Arguments, e.SQL, u.databaseType)
-		u.a.notify(u.s.id, sdk.StartToolCall(sdk.ToolCallId(e.CallID), title, sdk.WithStartKind(kind),
-			sdk.WithStartStatus(sdk.ToolCallStatusInProgress), sdk.WithStartRawInput(rawInput(e.Arguments))))
+		opts := []sdk.ToolCallStartOpt{sdk.WithStartKind(kind), sdk.WithStartStatus(sdk.ToolCallStatusInProgress),
+			sdk.WithStartRawInput(rawInput(e.Arguments))}
+		if e.SQL != "" {
+			opts = append(opts, sdk.WithStartContent(textContent(conversation.Fenced(e.SQL, "sql"))))
+		}
+		u.a.notify(u.s.id, sdk.StartToolCall(sdk.ToolCallId(id), title, opts...))
 	case conversation.EventChart:
 		data, err := json.Marshal(e.Chart)
 		if err == nil {
@@ -188,21 +203,20 @@ func (u *updates) result(e conversation.Event) sdk.SessionUpdate {
 	if e.Failed {
 		status = sdk.ToolCallStatusFailed
 	}
-	content := e.Summary
+	content := u.cardContent(e)
 	var output any
-	switch {
-	case e.Statement != nil:
-		content = statementMarkdown(*e.Statement)
+	if e.Statement != nil {
 		output = map[string]any{"status": e.Statement.Status, "rowCount": e.Statement.RowCount, "error": e.Statement.Error}
-	case u.charts[e.CallID] != "":
-		content = u.charts[e.CallID]
-		delete(u.charts, e.CallID)
 	}
 	opts := []sdk.ToolCallUpdateOpt{sdk.WithUpdateStatus(status), sdk.WithUpdateContent(textContent(content))}
 	if output != nil {
 		opts = append(opts, sdk.WithUpdateRawOutput(output))
 	}
-	return sdk.UpdateToolCall(sdk.ToolCallId(e.CallID), opts...)
+	id, ok := u.ids[e.CallID]
+	if !ok {
+		id = u.s.cardID(e.CallID)
+	}
+	return sdk.UpdateToolCall(sdk.ToolCallId(id), opts...)
 }
 
 // The tools of conversation's SQL toolbox, as the model calls them.
@@ -229,7 +243,7 @@ func callTitle(tool string, args json.RawMessage, sql, databaseType string) (str
 	json.Unmarshal(args, &a)
 	switch tool {
 	case toolExecuteSQL:
-		return firstLine(sql, "Run SQL"), riskKind(conversation.StatementRisk(sql, databaseType))
+		return sqlTitle(sql), riskKind(conversation.StatementRisk(sql, databaseType))
 	case toolListTables:
 		return "List the tables", sdk.ToolKindRead
 	case toolDescribeTable:

@@ -17,7 +17,7 @@ const maxTableRows = 20
 func statementMarkdown(st conversation.Statement) string {
 	switch {
 	case st.Status != "success":
-		return fmt.Sprintf("**%s:** %s", statusWord(st.Status), st.Error)
+		return fmt.Sprintf("**%s:** %s", statusWord(st.Status), withoutStatus(st.Error, st.Status))
 	case len(st.Columns) == 0:
 		return fmt.Sprintf("%d row(s) affected.", st.RowCount)
 	}
@@ -42,6 +42,15 @@ func statementMarkdown(st conversation.Statement) string {
 		fmt.Fprintf(&b, "(%d rows)", st.RowCount)
 	}
 	return b.String()
+}
+
+// withoutStatus drops a leading "cancelled: " from an error that the
+// word before it says already ("Cancelled: cancelled: ...").
+func withoutStatus(msg, status string) string {
+	if rest, ok := strings.CutPrefix(msg, status+": "); ok {
+		return rest
+	}
+	return msg
 }
 
 func statusWord(status string) string {

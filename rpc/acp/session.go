@@ -102,14 +102,14 @@ func (a *Agent) replay(ctx context.Context, s *session) error {
 				a.say(s.id, step.Text)
 				continue
 			}
-			a.notify(s.id, storedCall(step.Call, info.DatabaseType))
+			a.notify(s.id, storedCall(s.cardID(step.Call.ID), step.Call, info.DatabaseType))
 		}
 	}
 	return nil
 }
 
 // storedCall is a stored tool call as a finished tool_call.
-func storedCall(c *conversation.TranscriptCall, databaseType string) sdk.SessionUpdate {
+func storedCall(id string, c *conversation.TranscriptCall, databaseType string) sdk.SessionUpdate {
 	status := sdk.ToolCallStatusCompleted
 	if c.Failed {
 		status = sdk.ToolCallStatusFailed
@@ -117,14 +117,14 @@ func storedCall(c *conversation.TranscriptCall, databaseType string) sdk.Session
 	var content string
 	switch {
 	case c.Statement != nil:
-		content = statementMarkdown(*c.Statement)
+		content = conversation.Fenced(c.Statement.SQL, "sql") + "\n\n" + statementMarkdown(*c.Statement)
 	case c.Tool == toolRenderChart:
 		content = chartMarkdown([]byte(c.Result))
 	default:
-		content = c.Summary
+		content = toolOutput(c.Summary, c.Result)
 	}
 	title, kind := callTitle(c.Tool, c.Arguments, c.SQL, databaseType)
-	return sdk.StartToolCall(sdk.ToolCallId(c.ID), title,
+	return sdk.StartToolCall(sdk.ToolCallId(id), title,
 		sdk.WithStartKind(kind), sdk.WithStartStatus(status), sdk.WithStartRawInput(rawInput(c.Arguments)),
 		sdk.WithStartContent(textContent(content)))
 }

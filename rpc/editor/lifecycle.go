@@ -14,6 +14,9 @@ type initializeParams struct {
 	} `json:"clientInfo"`
 	Capabilities struct {
 		Confirm bool `json:"confirm"`
+		// RowsOnce: the client finds a statement's page in its rows
+		// notification (see rowsonce.go).
+		RowsOnce bool `json:"rowsOnce"`
 	} `json:"capabilities"`
 	Options struct {
 		HistoryLimit int    `json:"historyLimit"`
@@ -43,6 +46,7 @@ func initialize(ctx context.Context, s *Server, req request, p initializeParams)
 		return nil, invalidRequest("initialize was already sent: send it once per connection")
 	}
 	s.canConfirm.Store(p.Capabilities.Confirm)
+	s.rowsOnce.Store(p.Capabilities.RowsOnce)
 	if p.Options.HistoryLimit < 0 {
 		return nil, invalidParams(req.method, "options.historyLimit must not be negative")
 	}

@@ -44,6 +44,8 @@ func methodTable() map[string]method {
 		"session/list":      {typed(sessionList), false},
 		"session/close":     {typed(sessionClose), false},
 		"chat/turn":         {typed(chatTurn), false},
+		"chat/runSql":       {typed(chatRunSQL), false},
+		"result/export":     {typed(resultExport), false},
 		"chat/history":      {typed(chatHistory), true},
 		"chat/clear":        {typed(chatClear), false},
 		"sources/list":      {typed(sourcesList), false},

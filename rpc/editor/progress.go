@@ -31,16 +31,23 @@ type progress struct {
 	timer    *time.Timer
 	lastText time.Time // when text was last sent
 	closed   bool
+	// rowsOnce leaves out the rows a rows notification already sent;
+	// paged holds the calls that sent one.
+	rowsOnce bool
+	paged    map[string]bool
 }
 
 func newProgress(s *Server, sessionID string, requestID any) *progress {
-	return &progress{s: s, sessionID: sessionID, requestID: requestID}
+	return &progress{s: s, sessionID: sessionID, requestID: requestID, rowsOnce: s.rowsOnce.Load(), paged: map[string]bool{}}
 }
 
 type progressParams struct {
 	SessionID string `json:"sessionId"`
 	RequestID any    `json:"requestId"`
 	conversation.Event
+	// Statement shadows the event's, so that rows already sent can be
+	// left out (see rowsonce.go).
+	Statement *sentStatement `json:"statement,omitempty"`
 }
 
 func (p *progress) event(e conversation.Event) {
@@ -102,6 +109,15 @@ func (p *progress) flushLocked() {
 // their order; the write does not wait for the client.
 func (p *progress) send(e conversation.Event) {
 	params := progressParams{SessionID: p.sessionID, RequestID: p.requestID, Event: e}
+	if st := e.Statement; st != nil {
+		params.Statement = withRows(*st)
+		switch {
+		case e.Kind == conversation.EventRows:
+			p.paged[e.CallID] = true
+		case p.rowsOnce && e.Kind == conversation.EventToolResult && p.paged[e.CallID]:
+			params.Statement = withoutRows(*st)
+		}
+	}
 	// A cancelled turn still reports how far it got.
 	if err := p.s.conn.Notify(context.Background(), "chat/progress", params); err != nil {
 		p.s.log.Warn("send progress", "err", err)

@@ -44,5 +44,5 @@ func TestRowsProgress(t *testing.T) {
 	assert.Equal(t, []string{"tool_call", "rows", "tool_result"}, kinds[:3])
 	assert.JSONEq(t, `{"sessionId":"`+ans.SessionID+`","requestId":2,"kind":"rows","tool":"execute_sql","callId":"c1",
 		"statement":{"sql":"SELECT id, name FROM t","status":"running","rowCount":2,"columns":["id","name"],
-		"rows":[[1,"name 1"]],"truncated":true}}`, string(rows))
+		"rows":[[1,"name 1"]],"truncated":true,"callId":"c1"}}`, string(rows))
 }

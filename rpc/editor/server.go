@@ -53,6 +53,7 @@ type Server struct {
 	shutdown    atomic.Bool
 	canConfirm  atomic.Bool
 	configured  atomic.Bool // a model is configured, as of the last check
+	rowsOnce    atomic.Bool // the client takes each page once
 	startupOnce sync.Once
 	exitCode    chan int
 

@@ -52,6 +52,9 @@ func chatTurn(ctx context.Context, s *Server, req request, p turnParams) (any, e
 		s.log.Error("autosave failed", "session", id, "err", ans.SaveError)
 		s.showMessage(ctx, messageError, conversation.SaveFailedMessage(ans.SaveError))
 	}
+	if s.rowsOnce.Load() {
+		return answerWithoutRows(ans), nil
+	}
 	return ans, nil
 }
 

@@ -63,3 +63,19 @@ end, { nargs = "?", complete = complete("complete_models"), desc = "Set the mode
 command("AiqCancel", function(aiq)
   aiq.cancel()
 end, { desc = "Cancel the running aiq question" })
+
+command("AiqRun", function(aiq, o)
+  if o.range > 0 then
+    aiq.run(o.line1, o.line2)
+  else
+    aiq.run()
+  end
+end, { range = true, desc = "Run the SQL under the cursor, or the selected lines, without the model" })
+
+command("AiqRerun", function(aiq)
+  aiq.rerun()
+end, { desc = "Run the statement under the cursor in the aiq panel (or the last one) again" })
+
+command("AiqExport", function(aiq, o)
+  aiq.export(o.args, o.bang)
+end, { nargs = 1, bang = true, complete = "file", desc = "Export every row of the result under the cursor (or the last) to a .csv, .json or .md file" })

@@ -35,9 +35,10 @@ T.run(function()
   T.truthy(conn, "the plugin's connection after setup")
   local handle = conn.handlers.notification
   conn.handlers.notification = function(method, params)
+    local sent = type(params) == "table" and type(params.statement) == "table" and params.statement.rowsSent
     local r = handle(method, params)
     if method == "chat/progress" and type(params) == "table" then
-      seen[#seen + 1] = { kind = params.kind, callId = params.callId, statement = params.statement, panel = T.panel() }
+      seen[#seen + 1] = { kind = params.kind, callId = params.callId, statement = params.statement, panel = T.panel(), rows_sent = sent }
     end
     return r
   end
@@ -58,6 +59,10 @@ T.run(function()
   T.eq(result.callId, "call_1", "the result's callId")
   T.eq(rows.statement.status, "running", "the early rows' status")
   T.eq(rows.statement.rowCount, 501, "rows read when the first page went out")
+  -- The page is sent once (rowsOnce): the result refers to it.
+  T.eq(result.rows_sent, true, "the result came without the page")
+  T.eq(result.statement.rowsSent, nil, "the plugin put the early page in the result")
+  T.eq(#result.statement.rows, 500, "the result's rows, from the early page")
 
   -- At the early rows: the first rows, the rest counted, a running mark.
   local early = rows.panel

@@ -64,7 +64,7 @@ T.run(function()
     "| id  | name     | email    | city    |",
     "|----:|----------|----------|---------|",
     "|   1 | Zoé Mor… | zoe.mor… | Toronto |",
-    "→ 1 more column: country",
+    "→ 1 more column: gl to see all (country)",
   }, "a table with columns left out")
   T.eq(render.table({ "n" }, { { 1 } }, { max_width = 40 }), render.table({ "n" }, { { 1 } }), "a table that fits is as it was")
 

@@ -86,13 +86,41 @@
     save();
   }
 
+  // Up and Down in the empty input recall the conversation's questions, as
+  // a shell's history does; typing ends the recall.
+  /** @type {number | null} */
+  let recalled = null;
+  function questions() {
+    return model.entries.map((/** @type {any} */ t) => String(t.query || "").trim()).filter((/** @type {string} */ q) => q !== "");
+  }
+  /** @param {number} step */
+  function recall(step) {
+    const list = questions();
+    if (!list.length) return false;
+    const at = recalled === null ? list.length : recalled;
+    const next = Math.max(0, at + step);
+    if (next >= list.length) {
+      recalled = null;
+      input.value = "";
+    } else {
+      recalled = next;
+      input.value = list[next];
+    }
+    fitInput();
+    return true;
+  }
+
   input.addEventListener("keydown", (e) => {
     if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
       e.preventDefault();
+      recalled = null;
       ask();
+    } else if ((e.key === "ArrowUp" || e.key === "ArrowDown") && !e.shiftKey && !e.altKey && (input.value === "" || recalled !== null)) {
+      if (recall(e.key === "ArrowUp" ? -1 : 1)) e.preventDefault();
     }
   });
   input.addEventListener("input", () => {
+    recalled = null;
     fitInput();
     saveSoon();
   });
@@ -426,7 +454,7 @@
     return /^(sql|mysql|pgsql|postgres(ql)?|sqlite|plsql|tsql)$/i.test(lang || "");
   }
 
-  /** A code block; SQL is highlighted and can be copied or inserted. @param {string} text @param {string} lang @param {string} cls */
+  /** A code block; SQL is highlighted and can be copied or inserted; a statement that ran can run again. @param {string} text @param {string} lang @param {string} cls */
   function codeBlock(text, lang, cls) {
     const box = el("div", `code-block ${cls}`);
     const sql = isSQL(lang);
@@ -439,6 +467,12 @@
         setTimeout(() => (copy.textContent = "Copy"), 1500);
       }, "small copy");
       bar.append(copy, button("Insert", () => vscode.postMessage({ type: "insert", text }), "small insert"));
+      if (cls === "statement") {
+        bar.append(
+          button("Run again", () => vscode.postMessage({ type: "runSql", sql: text }), "small run-again"),
+          button("Edit and run", () => vscode.postMessage({ type: "editSql", sql: text }), "small edit-sql"),
+        );
+      }
     }
     const pre = el("pre");
     const code = el("code");
@@ -520,7 +554,14 @@
       wrap.append(meta);
     } else {
       const meta = st.truncated || total > rows.length ? `${count(rows.length)} of ${count(total)} rows shown` : `${count(total)} row${total === 1 ? "" : "s"}`;
-      wrap.append(el("div", "result-meta", meta));
+      const line = el("div", "result-meta", meta);
+      // The result, as the panel has it, to a tab or (every row) to a file.
+      const result = { sql: st.sql, columns: st.columns, rows, rowCount: st.rowCount, truncated: !!st.truncated, callId: st.callId || "" };
+      line.append(
+        button("Open", () => vscode.postMessage({ type: "openResult", statement: result }), "small open-result"),
+        button("Export…", () => vscode.postMessage({ type: "exportResult", statement: result }), "small export-result"),
+      );
+      wrap.append(line);
     }
 
     const scroller = el("div", "table-wrap");

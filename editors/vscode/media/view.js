@@ -180,7 +180,7 @@
         const item = turn.items.find((it) => (it.kind === "sql" || it.kind === "tool") && it.callId === ev.callId && ev.callId);
         if (item && (item.kind === "sql" || item.kind === "tool")) {
           item.summary = ev.summary;
-          if (item.kind === "sql" && ev.statement) item.statement = ev.statement;
+          if (item.kind === "sql" && ev.statement) item.statement = withPage(ev.statement, item.statement);
         } else if (ev.statement) {
           turn.items.push({ kind: "sql", callId: String(ev.callId || ""), sql: ev.statement.sql, statement: ev.statement, summary: ev.summary });
         }
@@ -206,6 +206,20 @@
   }
 
   /**
+   * A statement whose rows were sent before (`rowsSent`, protocol's "Rows
+   * sent once") gets them from the one shown so far: its rows notification
+   * or its tool_result.
+   * @param {any} st @param {any} [shown] @returns {any}
+   */
+  function withPage(st, shown) {
+    if (!st || !st.rowsSent) return st;
+    const rows = shown && Array.isArray(shown.rows) ? shown.rows : [];
+    const out = { ...st, rows };
+    delete out.rowsSent;
+    return out;
+  }
+
+  /**
    * The turn's response is the truth: statements the events missed (a
    * client that joined late) and an answer that was not streamed are added.
    * @param {Turn} turn @param {any} result
@@ -223,7 +237,7 @@
       const at = sqlItems.findIndex((it, i) => i >= next && it.kind === "sql" && it.sql === st.sql);
       if (at >= 0) {
         const item = sqlItems[at];
-        if (item.kind === "sql") item.statement = st;
+        if (item.kind === "sql") item.statement = withPage(st, item.statement);
         next = at + 1;
       } else {
         turn.items.push({ kind: "sql", callId: "", sql: st.sql, statement: st });

@@ -18,6 +18,8 @@ import type {
   ConfigChangedParams,
   ConfirmDecision,
   ConfirmParams,
+  ExportParams,
+  ExportResult,
   HistoryMessage,
   HistoryTurn,
   InitializeResult,
@@ -37,7 +39,7 @@ import { initializeFailureMessage, requestLostMessage, startFailureMessage, type
 import type { Place } from "./findServer";
 import { StderrTail } from "./stderrTail";
 
-export { CancellationTokenSource } from "vscode-jsonrpc/node";
+export { CancellationTokenSource, type CancellationToken } from "vscode-jsonrpc/node";
 export type { ExitInfo };
 
 export type TraceLevel = "off" | "messages" | "verbose";
@@ -115,6 +117,7 @@ export class AiqClient {
   private readonly handlers: ClientHandlers;
   /** The progress callback of the turn running on each session. */
   private readonly turns = new Map<string, (e: ProgressEvent) => void>();
+  private readonly exports = new Map<string, (e: ProgressEvent) => void>();
 
   /** Spawns aiq-rpc and initializes it; throws StartError with the message to show. */
   static async start(options: ClientOptions): Promise<AiqClient> {
@@ -203,7 +206,10 @@ export class AiqClient {
   }
 
   private listen(trace: TraceLevel): void {
-    this.conn.onNotification("chat/progress", (e: ProgressEvent) => this.turns.get(e.sessionId)?.(e));
+    this.conn.onNotification("chat/progress", (e: ProgressEvent) => {
+      if (typeof e.rowsWritten === "number") this.exports.get(e.sessionId)?.(e);
+      else this.turns.get(e.sessionId)?.(e);
+    });
     this.conn.onNotification("window/showMessage", (p: ShowMessageParams) => this.handlers.showMessage?.(p));
     this.conn.onNotification("config/changed", (p: ConfigChangedParams) => this.handlers.configChanged?.(p));
     this.conn.onRequest("chat/confirm", async (p: ConfirmParams) => ({ decision: await this.decide(p) }));
@@ -230,7 +236,7 @@ export class AiqClient {
   private async initialize(options: ClientOptions): Promise<void> {
     const params = {
       clientInfo: { name: "aiq.vscode", version: options.clientVersion ?? "0.0.0" },
-      capabilities: { confirm: true },
+      capabilities: { confirm: true, rowsOnce: true },
       options: {
         ...(options.source ? { source: options.source } : {}),
         ...(options.historyLimit ? { historyLimit: options.historyLimit } : {}),
@@ -308,6 +314,41 @@ export class AiqClient {
       return await this.call<TurnResult>("chat/turn", params, opts.token);
     } finally {
       this.turns.delete(params.sessionId);
+    }
+  }
+
+  /**
+   * Runs one statement without the model (chat/runSql), through the path of
+   * the model's execute_sql; its progress comes as a turn's does.
+   */
+  async runSql(
+    params: { sessionId: string; sql: string },
+    opts: { onProgress?: (e: ProgressEvent) => void; token?: CancellationToken } = {},
+  ): Promise<TurnResult> {
+    if (this.turns.has(params.sessionId)) {
+      throw new Error("A question is already being answered in this conversation; wait for it or cancel it.");
+    }
+    this.turns.set(params.sessionId, opts.onProgress ?? (() => {}));
+    try {
+      return await this.call<TurnResult>("chat/runSql", params, opts.token);
+    } finally {
+      this.turns.delete(params.sessionId);
+    }
+  }
+
+  /** Writes every row of a statement to a file (result/export); onRows hears the rows written so far. */
+  async exportResult(
+    params: ExportParams,
+    opts: { onRows?: (rows: number) => void; token?: CancellationToken } = {},
+  ): Promise<ExportResult> {
+    const hear = (e: ProgressEvent) => {
+      if (e.kind === "status" && typeof e.rowsWritten === "number") opts.onRows?.(e.rowsWritten);
+    };
+    this.exports.set(params.sessionId, hear);
+    try {
+      return await this.call<ExportResult>("result/export", params, opts.token);
+    } finally {
+      if (this.exports.get(params.sessionId) === hear) this.exports.delete(params.sessionId);
     }
   }
 

@@ -1,12 +1,15 @@
 // The AIQ commands: each reads what it needs from the editor or the user,
 // then calls the controller. Failures are shown once, as presentError says.
 
+import * as os from "node:os";
 import * as vscode from "vscode";
 import type { ChatViewProvider } from "./chatView";
 import { clearChosen, clearPrompt } from "./confirm";
 import type { Controller } from "./controller";
 import { detailOf, presentError } from "./errors";
-import type { FromView } from "./messages";
+import type { FromView, Statement } from "./messages";
+import { openResultPanel } from "./resultPanel";
+import { RunLens } from "./runLens";
 import type { Selection } from "./protocol";
 import { sessionItems } from "./sessionPick";
 import { askSelectionBox } from "./turnRequest";
@@ -49,7 +52,12 @@ export class Commands {
     private readonly chat: ChatViewProvider,
     /** The AIQ output channel: the detail of each failure shown. */
     private readonly log: (line: string) => void = () => {},
+    /** Where media/ is, for the result tabs. */
+    private readonly extensionUri?: vscode.Uri,
   ) {}
+
+  /** Edit and run's editors and their CodeLens. */
+  readonly runLens = new RunLens((sql) => guarded(() => this.runSql(sql), this.log));
 
   register(context: vscode.ExtensionContext): void {
     const table: [string, () => Promise<unknown>][] = [
@@ -66,6 +74,7 @@ export class Commands {
     for (const [id, body] of table) {
       context.subscriptions.push(vscode.commands.registerCommand(id, () => guarded(body, this.log)));
     }
+    this.runLens.register(context);
   }
 
   async askSelection(): Promise<void> {
@@ -113,7 +122,79 @@ export class Commands {
       case "insert":
         void guarded(() => this.insert(msg.text), this.log);
         return;
+      case "runSql":
+        void guarded(() => this.runSql(msg.sql), this.log);
+        return;
+      case "openResult":
+        this.openResult(msg.statement);
+        return;
+      case "editSql":
+        void guarded(() => this.runLens.edit(msg.sql), this.log);
+        return;
+      case "exportResult":
+        void guarded(() => this.exportResult(msg.statement), this.log);
+        return;
     }
+  }
+
+  /** Opens a result in an editor tab of its own. */
+  openResult(statement: Statement): void {
+    if (!this.extensionUri) {
+      return;
+    }
+    openResultPanel(this.extensionUri, statement, {
+      copy: (text) => void guarded(() => this.copy(text), this.log),
+      export: (st) => void guarded(() => this.exportResult(st), this.log),
+      runSql: (sql) => void guarded(() => this.runSql(sql), this.log),
+    });
+  }
+
+  /**
+   * Writes every row of a result to a file: a format, then where (the
+   * workspace folder first), then result/export with a progress
+   * notification that can be cancelled. The save dialog asks before
+   * replacing a file.
+   */
+  async exportResult(statement: Statement): Promise<void> {
+    const formats = [
+      { label: "CSV", format: "csv", ext: "csv" },
+      { label: "JSON", format: "json", ext: "json" },
+      { label: "Markdown", format: "markdown", ext: "md" },
+    ] as const;
+    const picked = await vscode.window.showQuickPick(formats.map((f) => ({ label: f.label, f })), {
+      title: "AIQ: Export the result",
+      placeHolder: "Every row, not only those shown: the statement runs again, read-only",
+    });
+    if (!picked) {
+      return;
+    }
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri ?? vscode.Uri.file(os.homedir());
+    const target = await vscode.window.showSaveDialog({
+      defaultUri: vscode.Uri.joinPath(folder, `result.${picked.f.ext}`),
+      filters: { [picked.f.label]: [picked.f.ext] },
+      title: "AIQ: Export the result",
+    });
+    if (!target) {
+      return;
+    }
+    const done = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: "AIQ: exporting", cancellable: true },
+      (progress, token) =>
+        this.controller.exportResult(
+          { ...(statement.callId ? { callId: statement.callId } : { sql: statement.sql }), format: picked.f.format, path: target.fsPath, overwrite: true },
+          token,
+          (rows) => progress.report({ message: `${rows.toLocaleString()} rows written` }),
+        ),
+    );
+    if (done) {
+      void vscode.window.showInformationMessage(`AIQ: exported ${done.rowCount.toLocaleString()} rows to ${done.path}.`);
+    }
+  }
+
+  /** Runs a statement again, without the model, in the panel. */
+  async runSql(sql: string): Promise<void> {
+    await this.chat.reveal();
+    await this.controller.runSql(sql);
   }
 
   private async askWith(query: string | undefined, selection: Selection | undefined): Promise<void> {

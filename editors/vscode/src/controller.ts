@@ -4,13 +4,15 @@
 // calls; the Node tests drive it with the real binary.
 
 import * as path from "node:path";
-import { AiqClient, CancellationTokenSource, StartError, type ExitInfo } from "./client";
+import { AiqClient, CancellationTokenSource, StartError, type CancellationToken, type ExitInfo } from "./client";
 import { detailOf, messageOf, ReportedError, turnErrorMessage, UserError } from "./errors";
 import type { LookupDeps } from "./findServer";
-import type { ToView } from "./messages";
+import type { ProgressEvent, ToView } from "./messages";
 import type {
   ConfirmDecision,
   ConfirmParams,
+  ExportParams,
+  ExportResult,
   LoadResult,
   ModelList,
   SaveResult,
@@ -122,6 +124,28 @@ export class Controller {
   /** Asks one question; the answer streams to the view. Resolves with the result, or undefined when it failed. */
   async ask(query: string | undefined, selection?: Selection): Promise<TurnResult | undefined> {
     const req = turnRequest(query, selection);
+    return this.runTurn(turnStartMessage(0, req), (client, sessionId, onProgress, token) =>
+      client.turn({ sessionId, ...req }, { token, onProgress }),
+    );
+  }
+
+  /**
+   * Runs one statement without the model (Run again, Edit and run): shown as
+   * a turn whose question is the SQL.
+   */
+  async runSql(sql: string): Promise<TurnResult | undefined> {
+    const statement = sql.trim();
+    if (!statement) {
+      throw new UserError("There is no SQL to run.");
+    }
+    const start: ToView = { type: "turnStart", turnId: 0, query: "", selection: { text: statement, languageId: "sql" } };
+    return this.runTurn(start, (client, sessionId, onProgress, token) => client.runSql({ sessionId, sql: statement }, { token, onProgress }));
+  }
+
+  private async runTurn(
+    start: ToView,
+    run: (client: AiqClient, sessionId: string, onProgress: (e: ProgressEvent) => void, token: CancellationToken) => Promise<TurnResult>,
+  ): Promise<TurnResult | undefined> {
     if (this.turn) {
       throw new UserError(BUSY);
     }
@@ -129,14 +153,11 @@ export class Controller {
     const cts = new CancellationTokenSource();
     this.turn = { id: turnId, cts };
     this.publishState();
-    this.post(turnStartMessage(turnId, req));
+    this.post({ ...start, turnId } as ToView);
     try {
       const client = await this.connection();
       const sessionId = await this.sessionId(client);
-      const result = await client.turn(
-        { sessionId, ...req },
-        { token: cts.token, onProgress: (event) => this.post({ type: "progress", turnId, event }) },
-      );
+      const result = await run(client, sessionId, (event) => this.post({ type: "progress", turnId, event }), cts.token);
       if (result.savedTo && this.conversation) {
         this.conversation.savedPath = result.savedTo;
       }
@@ -150,6 +171,28 @@ export class Controller {
       this.turn = undefined;
       cts.dispose();
       this.publishState();
+    }
+  }
+
+  /**
+   * Writes every row of a statement of the conversation (callId) or of sql to
+   * a file. Resolves with what was written, or undefined when it was
+   * cancelled; a failure is thrown, with the server's sentence.
+   */
+  async exportResult(
+    params: Omit<ExportParams, "sessionId">,
+    token: CancellationToken,
+    onRows: (rows: number) => void,
+  ): Promise<ExportResult | undefined> {
+    const client = await this.connection();
+    const sessionId = await this.sessionId(client);
+    try {
+      return await client.exportResult({ sessionId, ...params }, { token, onRows });
+    } catch (err) {
+      if (token.isCancellationRequested) {
+        return undefined;
+      }
+      throw err;
     }
   }
 

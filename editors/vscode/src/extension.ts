@@ -34,7 +34,7 @@ export function activate(context: vscode.ExtensionContext): void {
     clientVersion: String(context.extension.packageJSON.version ?? "0.0.0"),
   });
   controller = ctl;
-  const commands = new Commands(ctl, chat, (line) => output.appendLine(line));
+  const commands = new Commands(ctl, chat, (line) => output.appendLine(line), context.extensionUri);
   commands.register(context);
   chat.connect({ replay: () => ctl.replay(), handle: (msg) => commands.handleView(msg), shown: () => ctl.warmUp() });
   context.subscriptions.push(vscode.window.registerWebviewViewProvider(ChatViewProvider.viewType, chat));

@@ -1,7 +1,7 @@
 // Checks what the webview posts before acting on it: the webview runs
 // scripts, so its messages are read as untrusted input.
 
-import type { FromView } from "./messages";
+import type { FromView, Statement } from "./messages";
 
 export function parseFromView(data: unknown): FromView | undefined {
   if (typeof data !== "object" || data === null) {
@@ -14,9 +14,43 @@ export function parseFromView(data: unknown): FromView | undefined {
       return { type: m.type };
     case "ask":
       return typeof m.query === "string" ? { type: "ask", query: m.query } : undefined;
+    case "openResult":
+    case "exportResult": {
+      const statement = resultStatement(m.statement);
+      return statement && { type: m.type, statement };
+    }
+    case "runSql":
+    case "editSql":
+      return typeof m.sql === "string" ? { type: m.type, sql: m.sql } : undefined;
     case "copy":
     case "insert":
       return typeof m.text === "string" ? { type: m.type, text: m.text } : undefined;
   }
   return undefined;
+}
+
+/** The most rows and columns a result the panel sends may have: what the server keeps, with room. */
+const MAX_ROWS = 1000;
+const MAX_COLUMNS = 2000;
+
+/** A statement to open in a tab or export, checked field by field. */
+function resultStatement(v: unknown): Statement | undefined {
+  if (typeof v !== "object" || v === null) {
+    return undefined;
+  }
+  const s = v as { [key: string]: unknown };
+  const columns = s.columns;
+  const rows = s.rows;
+  if (
+    typeof s.sql !== "string" ||
+    !Array.isArray(columns) || columns.length > MAX_COLUMNS || !columns.every((c) => typeof c === "string") ||
+    !Array.isArray(rows) || rows.length > MAX_ROWS || !rows.every((r) => Array.isArray(r) && r.length === columns.length)
+  ) {
+    return undefined;
+  }
+  const statement: Statement = { sql: s.sql, status: "success", columns: columns as string[], rows: rows as unknown[][] };
+  if (typeof s.rowCount === "number") statement.rowCount = s.rowCount;
+  if (typeof s.truncated === "boolean") statement.truncated = s.truncated;
+  if (typeof s.callId === "string" && s.callId !== "") statement.callId = s.callId;
+  return statement;
 }

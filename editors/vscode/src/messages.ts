@@ -15,6 +15,10 @@ export interface Statement {
   rows?: unknown[][];
   truncated?: boolean;
   error?: string;
+  /** The tool call that ran it. */
+  callId?: string;
+  /** Its rows went before, in the rows or tool_result of its callId (docs/protocol.md, "Rows sent once"). */
+  rowsSent?: boolean;
 }
 
 /** A chart, as in a chat/progress `chart` event. */
@@ -49,6 +53,8 @@ export interface ProgressEvent {
   statement?: Statement;
   chart?: Chart;
   message?: string;
+  /** The rows an export wrote so far (kind status, during result/export). */
+  rowsWritten?: number;
 }
 
 /** The result of chat/turn. */
@@ -116,4 +122,12 @@ export type FromView =
   /** Copy this SQL to the clipboard. */
   | { type: "copy"; text: string }
   /** Insert this SQL at the cursor of the active editor. */
-  | { type: "insert"; text: string };
+  | { type: "insert"; text: string }
+  /** Run this statement again, without the model. */
+  | { type: "runSql"; sql: string }
+  /** Open this statement in an editor, to change it and run it. */
+  | { type: "editSql"; sql: string }
+  /** Open this result in an editor tab. */
+  | { type: "openResult"; statement: Statement }
+  /** Write every row of this result to a file. */
+  | { type: "exportResult"; statement: Statement };

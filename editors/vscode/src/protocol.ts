@@ -114,3 +114,22 @@ export interface ShowMessageParams {
 export interface ShutdownResult {
   saved: SaveResult[];
 }
+
+/** The params of result/export: callId or sql. */
+export interface ExportParams {
+  sessionId: string;
+  callId?: string;
+  sql?: string;
+  format: "csv" | "json" | "markdown";
+  path: string;
+  overwrite?: boolean;
+}
+
+/** The result of result/export. */
+export interface ExportResult {
+  path: string;
+  format: string;
+  sql: string;
+  rowCount: number;
+  columns: string[];
+}

@@ -24,22 +24,32 @@ export class Transcript {
         return;
     }
     if (!this.mergeText(msg)) {
-      this.dropEarlyRows(msg);
-      this.entries.push(msg);
+      const kept = this.dropEarlyRows(msg);
+      this.entries.push(kept);
     }
     this.trim();
   }
 
   // A statement's result replaces its early rows: a replay need not carry
   // the first page twice.
-  private dropEarlyRows(msg: ToView): void {
+  private dropEarlyRows(msg: ToView): ToView {
     if (msg.type !== "progress" || msg.event.kind !== "tool_result" || !msg.event.callId) {
-      return;
+      return msg;
     }
     const { callId } = msg.event;
-    this.entries = this.entries.filter(
-      (m) => !(m.type === "progress" && m.turnId === msg.turnId && m.event.kind === "rows" && m.event.callId === callId),
-    );
+    const early = (m: ToView): boolean =>
+      m.type === "progress" && m.turnId === msg.turnId && m.event.kind === "rows" && m.event.callId === callId;
+    // A result that refers to its early rows (rowsSent) takes them along,
+    // in a copy: the message may be posted already.
+    const st = msg.event.statement;
+    const page = this.entries.find(early);
+    let kept: ToView = msg;
+    if (st?.rowsSent && page?.type === "progress" && page.event.statement) {
+      const { rowsSent: _sent, ...rest } = st;
+      kept = { ...msg, event: { ...msg.event, statement: { ...rest, rows: page.event.statement.rows ?? [] } } };
+    }
+    this.entries = this.entries.filter((m) => !early(m));
+    return kept;
   }
 
   /** The messages to send a new view, after its state. */

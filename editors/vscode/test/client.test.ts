@@ -110,8 +110,13 @@ describe("AiqClient with the real aiq-rpc", () => {
     const st = result.statements[0];
     assert.equal(st.status, "success");
     assert.deepEqual(st.columns, ["status", "n"]);
-    assert.ok((st.rows?.length ?? 0) > 0, "rows from the demo");
-    const total = st.rows!.reduce((sum, r) => sum + Number(r[1]), 0);
+    // The page went once, in the tool_result; the response refers to it (rowsOnce).
+    assert.equal(st.rowsSent, true);
+    assert.equal(st.rows, undefined);
+    assert.equal(st.callId, res?.callId);
+    const rows = res?.statement?.rows;
+    assert.ok((rows?.length ?? 0) > 0, "rows from the demo");
+    const total = rows!.reduce((sum, r) => sum + Number(r[1]), 0);
     assert.ok(total > 0, "the orders are counted");
     const toolMsg = model.requests[1].body.messages.find((m) => m.role === "tool");
     assert.match(String(toolMsg?.content), /"success"/, "the model got the result");
@@ -145,14 +150,15 @@ describe("AiqClient with the real aiq-rpc", () => {
     assert.equal(asked[0].sql, del);
     assert.equal(asked[0].sessionId, s.sessionId);
     assert.equal(first.result.statements[0].status, "rejected");
-    const before = Number(first.result.statements[1].rows![0][0]);
+    const rowsOf = (events: ProgressEvent[], callId: string) => events.find((e) => e.kind === "tool_result" && e.callId === callId)?.statement?.rows;
+    const before = Number(rowsOf(first.events, "c2")![0][0]);
     assert.ok(before > 0, "the rows are still there after a reject");
 
     const second = await ask(client, s.sessionId, "Delete them, really");
     assert.equal(asked.length, 2);
     assert.equal(second.result.statements[0].status, "success");
     assert.equal(second.result.statements[0].rowCount, before, "every row deleted");
-    assert.equal(Number(second.result.statements[1].rows![0][0]), 0);
+    assert.equal(Number(rowsOf(second.events, "c4")![0][0]), 0);
   });
 
   it("cancels a held turn: $/cancelRequest gives stopReason cancelled promptly", async () => {

@@ -260,7 +260,11 @@ describe("Controller with the real aiq-rpc", () => {
     assert.equal(turn.items[0].sql, sql);
     assert.equal(turn.items[0].statement.status, "success");
     assert.deepEqual(turn.items[0].statement.columns, ["status", "n"]);
-    assert.deepEqual(turn.items[0].statement.rows, live!.statements[0].rows, "the same rows as live");
+    // The live page came once, in the statement's tool_result (rowsOnce).
+    const shown = ui.views.find((m) => m.type === "progress" && m.event.kind === "tool_result" && m.event.callId === "call_1");
+    assert.equal(live!.statements[0].rowsSent, true);
+    assert.equal(shown?.type === "progress" && shown.event.statement?.rows?.length, 4);
+    assert.deepEqual(turn.items[0].statement.rows, shown?.type === "progress" ? shown.event.statement?.rows : undefined, "the same rows as live");
     assert.equal(turn.items[1].text, "Four statuses.");
 
     await ctl.showHistory();
@@ -289,7 +293,11 @@ describe("Controller with the real aiq-rpc", () => {
     assert.equal(early?.statement?.rowCount, 501, "the page, and the row that follows it");
     assert.equal(early?.statement?.rows?.length, 500);
     assert.deepEqual(early?.statement?.rows?.slice(0, 3), [[1, 2], [2, 4], [3, 6]]);
-    assert.deepEqual(early?.statement?.rows, final?.statement?.rows, "the same first rows as the result");
+    // The page is sent once (rowsOnce): the result refers to it.
+    assert.equal(final?.statement?.rowsSent, true, "the result refers to the early rows");
+    assert.equal(final?.statement?.rows, undefined, "the result does not carry the page again");
+    assert.equal(result?.statements[0].rowsSent, true, "the response refers to the page too");
+    assert.equal(result?.statements[0].rows, undefined);
 
     // What the view shows at the early rows, then at the end.
     const sqlItem = (upTo: number) => {
@@ -306,6 +314,23 @@ describe("Controller with the real aiq-rpc", () => {
     assert.equal(done.statement.status, "success", "the result replaced the early rows");
     assert.equal(done.statement.rowCount, 200000);
     assert.deepEqual(done.statement.rows, early?.statement?.rows);
+  });
+
+  it("Run again: a statement runs without the model, as a turn whose question is the SQL, with its rows", async () => {
+    const sql = "SELECT status, count(*) AS n FROM orders GROUP BY status ORDER BY status";
+    const { ui, ctl, model } = await setup([]);
+    const result = await ctl.runSql(`  ${sql}\n`);
+    assert.equal(result?.statements[0].status, "success", JSON.stringify(ui.of("turnError")));
+    assert.equal(model.requests.length, 0, "the model was not asked");
+    const start = ui.views.find((m) => m.type === "turnStart");
+    assert.deepEqual(start?.type === "turnStart" && start.selection, { text: sql, languageId: "sql" });
+    const shown = ui.views.find((m) => m.type === "progress" && m.event.kind === "tool_result");
+    assert.ok(shown?.type === "progress" && (shown.event.statement?.rows?.length ?? 0) > 0, "the rows came to the view");
+    let m = view.emptyModel();
+    for (const msg of ui.views) m = view.apply(m, msg).model;
+    const turn = m.entries[m.entries.length - 1];
+    assert.equal(turn.items.filter((i: any) => i.kind === "sql").length, 1, "one table");
+    await assert.rejects(ctl.runSql("  "), /no SQL to run/);
   });
 
   it("sets the data source and reports it in the state", async () => {

@@ -261,6 +261,20 @@ describe("Transcript", () => {
     assert.deepEqual(tr.replay().map((m) => (m.type === "progress" ? `${m.event.kind}:${m.event.callId}` : m.type)), ["turnStart", "rows:b", "tool_result:a"]);
   });
 
+  it("a result whose rows were sent before (rowsSent) takes its early rows into the replay, without changing the message", () => {
+    const tr = new Transcript();
+    const page = { sql: "SELECT n", status: "running" as const, rowCount: 501, columns: ["n"], rows: [[1], [2]], truncated: true };
+    const result = progress(1, { kind: "tool_result", callId: "a", statement: { sql: "SELECT n", status: "success", rowCount: 9000, columns: ["n"], truncated: true, rowsSent: true } });
+    tr.add({ type: "turnStart", turnId: 1, query: "q" });
+    tr.add(progress(1, { kind: "rows", callId: "a", statement: page }));
+    tr.add(result);
+    const r = tr.replay();
+    assert.deepEqual(r.map((m) => (m.type === "progress" ? m.event.kind : m.type)), ["turnStart", "tool_result"]);
+    const st = r[1].type === "progress" ? r[1].event.statement : undefined;
+    assert.deepEqual(st, { sql: "SELECT n", status: "success", rowCount: 9000, columns: ["n"], truncated: true, rows: [[1], [2]] });
+    assert.equal(result.type === "progress" && result.event.statement?.rows, undefined, "the message posted is as it came");
+  });
+
   it("history replaces, clear empties", () => {
     const tr = new Transcript();
     tr.add({ type: "turnStart", turnId: 1, query: "q" });
@@ -409,6 +423,15 @@ describe("messages from the view", () => {
     assert.deepEqual(parseFromView({ type: "ask", query: "q", extra: 1 }), { type: "ask", query: "q" });
     assert.deepEqual(parseFromView({ type: "insert", text: "SELECT 1" }), { type: "insert", text: "SELECT 1" });
     assert.equal(parseFromView({ type: "ask", query: 3 }), undefined);
+    assert.deepEqual(parseFromView({ type: "runSql", sql: "SELECT 1" }), { type: "runSql", sql: "SELECT 1" });
+    assert.equal(parseFromView({ type: "runSql", sql: ["SELECT 1"] }), undefined);
+    const st = { sql: "SELECT 1 AS a", columns: ["a"], rows: [[1]], rowCount: 1, truncated: false, callId: "c1", extra: "<b>" };
+    assert.deepEqual(parseFromView({ type: "openResult", statement: st }), {
+      type: "openResult",
+      statement: { sql: "SELECT 1 AS a", status: "success", columns: ["a"], rows: [[1]], rowCount: 1, truncated: false, callId: "c1" },
+    });
+    assert.equal(parseFromView({ type: "exportResult", statement: { ...st, rows: [[1, 2]] } }), undefined, "a row that does not match the columns");
+    assert.equal(parseFromView({ type: "openResult", statement: { ...st, columns: [1] } }), undefined, "a column that is not a name");
     assert.equal(parseFromView({ type: "copy" }), undefined);
     assert.equal(parseFromView({ type: "run", text: "rm -rf" }), undefined);
     assert.equal(parseFromView(null), undefined);

@@ -155,6 +155,24 @@ test("early rows: the first page shows at once, marked running, and the result w
   assert.equal(turns(other)[0].items[0].statement.status, "cancelled");
 });
 
+test("rows sent once: a result and a response with rowsSent keep the page the rows notification brought", () => {
+  const sql = "SELECT * FROM big";
+  const early = { sql, status: "running", rowCount: 501, columns: ["n"], rows: [[1], [2]], truncated: true, callId: "c1" };
+  const final = { sql, status: "success", rowCount: 900, columns: ["n"], truncated: true, callId: "c1", rowsSent: true };
+  const model = view.emptyModel();
+  view.apply(model, { type: "turnStart", turnId: 1, query: "q" });
+  view.apply(model, { type: "progress", turnId: 1, event: { kind: "tool_call", tool: "execute_sql", callId: "c1", sql } });
+  view.apply(model, { type: "progress", turnId: 1, event: { kind: "rows", tool: "execute_sql", callId: "c1", statement: early } });
+  view.apply(model, { type: "progress", turnId: 1, event: { kind: "tool_result", tool: "execute_sql", callId: "c1", statement: final } });
+  const item = turns(model)[0].items[0];
+  assert.equal(item.statement.status, "success");
+  assert.equal(item.statement.rowCount, 900);
+  assert.deepEqual(item.statement.rows, [[1], [2]]);
+  view.apply(model, { type: "turnEnd", turnId: 1, result: { sessionId: "s1", stopReason: "end_turn", answer: "", statements: [final], savedTo: "", warnings: [] } });
+  assert.deepEqual(turns(model)[0].items[0].statement.rows, [[1], [2]], "the response keeps the page");
+  assert.equal(turns(model)[0].items[0].statement.rowsSent, undefined);
+});
+
 test("turnEnd adds the statements and the answer the events did not bring", () => {
   const model = view.emptyModel();
   view.apply(model, { type: "turnStart", turnId: 1, query: "q" });

@@ -34,6 +34,9 @@ local function set_keymaps(buf)
   map(keys.close, function()
     M.close()
   end, "aiq: close the chat panel")
+  map(keys.result, function()
+    require("aiq.result").open_at_cursor()
+  end, "aiq: open the result under the cursor in a tab")
 end
 
 -- buffer returns the panel's buffer, making it on first use.
@@ -237,6 +240,19 @@ function M.fold(block)
   end
 end
 
+-- block_rows returns the first and last row (0-based) of a block that
+-- M.add returned, or nil when it is gone.
+function M.block_rows(block)
+  if not block or block.buf ~= panel.buf or not valid(block.buf) then
+    return nil
+  end
+  local row = api.nvim_buf_get_extmark_by_id(block.buf, ns, block.mark, {})[1]
+  if not row then
+    return nil
+  end
+  return row, row + block.count - 1
+end
+
 -- stream appends a piece of streamed text: to the last line while text
 -- streams, on a new line after any other block.
 function M.stream(text)
@@ -303,6 +319,11 @@ end
 
 function M.clear()
   M.set_lines({})
+  -- The results shown are gone with their lines.
+  local result = package.loaded["aiq.result"]
+  if result then
+    result.forget()
+  end
 end
 
 -- lines returns the panel's lines, for tests and screenshots.

@@ -25,6 +25,9 @@ M.defaults = {
     -- In the panel: cancel the running turn, close the panel.
     cancel = "<C-c>",
     close = "q",
+    -- In the panel: open the result under the cursor (or the last) whole,
+    -- in a tab of its own.
+    result = "gl",
     -- Global mapping (normal and visual mode) for :AiqAsk; false for none.
     ask = false,
   },

@@ -6,6 +6,7 @@ local selection = require("aiq.selection")
 local server = require("aiq.server")
 local session = require("aiq.session")
 local turn = require("aiq.turn")
+local result = require("aiq.result")
 
 local M = {}
 
@@ -22,6 +23,10 @@ M.complete_sources = session.complete_sources
 M.model = session.model
 M.complete_models = session.complete_models
 M.selection = selection.get
+M.run = result.run
+M.rerun = result.rerun
+M.export = result.export
+M.open_result = result.open_at_cursor
 
 function M.setup(opts)
   local o = config.set(opts)

@@ -198,7 +198,9 @@ function M.table(columns, rows, opts)
     for c = ncols + 1, all do
       rest[#rest + 1] = M.cell(columns[c])
     end
-    local note = string.format("→ %d more column%s: %s", all - ncols, all - ncols == 1 and "" or "s", table.concat(rest, ", "))
+    local key = opts.more_key or "gl"
+    local see = key ~= "" and string.format("%s to see all (%s)", key, table.concat(rest, ", ")) or table.concat(rest, ", ")
+    local note = string.format("→ %d more column%s: %s", all - ncols, all - ncols == 1 and "" or "s", see)
     lines[#lines + 1] = M.shorten(note, opts.max_width)
   end
   return lines
@@ -255,7 +257,7 @@ function M.statement(st, opts)
   end
   local rows = type(st.rows) == "table" and st.rows or {}
   -- While it runs, rowCount counts the rows read so far.
-  local lines = M.table(columns, rows, { max_rows = opts.max_rows, total = tonumber(st.rowCount), max_width = opts.max_width })
+  local lines = M.table(columns, rows, { max_rows = opts.max_rows, total = tonumber(st.rowCount), max_width = opts.max_width, more_key = opts.more_key })
   local n = tonumber(st.rowCount) or #rows
   local count = string.format("%d row%s", n, n == 1 and "" or "s")
   if status == "running" and opts.stopped then

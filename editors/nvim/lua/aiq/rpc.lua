@@ -251,7 +251,7 @@ function Conn:start()
   self.start_info = { path = path, args = args, log_file = log_file, log_offset = log_offset }
   client.request("initialize", {
     clientInfo = { name = "aiq.nvim", version = M.version },
-    capabilities = { confirm = true },
+    capabilities = { confirm = true, rowsOnce = true },
     options = o.source and { source = o.source } or vim.empty_dict(),
   }, function(err, result)
     if client ~= self.client then

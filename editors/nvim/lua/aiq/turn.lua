@@ -5,6 +5,7 @@ local chat = require("aiq.chat")
 local config = require("aiq.config")
 local message = require("aiq.message")
 local render = require("aiq.render")
+local result = require("aiq.result")
 local selection = require("aiq.selection")
 local server = require("aiq.server")
 local session = require("aiq.session")
@@ -35,7 +36,8 @@ end
 -- render_opts are the options of render's tables and charts in the
 -- panel: at most max_rows rows, no wider than the panel.
 function M.render_opts()
-  return { max_rows = config.options.max_rows, max_width = chat.width() }
+  local key = config.options.keymaps.result
+  return { max_rows = config.options.max_rows, max_width = chat.width(), more_key = type(key) == "string" and key or "" }
 end
 
 -- show_statement shows a statement's lines in the place of its early
@@ -50,6 +52,17 @@ local function show_statement(turn, call_id, running, lines)
   local block = early and chat.replace(early.block, lines) and early.block or chat.add(lines)
   if call_id then
     turn.early[call_id] = running and { block = block, statement = running } or nil
+  end
+  return block
+end
+
+-- with_page gives a result whose rows went before (rowsSent: the
+-- protocol's "Rows sent once") the rows of its early page.
+local function with_page(turn, call_id, statement)
+  local early = turn.early and type(call_id) == "string" and turn.early[call_id]
+  if statement.rowsSent == true and early then
+    statement.rows = early.statement.rows
+    statement.rowsSent = nil
   end
 end
 
@@ -97,6 +110,8 @@ function M.progress(p)
   if p.kind == "text" then
     turn.streamed = true
     chat.stream(p.text)
+  elseif p.kind == "tool_call" and turn.sql and p.sql == turn.sql then
+    -- :AiqRun's statement, which the question shows already.
   elseif p.kind == "tool_call" then
     local block = render.tool_call(p.tool, p.sql, p.arguments)
     if block then
@@ -107,8 +122,10 @@ function M.progress(p)
     show_statement(turn, p.callId, p.statement, render.statement(p.statement, M.render_opts()))
   elseif p.kind == "tool_result" then
     if type(p.statement) == "table" then
+      with_page(turn, p.callId, p.statement)
       turn.shown_statements = (turn.shown_statements or 0) + 1
-      show_statement(turn, p.callId, nil, render.statement(p.statement, M.render_opts()))
+      local block = show_statement(turn, p.callId, nil, render.statement(p.statement, M.render_opts()))
+      result.remember(block, p.statement)
     elseif p.tool ~= "render_chart" and p.summary and p.summary ~= vim.NIL then
       chat.add({ "→ " .. p.summary })
     end
@@ -149,7 +166,7 @@ local function finish_turn(turn, err, result)
   local statements = type(result.statements) == "table" and result.statements or {}
   for i = (turn.shown_statements or 0) + 1, #statements do
     chat.add(render.fence(statements[i].sql, "sql"), { gap = true })
-    chat.add(render.statement(statements[i], M.render_opts()))
+    result.remember(chat.add(render.statement(statements[i], M.render_opts())), statements[i])
   end
   if not turn.streamed and type(result.answer) == "string" and result.answer ~= "" then
     chat.stream(result.answer)
@@ -196,6 +213,36 @@ function M.ask(question, line1, line2)
     end
     turn.req = server.conn:request("chat/turn", params, function(e, result)
       finish_turn(turn, e, result)
+    end)
+  end)
+end
+
+-- run_sql runs one statement without the model (chat/runSql): through
+-- the same path as the model's, shown as a turn of its own.
+function M.run_sql(sql)
+  sql = vim.trim(sql or "")
+  if sql == "" then
+    server.notify("no SQL to run: put the cursor on a statement or select one", vim.log.levels.WARN)
+    return
+  end
+  if M.busy() then
+    return
+  end
+  local turn = { streamed = false, sql = sql }
+  current = turn
+  chat.open()
+  chat.add(render.question("", { text = sql, languageId = "sql" }), { gap = true })
+  chat.add({ "", "## aiq" })
+  chat.set_running("running…")
+  session.with_session(function(id, err)
+    if not id then
+      return finish_turn(turn, err or { message = "no session" })
+    end
+    if turn.cancelled then
+      return finish_turn(turn, { code = -32800, message = "cancelled" })
+    end
+    turn.req = server.conn:request("chat/runSql", { sessionId = id, sql = sql }, function(e, res)
+      finish_turn(turn, e, res)
     end)
   end)
 end

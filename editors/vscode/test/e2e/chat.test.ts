@@ -198,6 +198,97 @@ e2eSuite("the AIQ panel in code-server", () => {
     await editor.locator(".view-lines", { hasText: "UNION ALL SELECT 'plain', 1" }).waitFor();
   });
 
+  it("runs a statement again from its block, without the model", async () => {
+    const t = await askAndWait("How many orders are there now?", sql("count-again", COUNT_SQL), { text: ["Counted."] });
+    const turns = vs.chat.locator("section.turn");
+    const before = await turns.count();
+    const asked = vs.model.requests.length;
+    await t.locator(".code-block.statement button.run-again").click();
+    const again = turns.nth(before);
+    await again.locator(".code-block", { hasText: COUNT_SQL }).first().waitFor();
+    await again.locator("table.data tbody td").first().waitFor();
+    await again.locator(".status").waitFor({ state: "detached" });
+    assert.equal(vs.model.requests.length, asked, "the model was not asked");
+    assert.equal(
+      await again.locator("table.data tbody td").first().textContent(),
+      await t.locator("table.data tbody td").first().textContent(),
+      "the same count",
+    );
+  });
+
+  it("edits a statement in an untitled SQL editor and runs it with the CodeLens, without the model", async () => {
+    const t = await askAndWait("How many orders are there, to edit?", sql("count-edit", COUNT_SQL), { text: ["Counted."] });
+    const turns = vs.chat.locator("section.turn");
+    const before = await turns.count();
+    const asked = vs.model.requests.length;
+    await t.locator(".code-block.statement button.edit-sql").click();
+    const editor = vs.page.locator(".editor-instance", { has: vs.page.locator(".view-lines", { hasText: COUNT_SQL }) });
+    await editor.waitFor();
+    await editor.locator(".view-lines").click();
+    await vs.page.keyboard.press("Control+End");
+    await vs.page.keyboard.type(" WHERE status = 'delivered'");
+    await editor.locator(".codelens-decoration a", { hasText: "Run with AIQ" }).click();
+    const again = turns.nth(before);
+    await again.locator(".code-block", { hasText: "WHERE status = 'delivered'" }).first().waitFor();
+    await again.locator("table.data tbody td").first().waitFor();
+    await again.locator(".status").waitFor({ state: "detached" });
+    assert.equal(vs.model.requests.length, asked, "the model was not asked");
+    const delivered = Number((await again.locator("table.data tbody td").first().textContent())?.replace(/\D/g, ""));
+    const all = Number((await t.locator("table.data tbody td").first().textContent())?.replace(/\D/g, ""));
+    assert.ok(delivered > 0 && delivered < all, `the edited statement ran: ${delivered} of ${all}`);
+    await runCommand(vs.page, "View: Revert and Close Editor");
+  });
+
+  it("recalls earlier questions with Up and Down in the empty input", async () => {
+    await askAndWait("First recalled question?", { text: ["One."] });
+    await askAndWait("Second recalled question?", { text: ["Two."] });
+    const input = vs.chat.locator("textarea.ask-input");
+    await input.click();
+    await input.press("ArrowUp");
+    assert.equal(await input.inputValue(), "Second recalled question?");
+    await input.press("ArrowUp");
+    assert.equal(await input.inputValue(), "First recalled question?");
+    await input.press("ArrowDown");
+    assert.equal(await input.inputValue(), "Second recalled question?");
+    await input.press("ArrowDown");
+    assert.equal(await input.inputValue(), "", "past the newest, the input is empty again");
+    await input.fill("typed");
+    await input.press("ArrowUp");
+    assert.equal(await input.inputValue(), "typed", "a question being typed is not replaced");
+    await input.fill("");
+  });
+
+  it("opens a 12-column result in an editor tab, column 12 in view, and exports every row to CSV", async () => {
+    const cols = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"];
+    const wide = `SELECT ${cols.map((c, i) => (i === 0 ? "id AS c1" : `'${c}-' || id AS c${i + 1}`)).join(", ")} FROM orders ORDER BY id`;
+    const t = await askAndWait("Show every order with twelve columns", sql("wide", wide), { text: ["Here they are."] });
+    const shown = Number((await t.locator(".result-meta").first().textContent())?.match(/[\d,]+/)?.[0]?.replace(/,/g, ""));
+    await t.locator("button.open-result").click();
+    const tab = vs.page.frameLocator('iframe.webview[src*="extensionId=aiq.aiq"]').last().frameLocator("#active-frame");
+    const twelfth = tab.locator("table.grid thead th", { hasText: /^c12$/ });
+    await twelfth.waitFor();
+    assert.equal(await tab.locator("table.grid thead th").count(), 12, "every column");
+    await twelfth.scrollIntoViewIfNeeded();
+    assert.ok(await twelfth.isVisible(), "column 12 can be brought into view");
+    assert.equal(await tab.locator("table.grid tbody td", { hasText: /^twelve-1$/ }).count(), 1, "its values");
+    await shoot("vscode-result-tab.png", "window");
+
+    await tab.locator("button.export").click();
+    await vs.page.locator(".quick-input-list .monaco-list-row", { hasText: "CSV" }).click();
+    // The save dialog offers the workspace folder; Enter takes it.
+    const target = path.join(vs.workspace, "result.csv");
+    await vs.page.locator(".quick-input-box input").waitFor();
+    await vs.page.keyboard.press("Enter");
+    const deadline = Date.now() + 60_000;
+    while (!fs.existsSync(target) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const lines = fs.readFileSync(target, "utf8").trimEnd().split("\r\n");
+    assert.equal(lines[0], cols.map((_, i) => `c${i + 1}`).join(","), "the header");
+    assert.ok(lines.length - 1 >= shown && shown > 0, `every row: ${lines.length - 1} written, ${shown} shown`);
+    assert.match(lines[1], /^\d+,two-\d+,.*,twelve-\d+$/);
+    await shoot("vscode-export.png", "window");
+    await runCommand(vs.page, "View: Close All Editors");
+  });
+
   it("selects another data source for the conversation", async () => {
     const scratch = path.join(vs.home, "scratch.sqlite");
     fs.writeFileSync(scratch, ""); // SQLite takes an empty file for an empty database

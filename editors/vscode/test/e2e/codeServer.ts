@@ -69,6 +69,8 @@ export interface VsCode {
   chat: FrameLocator;
   /** Console errors of the workbench and its frames, as they happen. */
   problems: string[];
+  /** The folder VS Code has open. */
+  workspace: string;
   close(): Promise<void>;
 }
 
@@ -115,7 +117,7 @@ export async function startVsCode(): Promise<VsCode> {
     const chat = page.frameLocator('iframe.webview[src*="extensionId=aiq.aiq"]').frameLocator("#active-frame");
     const opened = browser;
     return {
-      page, model, home, chat, problems,
+      page, model, home, chat, problems, workspace,
       close: async () => {
         await opened.close();
         await stop(server);

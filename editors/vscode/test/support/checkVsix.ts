@@ -42,6 +42,8 @@ const REQUIRED = [
   "extension/media/view.js",
   "extension/media/chat.js",
   "extension/media/chat.css",
+  "extension/media/result.js",
+  "extension/media/result.css",
   "extension/node_modules/vscode-jsonrpc/package.json",
   "extension/node_modules/vscode-jsonrpc/node.js",
   "extension/node_modules/vscode-jsonrpc/lib/node/main.js",

@@ -108,7 +108,7 @@ await until("the available commands", () =>
 const commands = take(sessionId).find((u) => u.sessionUpdate === "available_commands_update");
 assert.deepEqual(
   commands.availableCommands.map((c) => c.name),
-  ["history", "clear", "source", "save"],
+  ["history", "clear", "source", "save", "sql"],
 );
 ok("session/new");
 
@@ -125,14 +125,25 @@ ok("session/new");
   const call = res.updates.find((u) => u.sessionUpdate === "tool_call");
   assert.equal(call.toolCallId, "call_count");
   assert.equal(call.kind, "read");
-  assert.equal(call.title, "SELECT status, count(*) AS n");
+  assert.equal(call.title, "SELECT from orders", "the title summarises the statement");
+  assert.deepEqual(Object.keys(call.rawInput), ["sql"], "rawInput is the arguments only");
   assert.match(call.rawInput.sql, /GROUP BY status/);
   const done = res.updates.find((u) => u.sessionUpdate === "tool_call_update" && u.status);
   assert.equal(done.toolCallId, "call_count");
   assert.equal(done.status, "completed");
   assert.match(toolText(done), /\| delivered \| 2 \|/);
   assert.match(toolText(done), /\(3 rows\)/);
-  ok("session/prompt streams text, a tool_call and its tool_call_update with rows");
+  assert.ok(toolText(done).startsWith("```sql\nSELECT status, count(*) AS n\nFROM orders"), "the card starts with the SQL");
+  const info = res.updates.filter((u) => u.sessionUpdate === "session_info_update");
+  assert.deepEqual(info.map((u) => u.title), ["what does this do?"], "the first turn names the session");
+  ok("session/prompt streams text, a tool_call and its tool_call_update with the SQL and its rows; the session gets a title");
+
+  // The model gives the same call id in the next turn: the card gets its own.
+  const again = await prompt(sessionId, text("what does this do? once more"));
+  const second = again.updates.find((u) => u.sessionUpdate === "tool_call");
+  assert.equal(second.toolCallId, "call_count#2");
+  assert.equal(again.updates.filter((u) => u.sessionUpdate === "session_info_update").length, 0, "the title is sent once");
+  ok("a tool call id is unique across turns");
 }
 
 // a write the client rejects, then one it allows
@@ -171,6 +182,19 @@ ok("session/new");
   assert.equal(res.stopReason, "cancelled");
   assert.equal(await command(sessionId, "/history"), before, "the cancelled turn changed the history");
   ok("session/cancel ends the turn as cancelled, the history unchanged");
+
+  // A prompt sent right after session/cancel is queued, not refused.
+  const heldAgain = agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [text("hold this answer too")] });
+  await until("the model to hold its answer again", () => fs.existsSync(path.join(tmp, "held2")));
+  await agent.notify(acp.methods.agent.session.cancel, { sessionId });
+  const next = await agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [text("how many orders now?")] });
+  assert.equal(next.stopReason, "end_turn");
+  assert.equal((await heldAgain).stopReason, "cancelled");
+  take(sessionId);
+  const after = await command(sessionId, "/history");
+  assert.match(after, /There are five orders\./);
+  assert.doesNotMatch(after, /hold this answer too/);
+  ok("a prompt right after session/cancel runs once the cancelled one ends");
 }
 
 // the slash commands
@@ -191,6 +215,13 @@ ok("session/new");
   assert.equal(await command(sessionId, `/save ${saved}`), `Saved to ${saved}. Run 'aiq -s ${saved}' to continue.`);
   assert.ok(fs.existsSync(saved));
   ok("/save");
+
+  // Loaded again, the conversation replays with every tool call id once.
+  await agent.request(acp.methods.agent.session.load, { sessionId: saved, cwd: tmp, mcpServers: [] });
+  const ids = take(saved).filter((u) => u.sessionUpdate === "tool_call").map((u) => u.toolCallId);
+  assert.ok(ids.includes("call_count") && ids.includes("call_count#2"), `replayed ids: ${ids}`);
+  assert.equal(new Set(ids).size, ids.length, `a replayed id is used twice: ${ids}`);
+  ok("tool call ids stay unique when the session is loaded and replayed");
 
   const other = (await agent.request(acp.methods.agent.session.new, { cwd: tmp, mcpServers: [] })).sessionId;
   assert.equal(await command(other, "how many orders now?"), "There are five orders.");
