@@ -46,8 +46,15 @@ func TestBadInput(t *testing.T) {
 		{"several statements", "execute_sql", map[string]any{"sql": "SELECT 1; DELETE FROM orders"}, "more than one statement"},
 		{"several statements hidden", "execute_sql", map[string]any{"sql": "DELETE FROM orders; SELECT 1"}, "more than one statement"},
 		{"9 MiB", "execute_sql", map[string]any{"sql": "SELECT '" + strings.Repeat("x", 9<<20) + "'"}, "aiq takes at most 1024 KiB"},
-		{"no table", "describe_table", map[string]any{}, "describe_table needs table"},
-		{"unknown table", "describe_table", map[string]any{"table": "nope"}, `there is no table "nope"`},
+		{"no table", "describe_table", map[string]any{}, "describe_table needs the table argument"},
+		{"unknown table", "describe_table", map[string]any{"table": "nope"}, "No table `nope`; call search_schema"},
+		{"too many tables", "describe_table", map[string]any{"tables": strings.Split(strings.Repeat("orders,", 20)+"orders", ",")}, "takes up to 20 tables"},
+		{"tables not strings", "describe_table", map[string]any{"tables": []int{1}}, "the argument tables must be an array of strings"},
+		{"missing query", "search_schema", map[string]any{}, "search_schema needs the argument query"},
+		{"missing column", "profile_column", map[string]any{"table": "orders"}, "profile_column needs the argument column"},
+		{"unknown column", "profile_column", map[string]any{"table": "orders", "column": "state"}, "No column `state` in orders; did you mean `status`?"},
+		{"explain several statements", "explain_sql", map[string]any{"sql": "SELECT 1; DELETE FROM orders"}, "more than one statement"},
+		{"explain of EXPLAIN", "explain_sql", map[string]any{"sql": "EXPLAIN ANALYZE DELETE FROM orders"}, "without EXPLAIN"},
 		{"unreachable source", "list_tables", map[string]any{"source": "other"}, "other"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -3,13 +3,13 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"runtime/debug"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/aiq/aiq-rpc/conversation"
+	"github.com/aiq/aiq-rpc/tools"
 )
 
 // logName is the prefix of the call logs' files: mcp_YYYYMMDD_<source>.json.
@@ -37,9 +37,6 @@ func (s *Server) handler(t toolDef) sdk.ToolHandler {
 			json.Unmarshal(v, &source) // checked by parseArgs
 			delete(args, "source")
 		}
-		if t.name == "describe_table" {
-			return s.describeTables(ctx, req, source, args)
-		}
 		return s.call(ctx, req, t.name, source, args)
 	}
 }
@@ -53,13 +50,30 @@ func (s *Server) call(ctx context.Context, req *sdk.CallToolRequest, tool, sourc
 	if r.Err != nil {
 		return toolError(r.Err.Error()), nil
 	}
+	if nf, ok := r.Result.(*tools.NotFound); ok {
+		return toolError(sentence(nf.Message)), nil
+	}
 	structured := structuredOf(r)
 	res := &sdk.CallToolResult{
 		Content:           []sdk.Content{&sdk.TextContent{Text: render(tool, structured)}},
 		StructuredContent: structured,
-		IsError:           r.Failed(),
+		IsError:           r.Failed() || unanswered(r.Result),
 	}
 	return res, nil
+}
+
+// unanswered reports whether a tool's result, though no error to the
+// chat, gives the host none of what it asked for: the chat's model reads
+// "no table `x`; did you mean ..." or a statement explain_sql would not
+// plan as a result to act on, and a host as a failed call.
+func unanswered(v any) bool {
+	switch v := v.(type) {
+	case *tools.TableCards:
+		return len(v.Tables) == 0
+	case *tools.Plan:
+		return v.Refused != "" || v.Error != ""
+	}
+	return false
 }
 
 // run is one conversation.Call, with the confirmer of this client.
@@ -85,53 +99,6 @@ func (s *Server) run(ctx context.Context, req *sdk.CallToolRequest, tool, source
 	}
 	return r, nil
 }
-
-// describeTables runs describe_table once per table asked for.
-func (s *Server) describeTables(ctx context.Context, req *sdk.CallToolRequest, source string, args map[string]json.RawMessage) (*sdk.CallToolResult, error) {
-	var names []string
-	if v, ok := args["table"]; ok {
-		var name string
-		json.Unmarshal(v, &name)
-		names = append(names, name)
-	}
-	if v, ok := args["tables"]; ok {
-		var more []string
-		json.Unmarshal(v, &more)
-		names = append(names, more...)
-	}
-	if len(names) == 0 {
-		return toolError("describe_table needs table (one table's name) or tables (several names)"), nil
-	}
-	if len(names) > maxTables {
-		return toolError(fmt.Sprintf("describe_table takes at most %d tables per call; ask for fewer", maxTables)), nil
-	}
-	tables := []any{}
-	var used string
-	for _, name := range names {
-		arg, _ := json.Marshal(name)
-		r, err := s.run(ctx, req, "describe_table", source, map[string]json.RawMessage{"table": arg})
-		if err != nil {
-			return toolError(conversation.UserMessage(err)), nil
-		}
-		if r.Err != nil {
-			return toolError(r.Err.Error()), nil
-		}
-		var table any
-		if err := json.Unmarshal([]byte(r.Content), &table); err != nil {
-			return nil, fmt.Errorf("describe_table: read the result: %w", err)
-		}
-		tables = append(tables, table)
-		used = r.Source
-	}
-	structured := map[string]any{"source": used, "tables": tables}
-	return &sdk.CallToolResult{
-		Content:           []sdk.Content{&sdk.TextContent{Text: render("describe_table", structured)}},
-		StructuredContent: structured,
-	}, nil
-}
-
-// maxTables bounds the tables of one describe_table call.
-const maxTables = 50
 
 // structuredOf is a call's structuredContent: what the model reads of the
 // result (within the chat's bound), with the source it ran on and, for a

@@ -36,7 +36,7 @@ func TestSchemaResources(t *testing.T) {
 	require.Len(t, res.Contents, 1)
 	card := res.Contents[0].Text
 	assert.Contains(t, card, "# Schema of the source db")
-	assert.Contains(t, card, "orders(id INTEGER, status TEXT)")
+	assert.Contains(t, card, "\norders(id int PK, status text NOT NULL) ~4 rows\n")
 	assert.Contains(t, card, "SQLite")
 
 	_, err = cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "aiq://sources/nope/schema"})

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/aiq/aiq-rpc/tools"
 )
 
 // toolDef is one MCP tool. Each but list_sources is a tool of the chat's
@@ -27,14 +29,22 @@ type toolDef struct {
 type param struct {
 	name        string
 	kind        string // "string", or "array" of strings
+	maxItems    int    // of an array; 0 for no bound
 	description string
 	required    bool
 }
+
+// maxDescribe is the most tables one describe_table call takes, as the
+// chat's tool takes them.
+const maxDescribe = 20
 
 var sourceParam = param{name: "source", kind: "string",
 	description: "The data source's name, from list_sources. Leave it out for the default source."}
 
 // toolTable is the tools MCP offers, in the order tools/list gives them.
+// The descriptions follow the chat's (tools.Set.Specs), with what a host's
+// model needs besides: the source argument, and that nothing here writes
+// but execute_sql.
 var toolTable = []toolDef{
 	{
 		name:  "list_sources",
@@ -49,30 +59,82 @@ var toolTable = []toolDef{
 		local: (*Server).listSources,
 	},
 	{
-		name:        "list_tables",
-		title:       "List tables",
-		description: "List the names of the tables and views of a data source.",
-		readOnly:    true,
-		params:      []param{sourceParam},
+		name:  tools.ToolListTables,
+		title: "List tables",
+		description: "List the names of the tables and views of a data source, as the other tools take them " +
+			"(schema.name where the source has several schemas). For a large schema, search_schema finds the " +
+			"tables that matter faster.",
+		readOnly: true,
+		params:   []param{sourceParam},
 		output: `{"type":"object","properties":{"source":{"type":"string"},"tables":{"type":"array","items":{"type":"string"}}},` +
 			`"required":["source","tables"]}`,
 	},
 	{
-		name:  "describe_table",
+		name:  tools.ToolDescribeTable,
 		title: "Describe tables",
-		description: "Describe tables or views of a data source: their columns, types and whether they may be null. " +
-			"Give table for one, or tables for several.",
+		description: "Describe tables or views in full, each as a card: columns and types, NOT NULL, primary and unique " +
+			"keys, foreign keys both ways (what it references, and what references it), indexes, allowed values, " +
+			"comments and a row estimate. Join along the foreign keys it shows. Give table for one, or tables for up to " +
+			"20 at once. A name that is no table is answered with the closest names.",
 		readOnly: true,
 		params: []param{sourceParam,
 			{name: "table", kind: "string", description: "A table's name, or schema.name."},
-			{name: "tables", kind: "array", description: "Several tables' names, each a name or schema.name."}},
-		output: `{"type":"object","properties":{"source":{"type":"string"},"tables":{"type":"array","items":{"type":"object","properties":{` +
-			`"schema":{"type":"string"},"name":{"type":"string"},"columns":{"type":"array","items":{"type":"object","properties":{` +
-			`"name":{"type":"string"},"type":{"type":"string"},"nullable":{"type":"boolean"}},"required":["name","type","nullable"]}}},` +
-			`"required":["name","columns"]}}},"required":["source","tables"]}`,
+			{name: "tables", kind: "array", maxItems: maxDescribe, description: "Several tables' names, each a name or schema.name."}},
+		output: `{"type":"object","properties":{"source":{"type":"string"},` +
+			`"tables":{"type":"array","items":{"type":"string"},"description":"Each table's card, one line a fact."},` +
+			`"not_found":{"type":"array","items":{"type":"string"},"description":"For each name that is no table, the closest names."}},` +
+			`"required":["source","tables"]}`,
 	},
 	{
-		name:  "execute_sql",
+		name:  tools.ToolSearchSchema,
+		title: "Search the schema",
+		description: "Find the tables and columns whose names or comments match words (any case, plurals folded, " +
+			"or a part of a name): up to 20 tables, best first, each with its one-line card and the columns that " +
+			"matched. Use it on a large schema, or when the schema resource says tables are not shown.",
+		readOnly: true,
+		params: []param{sourceParam,
+			{name: "query", kind: "string", required: true, description: `Words to find, such as "invoice supplier".`}},
+		output: `{"type":"object","properties":{"source":{"type":"string"},"query":{"type":"string"},` +
+			`"matches":{"type":"array","items":{"type":"object","properties":{"table":{"type":"string"},` +
+			`"matching_columns":{"type":"array","items":{"type":"string"}},"card":{"type":"string"}},"required":["table","card"]}},` +
+			`"more":{"type":"integer","description":"How many more tables match."}},"required":["source","query","matches"]}`,
+	},
+	{
+		name:  tools.ToolProfileColumn,
+		title: "Profile a column",
+		description: "Profile a column's values before filtering on them: distinct count, null fraction, min, max and the " +
+			"10 most common values with their counts, so that a WHERE clause uses a value as the data writes it " +
+			"('Berlin' or 'berlin', a status code). Read-only. On a table of over a million rows it reads a sample, " +
+			"and says so.",
+		readOnly: true,
+		params: []param{sourceParam,
+			{name: "table", kind: "string", required: true, description: "The table's name, or schema.name."},
+			{name: "column", kind: "string", required: true, description: "The column's name."}},
+		output: `{"type":"object","properties":{"source":{"type":"string"},"table":{"type":"string"},"column":{"type":"string"},` +
+			`"rows_read":{"type":"integer"},"sample":{"type":"string"},"distinct":{"type":"integer"},"nulls":{"type":"integer"},` +
+			`"null_fraction":{"type":"number"},"min":{},"max":{},` +
+			`"most_common":{"type":"array","items":{"type":"object","properties":{"value":{},"count":{"type":"integer"}},"required":["value","count"]}},` +
+			`"note":{"type":"string"}},` +
+			`"required":["source","table","column","rows_read","distinct","nulls","null_fraction","most_common"]}`,
+	},
+	{
+		name:  tools.ToolExplainSQL,
+		title: "Explain SQL",
+		description: "Show the engine's plan of one statement without running it (EXPLAIN, never EXPLAIN ANALYZE; " +
+			"EXPLAIN QUERY PLAN on SQLite): estimated rows and cost where the engine gives them, full scans of large " +
+			"tables, and the plan text. Safe for a write too, which is only planned, never run. Pass the statement " +
+			"itself, without EXPLAIN.",
+		readOnly: true,
+		params: []param{sourceParam,
+			{name: "sql", kind: "string", required: true, description: "One SQL statement, without EXPLAIN."}},
+		output: `{"type":"object","properties":{"source":{"type":"string"},"sql":{"type":"string"},` +
+			`"refused":{"type":"string"},"error":{"type":"string"},"estimated_rows":{"type":"number"},"cost":{"type":"number"},` +
+			`"full_scans":{"type":"array","items":{"type":"object","properties":{"table":{"type":"string"},` +
+			`"rows":{"type":"integer","description":"The estimate; -1 when unknown."},"large":{"type":"boolean"}},"required":["table","rows"]}},` +
+			`"plan":{"type":"string"}},"required":["source","sql"]}`,
+	},
+	{
+		name:  tools.ToolExecuteSQL,
 		title: "Run SQL",
 		description: "Run one SQL statement on a data source and return its rows. Use the dialect of the source's type " +
 			"(see list_sources). A statement that only reads runs at once. A statement that changes data or schema, or " +
@@ -115,6 +177,9 @@ func (t toolDef) inputSchema() json.RawMessage {
 		schema := map[string]any{"type": p.kind, "description": p.description}
 		if p.kind == "array" {
 			schema["items"] = map[string]any{"type": "string"}
+		}
+		if p.maxItems > 0 {
+			schema["maxItems"] = p.maxItems
 		}
 		props[p.name] = schema
 		if p.required {

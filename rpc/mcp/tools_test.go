@@ -34,7 +34,35 @@ func TestToolsList(t *testing.T) {
 		out, _ := tool.OutputSchema.(map[string]any)
 		assert.Equal(t, "object", out["type"], tool.Name)
 	}
-	assert.Equal(t, []string{"describe_table", "execute_sql", "list_sources", "list_tables"}, sorted(names))
+	assert.Equal(t, []string{"describe_table", "execute_sql", "explain_sql", "list_sources", "list_tables", "profile_column", "search_schema"}, sorted(names))
+}
+
+// TestToolSchemas: the arguments each tool requires, the bound on
+// describe_table's list, and output schemas that a validator accepts
+// (every result is checked against them in schematools_test.go).
+func TestToolSchemas(t *testing.T) {
+	f := newFixture(t, fixtureOptions{})
+	cs := f.connect(nil)
+	res, err := cs.ListTools(context.Background(), nil)
+	require.NoError(t, err)
+	required := map[string][]any{}
+	props := map[string]map[string]any{}
+	for _, tool := range res.Tools {
+		in := tool.InputSchema.(map[string]any)
+		required[tool.Name], _ = in["required"].([]any)
+		props[tool.Name], _ = in["properties"].(map[string]any)
+	}
+	assert.Equal(t, map[string][]any{
+		"list_sources": {}, "list_tables": {}, "describe_table": {}, "execute_sql": {"sql"},
+		"search_schema": {"query"}, "profile_column": {"table", "column"}, "explain_sql": {"sql"},
+	}, required)
+	for name, p := range props {
+		if name != "list_sources" {
+			assert.Contains(t, p, "source", name)
+		}
+	}
+	assert.Equal(t, 20.0, props["describe_table"]["tables"].(map[string]any)["maxItems"])
+	assert.Len(t, newOutputs(t, cs), 7)
 }
 
 // TestToolsAreTheSetsTools: every MCP tool but list_sources is a tool of
@@ -89,10 +117,9 @@ func TestReadTools(t *testing.T) {
 
 	res = call(t, cs, "describe_table", map[string]any{"source": "db", "tables": []string{"orders"}})
 	require.False(t, res.IsError, text(res))
-	tables := structured(t, res)["tables"].([]any)
-	require.Len(t, tables, 1)
-	assert.Equal(t, "orders", tables[0].(map[string]any)["name"])
-	assert.Contains(t, text(res), "| status | TEXT | NOT NULL |")
+	card := "table orders ~4 rows\ncolumns:\n  id int PK\n  status text NOT NULL\nprimary key: (id)\n"
+	assert.Equal(t, map[string]any{"source": "db", "tables": []any{card}}, structured(t, res))
+	assert.Equal(t, "Source db:\n\n```text\n"+card+"```", text(res))
 
 	res = call(t, cs, "execute_sql", map[string]any{"sql": "SELECT status, count(*) AS n FROM orders GROUP BY status ORDER BY status"})
 	require.False(t, res.IsError, text(res))

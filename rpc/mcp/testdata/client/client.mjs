@@ -58,7 +58,15 @@ async function count(client, source, query) {
   const { client } = await connect(["--home", env("AIQ_TEST_DEMO_HOME")]);
   const { tools } = await client.listTools();
   const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
-  assert.deepEqual(Object.keys(byName).sort(), ["describe_table", "execute_sql", "list_sources", "list_tables"]);
+  assert.deepEqual(Object.keys(byName).sort(), [
+    "describe_table",
+    "execute_sql",
+    "explain_sql",
+    "list_sources",
+    "list_tables",
+    "profile_column",
+    "search_schema",
+  ]);
   for (const t of tools) {
     assert.equal(t.annotations.openWorldHint, false, t.name);
     assert.ok(t.annotations.title, t.name);
@@ -69,21 +77,80 @@ async function count(client, source, query) {
     assert.ok(t.description.length > 40, t.name);
   }
   assert.deepEqual(byName.execute_sql.inputSchema.required, ["sql"]);
-  ok("tools/list: four tools, each with annotations, an input and an output schema");
+  assert.deepEqual(byName.search_schema.inputSchema.required, ["query"]);
+  assert.deepEqual(byName.profile_column.inputSchema.required, ["table", "column"]);
+  assert.deepEqual(byName.explain_sql.inputSchema.required, ["sql"]);
+  assert.equal(byName.describe_table.inputSchema.properties.tables.maxItems, 20);
+  ok("tools/list: seven tools, each with annotations, an input and an output schema");
 
   let res = await client.callTool({ name: "list_sources", arguments: {} });
   assert.deepEqual(res.structuredContent.sources, [{ name: "demo", type: "sqlite", label: "demo.sqlite", default: true }]);
   res = await client.callTool({ name: "list_tables", arguments: {} });
   assert.ok(res.structuredContent.tables.includes("customers"), textOf(res));
   assert.match(textOf(res), /\| customers \|/);
-  res = await client.callTool({ name: "describe_table", arguments: { table: "customers" } });
-  assert.equal(res.structuredContent.tables[0].name, "customers");
-  assert.match(textOf(res), /\| email \| TEXT \| NOT NULL \|/);
   res = await sql(client, "SELECT count(*) AS n FROM customers");
   assert.ok(!res.isError, textOf(res));
   assert.deepEqual(res.structuredContent.columns, ["n"]);
   assert.match(textOf(res), /^\| n \|\n\| --- \|\n\| \d+ \|/);
-  ok("list_sources, list_tables, describe_table and execute_sql on the demo database, with structured content and a Markdown table");
+  ok("list_sources, list_tables and execute_sql on the demo database, with structured content and a Markdown table");
+
+  // The schema tools. The SDK's client checks each structuredContent
+  // against the tool's outputSchema, and throws when it does not match.
+  res = await client.callTool({ name: "describe_table", arguments: { tables: ["orders", "customers", "ordrs"] } });
+  assert.ok(!res.isError, textOf(res));
+  const [orders, customers] = res.structuredContent.tables;
+  assert.match(orders, /^table orders ~\d+(\.\d)?k? rows\n/);
+  assert.match(orders, /\n {2}customer_id int NOT NULL -> customers\.id\n/);
+  assert.match(orders, /\n {2}status text NOT NULL in \{pending,shipped,delivered,cancelled\}\n/);
+  assert.match(orders, /\nprimary key: \(id\)\n/);
+  assert.match(orders, /\nforeign key: \(customer_id\) -> customers\(id\)\n/);
+  assert.match(orders, /\nreferenced by: order_items\(order_id\) -> \(id\)\n/);
+  assert.match(orders, /\nindex orders_ordered_at \(ordered_at\)\n/);
+  assert.match(customers, /\nreferenced by: orders\(customer_id\) -> \(id\)\n/);
+  assert.match(customers, /\n {2}email text NOT NULL UNIQUE\n/);
+  assert.deepEqual(res.structuredContent.not_found, ["no table `ordrs`; did you mean `orders`?"]);
+  assert.ok(textOf(res).includes("```text\n" + orders.trimEnd() + "\n```"), textOf(res));
+  assert.match(textOf(res), /\nNo table `ordrs`; did you mean `orders`\?$/);
+  res = await client.callTool({ name: "describe_table", arguments: { table: "ordrs" } });
+  assert.ok(res.isError);
+  ok("describe_table: full cards with keys, foreign keys both ways, indexes, allowed values and row estimates");
+
+  res = await client.callTool({ name: "search_schema", arguments: { query: "customer" } });
+  assert.ok(!res.isError, textOf(res));
+  assert.equal(res.structuredContent.matches[0].table, "customers");
+  assert.match(res.structuredContent.matches[0].card, /^customers\(id int PK, /);
+  const viaColumn = res.structuredContent.matches.find((m) => m.table === "orders");
+  assert.deepEqual(viaColumn.matching_columns, ["customer_id"]);
+  assert.match(textOf(res), /\| customers \|  \| customers\(id int PK, /);
+  ok("search_schema finds tables by name and by column");
+
+  res = await client.callTool({ name: "profile_column", arguments: { table: "orders", column: "status" } });
+  assert.ok(!res.isError, textOf(res));
+  const profile = res.structuredContent;
+  const counted = await sql(client, "SELECT status, count(*) AS n FROM orders GROUP BY status ORDER BY n DESC, status");
+  const total = await sql(client, "SELECT count(*) FROM orders");
+  assert.equal(profile.rows_read, Number(total.structuredContent.rows[0][0]));
+  assert.equal(profile.distinct, counted.structuredContent.rows.length);
+  assert.equal(profile.nulls, 0);
+  assert.deepEqual(
+    profile.most_common.map((v) => [v.value, v.count]).sort(),
+    counted.structuredContent.rows.map(([status, n]) => [status, Number(n)]).sort(),
+  );
+  assert.match(textOf(res), new RegExp(`\\| '${counted.structuredContent.rows[0][0]}' \\| ${counted.structuredContent.rows[0][1]} \\|`));
+  ok("profile_column gives the counts a GROUP BY gives");
+
+  res = await client.callTool({ name: "explain_sql", arguments: { sql: "SELECT c.city, count(*) FROM orders o JOIN customers c ON c.id = o.customer_id GROUP BY c.city" } });
+  assert.ok(!res.isError, textOf(res));
+  assert.match(res.structuredContent.plan, /SCAN|SEARCH/);
+  assert.match(textOf(res), /^Plan on demo, not run/);
+  const before = Number(total.structuredContent.rows[0][0]);
+  res = await client.callTool({ name: "explain_sql", arguments: { sql: "DELETE FROM orders WHERE id > 0" } });
+  assert.ok(!res.isError, textOf(res));
+  assert.equal(await count(client, undefined, "SELECT count(*) FROM orders"), before);
+  res = await client.callTool({ name: "explain_sql", arguments: { sql: "SELECT 1; DELETE FROM orders" } });
+  assert.ok(res.isError);
+  assert.match(res.structuredContent.refused, /more than one statement/);
+  ok("explain_sql plans a query and a DELETE without running it, and refuses two statements");
   await client.close();
 }
 
@@ -187,7 +254,7 @@ for (const [source, slow, running] of [
   ]);
   const res = await client.readResource({ uri: "aiq://sources/db/schema" });
   assert.equal(res.contents[0].mimeType, "text/markdown");
-  assert.match(res.contents[0].text, /orders\(id INTEGER, status TEXT\)/);
+  assert.match(res.contents[0].text, /\norders\(id int PK, status text NOT NULL\) ~\d+ rows?\n/);
   ok("resources/list and resources/read give each source's schema card");
 }
 
