@@ -148,8 +148,8 @@ func (u *updates) cardContent(e conversation.Event) string {
 // maxOutput bounds the output of a tool shown in its card.
 const maxOutput = 8 << 10
 
-// toolOutput shows a tool's result (list_tables, describe_table) as
-// indented JSON, or its summary when it has none.
+// toolOutput shows a tool's result (list_tables, describe_table, ...): its
+// one-line summary, then what it returned as indented JSON.
 func toolOutput(summary, output string) string {
 	if strings.TrimSpace(output) == "" {
 		return summary
@@ -163,7 +163,11 @@ func toolOutput(summary, output string) string {
 	if len(text) > maxOutput {
 		text = text[:maxOutput] + "\n…"
 	}
-	return conversation.Fenced(text, "json")
+	fenced := conversation.Fenced(text, "json")
+	if summary == "" {
+		return fenced
+	}
+	return summary + "\n\n" + fenced
 }
 
 // sayOutcome ends a turn that ran statements without saying anything (no

@@ -1,6 +1,7 @@
 package acp_test
 
 import (
+	"strings"
 	"testing"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -11,7 +12,8 @@ import (
 )
 
 // TestPromptSchemaToolCards: the schema tools' cards have a title that
-// says what they look at, and end with the tool's one-line summary.
+// says what they look at, and start with the tool's one-line summary,
+// before what the tool returned.
 func TestPromptSchemaToolCards(t *testing.T) {
 	f := newFixture(t,
 		llmtest.Step{ToolCalls: []llmtest.Call{
@@ -34,7 +36,12 @@ func TestPromptSchemaToolCards(t *testing.T) {
 	assert.Equal(t, "Describe the table orders", titles["d"])
 	assert.Equal(t, "Profile the column orders.status", titles["p"])
 	assert.Equal(t, "Search the schema for status", titles["s"])
-	assert.Equal(t, "orders: 2 columns, PK id, ~4 rows", toolText(toolUpdate(updates, "d").Content))
-	assert.Equal(t, "orders.status: 3 distinct, 0% null, most common 'delivered' (2)", toolText(toolUpdate(updates, "p").Content))
-	assert.Equal(t, `search "status": 1 table (orders)`, toolText(toolUpdate(updates, "s").Content))
+	for id, want := range map[string]string{
+		"d": "orders: 2 columns, PK id, ~4 rows",
+		"p": "orders.status: 3 distinct, 0% null, most common 'delivered' (2)",
+		"s": `search "status": 1 table (orders)`,
+	} {
+		text := toolText(toolUpdate(updates, id).Content)
+		assert.True(t, strings.HasPrefix(text, want+"\n\n```json\n"), "card %s: %q", id, text)
+	}
 }
