@@ -43,7 +43,7 @@ T.run(function()
   end
 
   vim.cmd("AiqAsk list the numbers")
-  T.wait_turn(30000)
+  T.wait_turn()
 
   -- The answer's text may come in pieces: only the SQL's kinds count.
   local kinds = {}

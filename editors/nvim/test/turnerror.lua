@@ -7,7 +7,7 @@ local T = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .
 T.run(function()
   T.setup()
   vim.cmd("AiqAsk How many orders are there?")
-  T.wait_turn(5000)
+  T.wait_turn()
   T.expect("✗ The model endpoint", "the failed turn, in the user's words")
   T.expect("unknown model test-model", "the endpoint's reason")
   for _, internal in ipairs({ "chat/turn:", "run turn:", "model request" }) do
@@ -15,6 +15,6 @@ T.run(function()
   end
   T.eq(#T.errors(), 0, "error popups")
   vim.cmd("AiqAsk And now?")
-  T.wait_turn(5000)
+  T.wait_turn()
   T.expect("Three orders.", "the next answer")
 end)
