@@ -301,8 +301,8 @@ func TestNvimPlugin(t *testing.T) {
 	t.Run("EarlyRowsFromTheServer", func(t *testing.T) {
 		t.Parallel()
 		newNvimTest(t, nvim,
-			sqlCall("call_1", "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200000) SELECT i, i * 2 AS twice FROM n"),
-			llmtest.Step{Text: "200,000 numbers."},
+			sqlCall("call_1", "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) SELECT i, i * 2 AS twice FROM n"),
+			llmtest.Step{Text: "20,000 numbers."},
 		).run("early_real")
 	})
 
