@@ -61,6 +61,9 @@ type Workspace struct {
 	mu        sync.Mutex
 	sessions  map[string]*openSession
 	defaultID string
+
+	// memory gives back what large sessions held once they are closed.
+	memory memoryReturner
 }
 
 // openSession is a session in a workspace. mu guards the fields below it;
@@ -268,6 +271,11 @@ func (w *Workspace) Load(ctx context.Context, path string) (LoadInfo, error) {
 			// file said (or left out).
 			s.DatabaseType = src.Type
 		}
+	}
+	if s.textSize() >= largeSession {
+		// What reading the file took (its bytes, the decoding) is garbage
+		// now: give it back rather than keep it until the heap grows again.
+		w.memory.release()
 	}
 	o := w.add(s, path)
 	return LoadInfo{Info: o.info(), Warnings: nonNil(warnings), SourceAvailable: available}, nil
