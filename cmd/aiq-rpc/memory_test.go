@@ -17,14 +17,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aiq/aiq-rpc/conversation"
+	"github.com/aiq/aiq-rpc/conversation/llm/llmtest"
 	"github.com/aiq/aiq-rpc/sessionio/sessiontest"
 )
 
-// frontEnd opens and closes sessions in a running aiq-rpc.
+// frontEnd opens and closes sessions in a running aiq-rpc, and runs turns.
 type frontEnd struct {
 	pid   int
 	load  func(path string) (id string)
 	close func(id string)
+	new   func() (id string)
+	turn  func(id, query string)
 }
 
 // TestMemoryGivenBack opens twenty 10 MiB sessions in aiq-rpc, closes
@@ -87,7 +90,7 @@ func TestMemoryGivenBack(t *testing.T) {
 // settledMemory is the resident memory once it has stopped falling for
 // half a second, or after ten seconds: what the server holds once it has
 // given back what it gives back.
-func settledMemory(t *testing.T, pid int) int64 {
+func settledMemory(t testing.TB, pid int) int64 {
 	t.Helper()
 	low, since, start := residentMemory(t, pid, "VmRSS"), time.Now(), time.Now()
 	for time.Since(since) < 500*time.Millisecond && time.Since(start) < 10*time.Second {
@@ -103,7 +106,7 @@ func mib(n int64) float64 { return float64(n) / (1 << 20) }
 
 // residentMemory reads a field of /proc/PID/status given in kB (VmRSS, the
 // resident memory now; VmHWM, its peak) and returns it in bytes.
-func residentMemory(t *testing.T, pid int, field string) int64 {
+func residentMemory(t testing.TB, pid int, field string) int64 {
 	t.Helper()
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	require.NoError(t, err)
@@ -118,7 +121,38 @@ func residentMemory(t *testing.T, pid int, field string) int64 {
 	return 0
 }
 
-func startJSONRPC(t *testing.T, h home) frontEnd {
+// BenchmarkTurnMemory runs the same turns (a question, an answer of about
+// 2 KB) through each front end in one session (trimmed to the default
+// history limit), and reports the server's resident memory at the end and
+// at its peak, in MiB.
+//
+//	go test -run '^$' -bench TurnMemory -benchtime 400x ./cmd/aiq-rpc/
+func BenchmarkTurnMemory(b *testing.B) {
+	for _, name := range []string{"jsonrpc", "acp"} {
+		b.Run(name, func(b *testing.B) {
+			srv := llmtest.NewServer(b)
+			h := newHome(b).withModel(b, srv.URL)
+			var fe frontEnd
+			if name == "acp" {
+				fe = startACP(b, h)
+			} else {
+				fe = startJSONRPC(b, h)
+			}
+			id := fe.new()
+			n := 0
+			for b.Loop() {
+				srv.Add(llmtest.Step{Text: fmt.Sprintf("%d. %s", n, autosaveAnswer)})
+				fe.turn(id, fmt.Sprintf("question %d: how were last week's orders paid?", n))
+				n++
+			}
+			b.StopTimer()
+			b.ReportMetric(mib(settledMemory(b, fe.pid)), "rss-MiB")
+			b.ReportMetric(mib(residentMemory(b, fe.pid, "VmHWM")), "peak-MiB")
+		})
+	}
+}
+
+func startJSONRPC(t testing.TB, h home) frontEnd {
 	p := startProc(t, h, procOptions{plain: true})
 	p.client.Result("initialize", map[string]any{}, nil)
 	return frontEnd{
@@ -131,12 +165,20 @@ func startJSONRPC(t *testing.T, h home) frontEnd {
 		close: func(id string) {
 			p.client.Result("session/close", map[string]string{"sessionId": id}, nil)
 		},
+		new: func() string {
+			var info conversation.Info
+			p.client.Result("session/new", nil, &info)
+			return info.SessionID
+		},
+		turn: func(id, query string) {
+			p.client.Result("chat/turn", map[string]any{"sessionId": id, "query": query}, nil)
+		},
 	}
 }
 
 // startACP runs `aiq-rpc acp` and speaks its newline-delimited JSON-RPC
 // by hand: requests out, and of what comes back, the responses.
-func startACP(t *testing.T, h home) frontEnd {
+func startACP(t testing.TB, h home) frontEnd {
 	cmd := exec.Command(plainBinary, "acp", "--home", h.Dir)
 	cmd.Env = childEnv()
 	stdin, err := cmd.StdinPipe()
@@ -203,6 +245,16 @@ func startACP(t *testing.T, h home) frontEnd {
 		},
 		close: func(id string) {
 			call("session/close", map[string]any{"sessionId": id})
+		},
+		new: func() string {
+			var res struct {
+				SessionID string `json:"sessionId"`
+			}
+			require.NoError(t, json.Unmarshal(call("session/new", map[string]any{"cwd": h.Dir, "mcpServers": []any{}}), &res))
+			return res.SessionID
+		},
+		turn: func(id, query string) {
+			call("session/prompt", map[string]any{"sessionId": id, "prompt": []any{map[string]any{"type": "text", "text": query}}})
 		},
 	}
 }
