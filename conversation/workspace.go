@@ -62,7 +62,8 @@ type Workspace struct {
 	sessions  map[string]*openSession
 	defaultID string
 
-	// memory gives back what large sessions held once they are closed.
+	// memory gives free memory back to the system after a large session
+	// is loaded, cleared or closed.
 	memory memoryReturner
 }
 
