@@ -34,13 +34,13 @@ func writeCLIFile(t *testing.T, size int) (string, int64) {
 	return path, int64(len(data))
 }
 
-// TestSessionMemory: a 10 MiB session, loaded and then saved twice (the
+// TestSessionMemory: a 5 MiB session, loaded and then saved twice (the
 // first save copies what the load kept, the second what the first wrote),
 // holds at most 1.5 times its file size in the heap. It keeps its
 // messages, and of their bytes in the file only a part (conversation/keep.go),
 // never the file itself.
 func TestSessionMemory(t *testing.T) {
-	path, size := writeCLIFile(t, 10<<20)
+	path, size := writeCLIFile(t, 5<<20)
 	s, _, err := conversation.Load(path)
 	require.NoError(t, err)
 	// The heap with the session at each step; what it holds is the
