@@ -14,6 +14,7 @@ import (
 	"github.com/aiq/aiq-rpc/conversation"
 	"github.com/aiq/aiq-rpc/conversation/modeltest"
 	"github.com/aiq/aiq-rpc/sessionio"
+	"github.com/aiq/aiq-rpc/tools"
 	"github.com/aiq/aiq-rpc/tools/dbtest"
 )
 
@@ -21,7 +22,8 @@ func TestMain(m *testing.M) { os.Exit(dbtest.Main(m)) }
 
 // rowsEngine is a real database with a statement of many rows (20,000:
 // enough for 40 pages, few enough for the race detector), and a slow one
-// that streams rows until it is cancelled.
+// that streams rows until it is cancelled (or for 1,000 s, longer than the
+// test waits for it to go).
 type rowsEngine struct {
 	name   string
 	source func(testing.TB) sessionio.Source
@@ -44,7 +46,7 @@ var rowsEngines = []rowsEngine{
 		name:   "postgres",
 		source: dbtest.Postgres,
 		many:   "SELECT g AS n, 'row ' || g AS s FROM generate_series(1, 20000) AS g",
-		slow:   "SELECT g AS n, pg_sleep(0.0005)::text AS s FROM generate_series(1, 100000) AS g",
+		slow:   "SELECT g AS n, pg_sleep(0.0005)::text AS s FROM generate_series(1, 2000000) AS g",
 		running: "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' " +
 			"AND query LIKE '%pg_sleep(0.0005)%' AND pid <> pg_backend_pid()",
 	},
@@ -52,7 +54,7 @@ var rowsEngines = []rowsEngine{
 		name:   "mariadb",
 		source: dbtest.MariaDB,
 		many:   "SELECT seq AS n, CONCAT('row ', seq) AS s FROM seq_1_to_20000",
-		slow:   "SELECT seq AS n, SLEEP(0.0005) AS s FROM seq_1_to_100000",
+		slow:   "SELECT seq AS n, SLEEP(0.0005) AS s FROM seq_1_to_2000000",
 		running: "SELECT count(*) FROM information_schema.processlist " +
 			"WHERE info LIKE '%SLEEP(0.0005)%' AND id <> CONNECTION_ID()",
 	},
@@ -72,6 +74,8 @@ func sqlWorkspace(t *testing.T, src sessionio.Source, sql string) (*conversation
 		Model:         func() (conversation.Model, error) { return model, nil },
 		Sources:       func() ([]sessionio.Source, error) { return []sessionio.Source{src}, nil },
 		DefaultSource: src.Name,
+		// Longer than any slow statement: only a cancel stops one.
+		SQL: tools.Options{StatementTimeout: time.Hour},
 	})
 	t.Cleanup(func() { ws.Close() })
 	id, err := ws.Default(context.Background())
@@ -184,9 +188,11 @@ func TestCancelAfterFirstPage(t *testing.T) {
 			if e.running == "" {
 				return
 			}
-			deadline := time.Now().Add(2 * time.Second)
+			// The statement would run for 1,000 s: gone well before means the
+			// cancel reached the server.
+			deadline := time.Now().Add(2 * time.Minute)
 			for dbtest.QueryInt(t, src, e.running) != 0 {
-				require.True(t, time.Now().Before(deadline), "the cancelled statement still runs on the server 2 s later")
+				require.True(t, time.Now().Before(deadline), "the cancelled statement still runs on the server 2 minutes later")
 				time.Sleep(20 * time.Millisecond)
 			}
 		})

@@ -124,6 +124,12 @@ func (w *Workspace) CloseSession(ctx context.Context, id string) (Saved, error) 
 	w.mu.Lock()
 	delete(w.sessions, id)
 	w.mu.Unlock()
+	o.mu.Lock()
+	large := o.s.textSize() >= largeSession
+	o.mu.Unlock()
+	if large {
+		w.memory.release()
+	}
 	return saved, nil
 }
 
@@ -184,10 +190,16 @@ func (w *Workspace) Clear(ctx context.Context, id string) (Saved, error) {
 	}
 	defer o.release()
 	o.mu.Lock()
+	large := o.s.textSize() >= largeSession
 	o.s.Clear(w.cfg.Now())
 	o.dirty = true
 	o.mu.Unlock()
-	return w.autosave(o)
+	saved, err := w.autosave(o)
+	if large {
+		// The save dropped the bytes it kept of the old messages.
+		w.memory.release()
+	}
+	return saved, err
 }
 
 // HistoryEntry is one message of the legacy list: what the user asked and

@@ -102,6 +102,7 @@ func FromFile(f *sessionio.File) (*Session, []string) {
 		s.History = historyFromLegacy(f.Messages)
 	} else {
 		s.saved = savedInFile(f, history, at, system)
+		shareTexts(s.History, s.Legacy)
 	}
 	if s.Created.IsZero() {
 		s.Created = s.Updated
@@ -252,12 +253,15 @@ func savedInFile(f *sessionio.File, history []Message, at []int, system string) 
 			saved.raw[k+1] = sessionio.EncodedMessage(f.RawMessages[i])
 		}
 	}
+	saved.raw = keepSome(saved.raw)[0]
 	return saved
 }
 
-// from takes the bytes Encode wrote for each message of f.
+// from takes the bytes Encode wrote for each message of f, those that
+// keepSome keeps.
 func (m *savedMessages) from(f *sessionio.File) *savedMessages {
-	m.raw, m.legacyData = f.Encoded, f.EncodedLegacy
+	kept := keepSome(f.Encoded, f.EncodedLegacy)
+	m.raw, m.legacyData = kept[0], kept[1]
 	return m
 }
 
@@ -352,15 +356,19 @@ func turnSize[T any](list []T, starts []int, i int, size func(int, T) int) int {
 // savedSize is the size of history message i in the file the last save
 // tried to write.
 func (s *Session) savedSize(i int, m Message) int {
-	if s.saved != nil && i+1 < len(s.saved.raw) {
+	if s.saved != nil && i+1 < len(s.saved.raw) && s.saved.raw[i+1] != nil {
 		return len(s.saved.raw[i+1]) + len(",\n    ")
 	}
-	return len(m.Content) + 64
+	n := len(m.Content) + 64
+	for _, c := range m.ToolCalls {
+		n += len(c.Function.Arguments) + len(c.ID) + 96
+	}
+	return n
 }
 
 // legacySize is the same for legacy message i.
 func (s *Session) legacySize(i int, m sessionio.LegacyMessage) int {
-	if s.saved != nil && i < len(s.saved.legacyData) {
+	if s.saved != nil && i < len(s.saved.legacyData) && s.saved.legacyData[i] != nil {
 		return len(s.saved.legacyData[i]) + len(",\n    ")
 	}
 	return len(m.Content) + 96

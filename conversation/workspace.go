@@ -62,6 +62,10 @@ type Workspace struct {
 	sessions  map[string]*openSession
 	defaultID string
 	logs      map[string]*callLog // the call logs by path (see Call)
+
+	// memory gives free memory back to the system after a large session
+	// is loaded, cleared or closed.
+	memory memoryReturner
 }
 
 // openSession is a session in a workspace. mu guards the fields below it;
@@ -271,6 +275,11 @@ func (w *Workspace) Load(ctx context.Context, path string) (LoadInfo, error) {
 			// file said (or left out).
 			s.DatabaseType = src.Type
 		}
+	}
+	if s.textSize() >= largeSession {
+		// What reading the file took (its bytes, the decoding) is garbage
+		// now: give it back rather than keep it until the heap grows again.
+		w.memory.release()
 	}
 	o := w.add(s, path)
 	return LoadInfo{Info: o.info(), Warnings: nonNil(warnings), SourceAvailable: available}, nil

@@ -135,8 +135,8 @@ func TestReadFileFIFO(t *testing.T) {
 	var res result
 	select {
 	case res = <-done:
-	case <-time.After(5 * time.Second):
-		t.Errorf("ReadFile(%s) still blocks after 5s: it opened the FIFO before checking what it is", path)
+	case <-time.After(time.Minute): // only a blocked open waits this long
+		t.Errorf("ReadFile(%s) still blocks after a minute: it opened the FIFO before checking what it is", path)
 		// Open the write end, which releases the blocked open, so that the
 		// goroutine ends and the rest of the result can be checked.
 		w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)

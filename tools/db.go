@@ -88,6 +88,9 @@ type DB struct {
 	opts    Options
 	eng     engine
 	redact  redactor
+	// grace is serverGrace for a server, 0 for SQLite, which has no
+	// timeout of its own; tests lengthen it to tell the two apart.
+	grace time.Duration
 
 	mu         sync.Mutex
 	schema     *Schema
@@ -125,6 +128,9 @@ const (
 func Open(ctx context.Context, src sessionio.Source, opts Options) (*DB, error) {
 	opts = opts.withDefaults()
 	db := &DB{src: src, dialect: DialectOf(src.Type), opts: opts, redact: newRedactor(src.Password.Reveal())}
+	if db.dialect != DialectSQLite {
+		db.grace = serverGrace // the server's own timeout should fire first
+	}
 	var err error
 	switch db.dialect {
 	case DialectPostgres:
@@ -259,10 +265,7 @@ func (db *DB) failed(sql, status, msg string) *StatementResult {
 // execute to check that guard alone.
 func (db *DB) execute(ctx context.Context, sql string, write bool) *StatementResult {
 	res := &StatementResult{SQL: sql, modelBytes: db.opts.ModelBytes}
-	limit := db.opts.StatementTimeout
-	if db.dialect != DialectSQLite {
-		limit += serverGrace // the server's own timeout should fire first
-	}
+	limit := db.opts.StatementTimeout + db.grace
 	runCtx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	out := newCollector(res, db.opts.MaxRows)

@@ -69,7 +69,7 @@ func TestACPClient(t *testing.T) {
 	cli := filepath.Join(tmp, "cli-db-mode.session.json")
 	require.NoError(t, os.WriteFile(cli, sessiontest.CLIFiles()["cli-db-mode.session.json"], 0o600))
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*waitTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "client.mjs")
 	cmd.Dir = acpClientDir

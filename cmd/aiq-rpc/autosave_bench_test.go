@@ -43,24 +43,29 @@ var autosaveAnswer = strings.Repeat("Most orders of last week were paid by card;
 // The sessions folder is in memory (/dev/shm) where there is one, so that
 // the turns do not wait for the disk; the fsync lines give that wait on the
 // real disk, for a file of the size the session had: fsync of the written
-// file, then of its folder.
+// file, then of its folder. In history=N/disk the sessions folder is on
+// the real disk (the test's temporary folder): the turn as a user has it.
 //
 //	go test -run '^$' -bench AutosaveTurn -benchtime 200x ./cmd/aiq-rpc/
 func BenchmarkAutosaveTurn(b *testing.B) {
 	for _, turns := range []int{1, 20, 200} {
 		var size int
-		b.Run(fmt.Sprintf("history=%d", turns), func(b *testing.B) { size = benchAutosaveTurn(b, turns, true) })
-		b.Run(fmt.Sprintf("history=%d/streamed", turns), func(b *testing.B) { benchAutosaveTurn(b, turns, false) })
+		b.Run(fmt.Sprintf("history=%d", turns), func(b *testing.B) { size = benchAutosaveTurn(b, turns, true, false) })
+		b.Run(fmt.Sprintf("history=%d/streamed", turns), func(b *testing.B) { benchAutosaveTurn(b, turns, false, false) })
+		b.Run(fmt.Sprintf("history=%d/disk", turns), func(b *testing.B) { benchAutosaveTurn(b, turns, true, true) })
 		b.Run(fmt.Sprintf("history=%d/fsync", turns), func(b *testing.B) { benchSaveFsync(b, size) })
 	}
 }
 
 // benchAutosaveTurn measures the turns, with the answer in one chunk when
-// whole, and returns the size of the session file they saved.
-func benchAutosaveTurn(b *testing.B, turns int, whole bool) int {
+// whole and the sessions folder on the real disk when disk, and returns
+// the size of the session file they saved.
+func benchAutosaveTurn(b *testing.B, turns int, whole, disk bool) int {
 	srv := llmtest.NewServer(b)
 	h := newHome(b).withModel(b, srv.URL)
-	if shm, err := os.MkdirTemp("/dev/shm", "aiq-bench-"); err == nil {
+	if disk {
+		b.Logf("sessions on the disk, in %s", h.sessionsDir())
+	} else if shm, err := os.MkdirTemp("/dev/shm", "aiq-bench-"); err == nil {
 		b.Cleanup(func() { os.RemoveAll(shm) })
 		if err := os.Symlink(shm, h.sessionsDir()); err != nil {
 			b.Fatal(err)
@@ -110,6 +115,7 @@ func benchAutosaveTurn(b *testing.B, turns int, whole bool) int {
 	b.ReportMetric(medianMillis(times), "ms-p50")
 	b.ReportMetric(medianMillis(model), "model-ms-p50")
 	b.ReportMetric(medianMillis(overhead), "overhead-ms-p50")
+	b.ReportMetric(percentileMillis(overhead, 99), "overhead-ms-p99")
 	info2, err := os.Stat(saved)
 	if err != nil {
 		b.Fatal(err)
@@ -164,6 +170,7 @@ func benchSaveFsync(b *testing.B, size int) {
 		}
 	}
 	b.ReportMetric(medianMillis(times), "ms-p50")
+	b.ReportMetric(percentileMillis(times, 99), "ms-p99")
 }
 
 func syncFolder(dir string) error {
@@ -173,6 +180,15 @@ func syncFolder(dir string) error {
 	}
 	defer d.Close()
 	return d.Sync()
+}
+
+// percentileMillis is the p-th percentile of times in milliseconds.
+func percentileMillis(times []time.Duration, p int) float64 {
+	if len(times) == 0 {
+		return 0
+	}
+	slices.Sort(times)
+	return float64(times[(len(times)-1)*p/100].Microseconds()) / 1000
 }
 
 func medianMillis(times []time.Duration) float64 {

@@ -205,8 +205,8 @@ func TestConfirmOnEachDatabase(t *testing.T) {
 // slowQuery runs for far longer than any test waits.
 var slowQuery = map[string]string{
 	"sqlite":     "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c) SELECT count(*) FROM c",
-	"postgresql": "SELECT pg_sleep(30)",
-	"mariadb":    "SELECT SLEEP(30)",
+	"postgresql": "SELECT pg_sleep(600)",
+	"mariadb":    "SELECT SLEEP(600)",
 }
 
 // TestCancelOnEachDatabase cancels a turn while its statement runs: the
@@ -218,7 +218,10 @@ func TestCancelOnEachDatabase(t *testing.T) {
 			t.Parallel()
 			src := open(t)
 			model := llmtest.NewServer(t, llmtest.Step{ToolCalls: []llmtest.Call{{ID: "call_1", Name: "execute_sql", Arguments: mustJSON(map[string]string{"sql": slowQuery[name]})}}})
-			p := startOnSource(t, src, model)
+			// No statement timeout ends it before the test's waits do.
+			h := home{Dir: t.TempDir()}.withModel(t, model.URL)
+			h.writeFile(t, "config/sources.yaml", sourcesYAML(src))
+			p := startProc(t, h, procOptions{args: []string{"--source", "db", "--statement-timeout", "1h"}})
 			p.client.Result("initialize", map[string]any{}, nil)
 			var info conversation.Info
 			p.client.Result("session/new", nil, &info)
@@ -227,15 +230,15 @@ func TestCancelOnEachDatabase(t *testing.T) {
 			p.client.WaitNotification("chat/progress", `"kind":"tool_call"`)
 			sent := time.Now()
 			p.client.Notify("$/cancelRequest", map[string]any{"id": json.RawMessage(id)})
+			// The statement runs for 10 minutes, longer than the client
+			// waits: an answer at all means it was stopped on the server.
+			// How fast is the benchmarks' business, not this test's.
 			resp := p.client.Wait(id)
 			elapsed := time.Since(sent)
 			require.Nil(t, resp.Error)
 			var ans conversation.Answer
 			require.NoError(t, json.Unmarshal(resp.Result, &ans))
 			assert.Equal(t, "cancelled", ans.StopReason)
-			// The statement runs for 30 s: far less means it was stopped on the
-			// server. How fast is the benchmarks' business, not this test's.
-			assert.Less(t, elapsed, 10*time.Second)
 			t.Logf("%s: cancelled in %v", name, elapsed)
 			var hist conversation.History
 			p.client.Result("chat/history", map[string]any{"sessionId": info.SessionID}, &hist)

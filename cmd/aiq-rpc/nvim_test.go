@@ -29,9 +29,10 @@ import (
 	"github.com/aiq/aiq-rpc/tools/dbtest"
 )
 
-// nvimRunTimeout bounds one Neovim run; the scripts' own waits are shorter,
-// so that a stuck scenario says what it waited for.
-const nvimRunTimeout = 60 * time.Second
+// nvimRunTimeout bounds one Neovim run; the scripts' own waits (two
+// minutes, editors/nvim/test/helper.lua) are shorter, so that a stuck
+// scenario says what it waited for. Both only stop a hung run.
+const nvimRunTimeout = 2 * waitTimeout
 
 // nvimTest is one scenario's world: the model, the database, the home.
 type nvimTest struct {
@@ -330,8 +331,8 @@ func TestNvimPlugin(t *testing.T) {
 	t.Run("EarlyRowsFromTheServer", func(t *testing.T) {
 		t.Parallel()
 		newNvimTest(t, nvim,
-			sqlCall("call_1", "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200000) SELECT i, i * 2 AS twice FROM n"),
-			llmtest.Step{Text: "200,000 numbers."},
+			sqlCall("call_1", "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) SELECT i, i * 2 AS twice FROM n"),
+			llmtest.Step{Text: "20,000 numbers."},
 		).run("early_real")
 	})
 
@@ -464,7 +465,7 @@ func startTmuxNvim(t *testing.T, n *nvimTest, tmuxPath, script string, args ...s
 func (tn *tmuxNvim) tmux(args ...string) string {
 	t := tn.t
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, tn.path, append([]string{"-u", "-L", tn.socket, "-f", "/dev/null"}, args...)...)
 	cmd.Env = tn.env
@@ -485,18 +486,19 @@ func (tn *tmuxNvim) typeText(text string) {
 
 func (tn *tmuxNvim) screen() string { return tn.tmux("capture-pane", "-p", "-t", "aiq") }
 
-// waitScreen waits up to 30s for the screen to satisfy ok, and returns it.
+// waitScreen waits for the screen to satisfy ok, and returns it; only a
+// hang reaches its deadline.
 func (tn *tmuxNvim) waitScreen(what string, ok func(string) bool) string {
 	t := tn.t
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(waitTimeout)
 	for {
 		s := tn.screen()
 		if ok(s) {
 			return s
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the screen did not show %s within 30s:\n%s", what, s)
+			t.Fatalf("the screen did not show %s within %v:\n%s", what, waitTimeout, s)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -507,10 +509,10 @@ func (tn *tmuxNvim) quit() {
 	t := tn.t
 	t.Helper()
 	tn.keys("Escape", ":qa!", "Enter")
-	waitGone := time.Now().Add(10 * time.Second)
+	waitGone := time.Now().Add(waitTimeout)
 	for exec.Command(tn.path, "-L", tn.socket, "has-session", "-t", "aiq").Run() == nil {
 		if time.Now().After(waitGone) {
-			t.Fatalf("Neovim did not quit within 10s:\n%s", tn.screen())
+			t.Fatalf("Neovim did not quit within %v:\n%s", waitTimeout, tn.screen())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -590,7 +592,7 @@ func TestNvimDialogKeysInTmux(t *testing.T) {
 		}
 		tn.waitScreen(fmt.Sprintf("dialog %d (%s)", i+1, dialog), func(s string) bool { return strings.Contains(s, dialog) })
 		tn.keys(c.key)
-		deadline := time.Now().Add(10 * time.Second)
+		deadline := time.Now().Add(waitTimeout)
 		for {
 			data, _ := os.ReadFile(answers)
 			got = strings.Fields(strings.ReplaceAll(string(data), " ", "_"))

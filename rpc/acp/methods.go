@@ -205,6 +205,7 @@ func sessionLoad(ctx context.Context, a *Agent, p sdk.LoadSessionRequest) (any, 
 	if err := a.replay(ctx, s); err != nil {
 		return nil, err
 	}
+	a.ws.ReturnMemory() // the replay's notifications are garbage now
 	a.announceCommands(s)
 	modes, options := a.sourceChoices(ctx, s)
 	return sdk.LoadSessionResponse{Modes: modes, ConfigOptions: options}, nil

@@ -459,16 +459,15 @@ func TestBusyAndCancel(t *testing.T) {
 
 	sent := time.Now()
 	f.client.Notify("$/cancelRequest", map[string]any{"id": json.RawMessage(id)})
+	// The model holds its answer until cancelled: any answer at all means
+	// the cancel reached it; the client's deadline keeps a regression from
+	// hanging.
 	resp := f.client.Wait(id)
-	elapsed := time.Since(sent)
 	require.Nil(t, resp.Error)
 	var ans conversation.Answer
 	require.NoError(t, json.Unmarshal(resp.Result, &ans))
 	assert.Equal(t, "cancelled", ans.StopReason)
-	// The model holds its answer until cancelled: any answer at all means
-	// the cancel reached it. A bound keeps a regression from hanging.
-	assert.Less(t, elapsed, 5*time.Second)
-	t.Logf("cancel answered in %v", elapsed)
+	t.Logf("cancel answered in %v", time.Since(sent))
 
 	var h conversation.History
 	f.client.Result("chat/history", map[string]any{"sessionId": info.SessionID}, &h)

@@ -19,8 +19,8 @@ local function ask_and_cancel(cancel, n)
   cancel()
   T.wait("the panel to say cancelled", function()
     return cancelled_count() == n
-  end, 5000)
-  T.wait_turn(2000)
+  end)
+  T.wait_turn()
 end
 
 T.run(function()

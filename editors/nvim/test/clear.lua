@@ -5,7 +5,7 @@ local T = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .
 
 local function turns()
   local conn = require("aiq.server").conn
-  local result, err = conn:request_sync("chat/history", { sessionId = require("aiq.session").id() }, 5000)
+  local result, err = conn:request_sync("chat/history", { sessionId = require("aiq.session").id() }, 120000)
   if err then
     error("chat/history: " .. err.message, 2)
   end
@@ -33,7 +33,7 @@ T.run(function()
   vim.cmd("AiqClear")
   T.wait("the panel to empty", function()
     return vim.deep_equal(T.panel(), { "" })
-  end, 5000)
+  end)
   T.eq(turns(), 0, "the turns after clearing")
 
   -- The history of the empty session is a placeholder, which the next
@@ -41,7 +41,7 @@ T.run(function()
   vim.cmd("AiqHistory")
   T.wait("the placeholder", function()
     return vim.deep_equal(T.panel(), { "_No questions yet in this session._" })
-  end, 5000)
+  end)
   vim.cmd("AiqAsk How many now?")
   T.eq(T.panel()[1], "## You", "the first line once a question is asked")
   T.wait_turn()

@@ -23,7 +23,7 @@ T.run(function()
   T.truthy(pid, "the wrapper wrote no pid")
   vim.loop.kill(pid, 9)
   -- The message comes before the turn ends, in the same tick.
-  T.wait_turn(5000)
+  T.wait_turn()
   T.eq(#T.errors(), 1, "error messages when the server dies")
   local msg = T.errors()[1]
   T.truthy(msg:find("aiq: aiq-rpc was killed by signal 9", 1, true), "the message: " .. msg)

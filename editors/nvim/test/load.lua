@@ -10,7 +10,7 @@ local want = T.COUNT_TURN
 local function wait_history()
   T.wait("the loaded history in the panel", function()
     return vim.deep_equal(T.panel(), want)
-  end, 5000)
+  end)
 end
 
 T.run(function()
@@ -55,11 +55,11 @@ T.run(function()
   vim.cmd("AiqSource")
   T.wait("the list of sources", function()
     return offered ~= nil
-  end, 5000)
+  end)
   T.eq(offered, { "other (sqlite)", "(no database)" }, "the sources offered")
   T.wait("the source to be set", function()
     return T.note_matching("the session now uses other (sqlite)") ~= nil
-  end, 5000)
+  end)
   vim.cmd("AiqAsk And how many are pending?")
   T.wait_turn()
   T.expect("One is pending.", "the answer")

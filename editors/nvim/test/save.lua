@@ -12,7 +12,7 @@ T.run(function()
   vim.cmd("AiqSave " .. path)
   T.wait("the saved message", function()
     return T.note_matching("aiq: saved a copy to ") ~= nil
-  end, 5000)
+  end)
   local messages = T.messages()
   T.truthy(messages:find("Saved a copy to " .. path, 1, true), ":messages names the copy: " .. messages)
   T.truthy(messages:find("This conversation goes on in " .. T.env.AIQ_TEST_HOME .. "/sessions/session_", 1, true),
@@ -26,20 +26,20 @@ T.run(function()
   vim.cmd("AiqSave " .. other)
   T.wait("the refusal", function()
     return #T.errors() > 0
-  end, 5000)
+  end)
   T.eq(T.errors(), { "aiq: other.json exists (add ! to replace it)" }, "one line that says what to do, as :write says it")
   T.eq(vim.fn.readfile(other), { "not yours to replace" }, "the file is kept")
   T.notes = {}
   vim.cmd("AiqSave! " .. other)
   T.wait("the saved message", function()
     return T.note_matching("aiq: saved a copy to other.json") ~= nil
-  end, 5000)
+  end)
   T.truthy(vim.fn.join(vim.fn.readfile(other), "\n"):find("How many orders are there?", 1, true), "! replaces it")
 
   T.answer_confirm(1)
   vim.cmd("AiqClear")
   T.wait("the clear", function()
     return T.note_matching("the conversation is cleared") ~= nil
-  end, 5000)
+  end)
   T.eq(#T.errors(), 0, "error messages")
 end)

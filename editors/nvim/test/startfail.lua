@@ -13,7 +13,7 @@ local function ask_expecting_error(what)
   local before = #T.errors()
   vim.cmd("AiqAsk hello")
   -- The message comes before the turn ends, in the same tick.
-  T.wait_turn(10000)
+  T.wait_turn()
   local errors = T.errors()
   T.eq(#errors, before + 1, "error messages for " .. what)
   -- One line on screen; the whole message in :messages.

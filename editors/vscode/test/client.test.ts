@@ -8,7 +8,7 @@ import { AiqClient, CancellationTokenSource, ServerExitedError, StartError, type
 import type { ProgressEvent } from "../src/messages";
 import type { ConfigChangedParams, ConfirmDecision, ConfirmParams } from "../src/protocol";
 import { INSTALL_COMMAND } from "../src/serverExit";
-import { aiqRpcBinary, childEnv, makeHome, tempDir, waitFor, within } from "./support/aiqRpc";
+import { aiqRpcBinary, childEnv, makeHome, tempDir, WAIT_MS, waitFor, within } from "./support/aiqRpc";
 import { ScriptedModel, type Step } from "./support/scriptedModel";
 
 let binary: string;
@@ -161,18 +161,18 @@ describe("AiqClient with the real aiq-rpc", () => {
     assert.equal(Number(rowsOf(second.events, "c4")![0][0]), 0);
   });
 
-  it("cancels a held turn: $/cancelRequest gives stopReason cancelled promptly", async () => {
+  it("cancels a held turn: $/cancelRequest gives stopReason cancelled", async () => {
     const { client, model } = await setup([{ hold: true }]);
     const s = await client.newSession();
     const cts = new CancellationTokenSource();
     const turn = client.turn({ sessionId: s.sessionId, query: "Take your time" }, { token: cts.token });
     await waitFor(() => model.requests.length === 1, "the model to be asked");
-    const t0 = Date.now();
     cts.cancel();
-    const result = await within(turn, 5000, "the cancelled turn's answer");
+    // The model holds its answer until the stream closes: any answer at
+    // all means the cancel reached it. How fast is the benchmarks' business.
+    const result = await within(turn, WAIT_MS, "the cancelled turn's answer");
     assert.equal(result.stopReason, "cancelled");
-    assert.ok(Date.now() - t0 < 5000);
-    await within(model.heldClosed, 5000, "the model stream to close");
+    await within(model.heldClosed, WAIT_MS, "the model stream to close");
     const history = await client.history(s.sessionId);
     assert.equal(history.length, 0, "a cancelled turn leaves the session as it was");
   });
@@ -245,7 +245,7 @@ describe("AiqClient with the real aiq-rpc", () => {
     const turn = client.turn({ sessionId: s.sessionId, query: "Wait" });
     await waitFor(() => model.requests.length === 1, "the model to be asked");
     process.kill(client.pid!, "SIGKILL");
-    await assert.rejects(within(turn, 5000, "the turn to fail"), (err: unknown) => {
+    await assert.rejects(within(turn, WAIT_MS, "the turn to fail"), (err: unknown) => {
       assert.ok(err instanceof ServerExitedError);
       assert.match(err.message, /killed by SIGKILL/);
       assert.match(err.message, /next command restarts it/);

@@ -11,7 +11,7 @@ import { ReportedError, UserError } from "../src/errors";
 import { RestartPolicy } from "../src/restartPolicy";
 import { INSTALL_COMMAND } from "../src/serverExit";
 import { normalizeSettings } from "../src/settings";
-import { aiqRpcBinary, childEnv, makeHome, tempDir, waitFor, within } from "./support/aiqRpc";
+import { aiqRpcBinary, childEnv, makeHome, tempDir, WAIT_MS, waitFor, within } from "./support/aiqRpc";
 import { FakeUi } from "./support/fakeUi";
 import { ScriptedModel, type Step } from "./support/scriptedModel";
 
@@ -109,7 +109,7 @@ describe("Controller with the real aiq-rpc", () => {
     await assert.rejects(ctl.ask("Another"), (err: unknown) => err instanceof UserError && /AIQ: Cancel/.test(err.message));
     await assert.rejects(ctl.clear(), UserError);
     assert.equal(ctl.cancel(), true);
-    const result = await within(first, 5000, "the cancelled turn");
+    const result = await within(first, WAIT_MS, "the cancelled turn");
     assert.equal(result?.stopReason, "cancelled");
     assert.equal(ui.of("turnEnd")[0].result.stopReason, "cancelled");
     assert.equal(ctl.cancel(), false, "nothing left to cancel");
@@ -174,7 +174,7 @@ describe("Controller with the real aiq-rpc", () => {
     const held = ctl.ask("Second question");
     await waitFor(() => model.requests.length === 2, "the model to be asked twice");
     process.kill(pid, "SIGKILL");
-    assert.equal(await within(held, 5000, "the lost turn"), undefined);
+    assert.equal(await within(held, WAIT_MS, "the lost turn"), undefined);
     assert.match(ui.of("turnError")[0].message, /stopped before it answered .*killed by SIGKILL/);
     await ui.until(() => ui.crashes.length === 1, "the crash popup");
     assert.match(ui.crashes[0], /stopped unexpectedly.*AIQ restarted it/s);

@@ -6,6 +6,7 @@
 import * as fs from "fs";
 import * as path from "path";
 import type { Page } from "playwright-core";
+import { WAIT_MS } from "./support/aiqRpc";
 import { CHROMIUM, extensionRoot as root, openChat, post as postAll, posted, serve } from "./support/chatPage";
 
 const fixture = JSON.parse(fs.readFileSync(path.join(root, "test", "fixtures", "conversation.json"), "utf8"));
@@ -92,7 +93,7 @@ async function waitPosted(page: Page, want: Record<string, unknown>, what: strin
     await page.waitForFunction(
       (w) => (globalThis as any).__vscode.posted.some((m: any) => Object.keys(w).every((k) => m[k] === (w as any)[k])),
       want,
-      { timeout: 5000 },
+      { timeout: WAIT_MS },
     );
   } catch {
     throw new CheckFailed(`${what}: the view did not post ${JSON.stringify(want)}; it posted ${JSON.stringify(await posted(page))}`);
@@ -112,7 +113,7 @@ async function checkConversation(page: Page): Promise<void> {
   const starts = messages.filter((m) => m.type === "turnStart");
 
   await postAll(page, messages);
-  await page.locator(".notice").waitFor({ timeout: 5000 });
+  await page.locator(".notice").waitFor({ timeout: WAIT_MS });
 
   check((await page.locator("section.turn").count()) === 3, "three turns are shown");
   check((await page.locator(`${turn(1)} .question`).textContent())?.includes(starts[0].query), "the first question is shown");
@@ -174,12 +175,12 @@ async function checkInput(page: Page): Promise<void> {
   check((await input.inputValue()) === "", "the input is emptied after asking");
 
   await postAll(page, [{ type: "state", source: "demo", running: true }]);
-  await page.locator("button.stop").waitFor({ state: "visible", timeout: 5000 });
+  await page.locator("button.stop").waitFor({ state: "visible", timeout: WAIT_MS });
   check(await page.locator(".running").isVisible(), "the header shows that a turn runs");
   await page.locator("button.stop").click();
   await waitPosted(page, { type: "cancel" }, "Stop posts cancel");
   await postAll(page, [{ type: "state", source: "demo", running: false }]);
-  await page.locator("button.stop").waitFor({ state: "hidden", timeout: 5000 });
+  await page.locator("button.stop").waitFor({ state: "hidden", timeout: WAIT_MS });
   check(true, "Stop hides when the turn ends");
 }
 
@@ -187,7 +188,7 @@ async function checkRestore(page: Page): Promise<void> {
   await page.waitForFunction(() => {
     const s = JSON.parse((globalThis as any).sessionStorage.getItem("state") || "{}");
     return s.model && s.model.entries.length === 4 && Object.keys(s.model.sorts).length === 1;
-  }, undefined, { timeout: 5000 });
+  }, undefined, { timeout: WAIT_MS });
   check(true, "the view saved the conversation and the sort with setState");
   await page.reload();
   await waitPosted(page, { type: "ready" }, "the view posts ready after a reload");
@@ -202,7 +203,7 @@ async function checkRestore(page: Page): Promise<void> {
   await page.waitForFunction(() => {
     const doc = (globalThis as any).document;
     return doc.querySelectorAll("[data-before]").length === 0 && doc.querySelectorAll("section.turn").length > 0;
-  }, undefined, { timeout: 5000 });
+  }, undefined, { timeout: WAIT_MS });
   check((await page.locator("section.turn").count()) === 3, "the replayed conversation replaces the saved one: still three turns");
   check((await page.locator(".notice").count()) === 1, "and one notice, not two");
   const again = await texts(page, `${turn(1)} table.data tbody tr td:first-child`);
@@ -258,7 +259,7 @@ async function checkStreaming(page: Page): Promise<void> {
     progress(10, { kind: "tool_result", tool: "execute_sql", callId: "big", summary: "500 rows", statement: st }),
   ]);
   const t = turn(10);
-  await page.locator(`${t} table.data tbody tr:nth-child(${BIG_ROWS})`).waitFor({ timeout: 10000 });
+  await page.locator(`${t} table.data tbody tr:nth-child(${BIG_ROWS})`).waitFor({ timeout: WAIT_MS });
   check((await page.locator(`${t} figure.chart svg circle.point`).count()) === BIG_ROWS, "a 500-row result is drawn as a table and a default line chart of 500 points");
   await page.evaluate((sel) => {
     const doc = (globalThis as any).document;
@@ -276,7 +277,7 @@ async function checkStreaming(page: Page): Promise<void> {
       if (i === 40) g.__kept.firstPara = g.document.querySelector(`${sel} .answer .md > p`);
     }
   }, [t, pieces.map((p) => progress(10, { kind: "text", text: p }))] as const);
-  await page.waitForFunction(([sel, end]) => ((globalThis as any).document.querySelector(`${sel} .answer .md`)?.textContent || "").includes(end), [t, END] as const, { timeout: 10000 });
+  await page.waitForFunction(([sel, end]) => ((globalThis as any).document.querySelector(`${sel} .answer .md`)?.textContent || "").includes(end), [t, END] as const, { timeout: WAIT_MS });
 
   const same = (what: string) => page.evaluate(([sel, w]) => {
     const g = globalThis as any;
@@ -295,7 +296,7 @@ async function checkStreaming(page: Page): Promise<void> {
 
   // The answer drawn piece by piece is the answer drawn at once.
   await postAll(page, [{ type: "turnStart", turnId: 11, query: "again" }, progress(11, { kind: "text", text: answer })]);
-  await page.locator(`${turn(11)} .answer .md`).waitFor({ timeout: 10000 });
+  await page.locator(`${turn(11)} .answer .md`).waitFor({ timeout: WAIT_MS });
   const streamed = await mdShape(page, 10);
   const whole = await mdShape(page, 11);
   check(streamed.length > 10 && JSON.stringify(streamed) === JSON.stringify(whole), `the streamed answer arrived complete: its ${streamed.length} blocks are those of the whole text drawn at once`);
@@ -305,12 +306,12 @@ async function checkStreaming(page: Page): Promise<void> {
   check(await nearBottom(), "a panel scrolled to the bottom stays there while the answer grows");
   await page.locator("main.conversation").evaluate((c: any) => (c.scrollTop = 0));
   await postAll(page, [progress(11, { kind: "text", text: "\n\nOne more paragraph." })]);
-  await page.waitForFunction((sel) => ((globalThis as any).document.querySelector(`${sel} .answer .md`)?.textContent || "").includes("One more paragraph."), turn(11), { timeout: 10000 });
+  await page.waitForFunction((sel) => ((globalThis as any).document.querySelector(`${sel} .answer .md`)?.textContent || "").includes("One more paragraph."), turn(11), { timeout: WAIT_MS });
   check((await page.locator("main.conversation").evaluate((c: any) => c.scrollTop)) === 0, "a panel the user scrolled up is not scrolled down by new text");
 
   // The turn's end brings the same statement again, as a new object.
   await postAll(page, [{ type: "turnEnd", turnId: 10, result: { sessionId: "s1", stopReason: "end_turn", answer, statements: [st], warnings: [] } }]);
-  await page.locator(`${t} .status`).waitFor({ state: "detached", timeout: 10000 });
+  await page.locator(`${t} .status`).waitFor({ state: "detached", timeout: WAIT_MS });
   check((await same("table")) && (await same("chart")), "the turn's end keeps the table and the chart");
 
   const amount = page.locator(`${t} table.data thead th`, { hasText: "amount" });
@@ -331,11 +332,11 @@ async function checkEarlyRows(page: Page): Promise<void> {
     progress(30, { kind: "rows", tool: "execute_sql", callId: "early", statement: early }),
   ]);
   const t = turn(30);
-  await page.locator(`${t} table.data tbody tr:nth-child(100)`).waitFor({ timeout: 5000 });
+  await page.locator(`${t} table.data tbody tr:nth-child(100)`).waitFor({ timeout: WAIT_MS });
   check((await page.locator(`${t} .running-mark`).textContent())?.includes("Running: the first 100 rows (120 read so far)"), "early rows show at once with a running mark");
   check((await page.locator(`${t} figure.chart`).count()) === 0, "and no chart while the rows still come");
   await postAll(page, [progress(30, { kind: "tool_result", tool: "execute_sql", callId: "early", statement: st })]);
-  await page.locator(`${t} table.data tbody tr:nth-child(${BIG_ROWS})`).waitFor({ timeout: 5000 });
+  await page.locator(`${t} table.data tbody tr:nth-child(${BIG_ROWS})`).waitFor({ timeout: WAIT_MS });
   check((await page.locator(`${t} .running-mark`).count()) === 0 && (await page.locator(`${t} table.data`).count()) === 1, "the result replaces the early table: one table, no running mark");
   await postAll(page, [{ type: "turnEnd", turnId: 30, result: { stopReason: "end_turn", answer: "", statements: [st], warnings: [] } }]);
 }
@@ -352,7 +353,7 @@ async function checkNarrow(page: Page, shot: string): Promise<void> {
   ]);
   await page.setViewportSize({ width: 290, height: 900 });
   // The charts are drawn again at the new width on the next frame.
-  await page.waitForFunction(() => [...(globalThis as any).document.querySelectorAll("svg.chart-svg")].every((s: any) => Number(s.getAttribute("width")) <= 290), undefined, { timeout: 5000 });
+  await page.waitForFunction(() => [...(globalThis as any).document.querySelectorAll("svg.chart-svg")].every((s: any) => Number(s.getAttribute("width")) <= 290), undefined, { timeout: WAIT_MS });
   const panel = await page.locator("main.conversation").evaluate((c: any) => ({ scroll: c.scrollWidth, client: c.clientWidth }));
   check(panel.scroll <= panel.client, `at 290 px the panel does not scroll sideways (${panel.scroll} <= ${panel.client})`);
   const svgs = await page.locator("svg.chart-svg").evaluateAll((els: any[]) =>

@@ -17,9 +17,9 @@ import (
 	"time"
 )
 
-// Timeout bounds every wait of a Client.
-// It only trips on a hang: a turn of 100,000 rows under the race detector
-// on a loaded machine takes most of a minute.
+// Timeout bounds every wait of a Client. It only stops a hung test: a
+// loaded machine (CI runs the suite once beside a CPU load) can take many
+// seconds for what a quiet one does at once, so it is minutes.
 const Timeout = 3 * time.Minute
 
 // Error is a JSON-RPC error object.

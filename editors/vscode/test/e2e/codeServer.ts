@@ -10,7 +10,7 @@ import * as path from "node:path";
 import { before, describe } from "node:test";
 import { promisify } from "node:util";
 import { chromium, type Browser, type FrameLocator, type Locator, type Page } from "playwright-core";
-import { aiqRpcBinary, childEnv, makeHome, tempDir } from "../support/aiqRpc";
+import { aiqRpcBinary, childEnv, makeHome, tempDir, WAIT_MS } from "../support/aiqRpc";
 import { CHROMIUM, extensionRoot } from "../support/chatPage";
 import { ScriptedModel } from "../support/scriptedModel";
 
@@ -106,14 +106,14 @@ export async function startVsCode(): Promise<VsCode> {
       env: { ...process.env, XDG_CONFIG_HOME: dir, XDG_CACHE_HOME: dir }, // its crash reports too
     });
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.setDefaultTimeout(15_000);
+    page.setDefaultTimeout(WAIT_MS);
     const problems: string[] = [];
     page.on("console", (m) => {
       if (m.type() === "error") problems.push(`${m.location().url}: ${m.text()}`);
     });
     page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
     await page.goto(`${url}?folder=${encodeURIComponent(workspace)}`);
-    await page.locator(".monaco-workbench .part.activitybar").waitFor({ timeout: 60_000 });
+    await page.locator(".monaco-workbench .part.activitybar").waitFor({ timeout: 2 * WAIT_MS });
     const chat = page.frameLocator('iframe.webview[src*="extensionId=aiq.aiq"]').frameLocator("#active-frame");
     const opened = browser;
     return {
@@ -153,7 +153,7 @@ function settings(binary: string, home: string): Record<string, unknown> {
 function listeningUrl(server: ChildProcess): Promise<string> {
   return new Promise((resolve, reject) => {
     let log = "";
-    const timer = setTimeout(() => reject(new Error(`code-server did not start within 60 s:\n${log}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`code-server did not start within ${(2 * WAIT_MS) / 1000} s:\n${log}`)), 2 * WAIT_MS);
     const read = (chunk: Buffer) => {
       log += chunk.toString();
       const m = /HTTP server listening on (http:\/\/\S+)/.exec(log);

@@ -69,8 +69,15 @@ export function childEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
+/**
+ * Bounds every wait of a test for an event. Only a hang reaches it: on a
+ * loaded machine (CI runs the suite once beside a CPU load) what takes
+ * milliseconds on a quiet one can take seconds.
+ */
+export const WAIT_MS = 120_000;
+
 /** Waits until cond() holds, polling; fails with what after timeoutMs. */
-export async function waitFor(cond: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+export async function waitFor(cond: () => boolean, what: string, timeoutMs = WAIT_MS): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!cond()) {
     if (Date.now() > deadline) {

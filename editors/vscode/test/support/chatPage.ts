@@ -9,6 +9,7 @@ import * as path from "path";
 import type { AddressInfo } from "net";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { chatHtml, newNonce } from "../../src/chatHtml";
+import { WAIT_MS } from "./aiqRpc";
 
 export const CHROMIUM = "/usr/bin/chromium";
 export const extensionRoot = path.join(__dirname, "..", "..", "..");
@@ -108,14 +109,14 @@ export async function openChat(served: Served): Promise<Browser> {
       headless: true,
       args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
       viewport: { width: 480, height: 900 },
-      timeout: 30000,
+      timeout: WAIT_MS,
     });
   } catch (e) {
     remove();
     throw e;
   }
   const page = context.pages()[0] || (await context.newPage());
-  page.setDefaultTimeout(10000);
+  page.setDefaultTimeout(WAIT_MS);
   const problems: string[] = [];
   page.on("console", (m) => {
     if (m.type() === "error" || m.type() === "warning") problems.push(`console ${m.type()}: ${m.text()}`);

@@ -5,6 +5,7 @@ import type { ControllerUi } from "../../src/controller";
 import type { ToView } from "../../src/messages";
 import type { ConfirmDecision, ConfirmParams, ShowMessageParams } from "../../src/protocol";
 import type { ControllerState } from "../../src/status";
+import { WAIT_MS } from "./aiqRpc";
 
 export class FakeUi implements ControllerUi {
   readonly views: ToView[] = [];
@@ -56,7 +57,7 @@ export class FakeUi implements ControllerUi {
   }
 
   /** Resolves when check() holds after some call; fails after timeoutMs. */
-  until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  until(check: () => boolean, what: string, timeoutMs = WAIT_MS): Promise<void> {
     if (check()) {
       return Promise.resolve();
     }

@@ -62,7 +62,9 @@ const textOf = (list) =>
 
 const toolText = (u) => (u.content ?? []).map((c) => c.content?.text ?? "").join("");
 
-async function until(what, check, ms = 10000) {
+// until waits for check to hold; its deadline only stops a hang, since a
+// loaded machine can take seconds for what a quiet one does at once.
+async function until(what, check, ms = 120000) {
   const end = Date.now() + ms;
   while (!check()) {
     if (Date.now() > end) throw new Error(`waited ${ms} ms for ${what}`);

@@ -1,0 +1,74 @@
+package conversation
+
+import (
+	"runtime/debug"
+	"sync"
+)
+
+// largeSession is the size of a session's texts from which closing or
+// clearing it gives its memory back to the system at once.
+const largeSession = 1 << 20
+
+// memoryReturner gives the memory of sessions that are gone back to the
+// operating system. Go's runtime returns free memory only slowly by itself,
+// and not at all until its next collection, which an idle server may not
+// run for minutes: an editor left open would keep the memory of its worst
+// moment. debug.FreeOSMemory collects and returns everything free at once;
+// it costs a collection (a few milliseconds of CPU for each 10 MiB still
+// in use), so it runs after a large session goes, never on the request's
+// path, and the releases asked for while one runs share one more run.
+type memoryReturner struct {
+	mu      sync.Mutex
+	running bool
+	again   bool
+}
+
+// release returns free memory to the system, in the background.
+func (r *memoryReturner) release() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.running {
+		r.again = true
+		return
+	}
+	r.running = true
+	go r.run()
+}
+
+func (r *memoryReturner) run() {
+	for {
+		debug.FreeOSMemory()
+		r.mu.Lock()
+		if !r.again {
+			r.running = false
+			r.mu.Unlock()
+			return
+		}
+		r.again = false
+		r.mu.Unlock()
+	}
+}
+
+// ReturnMemory gives the memory that is free back to the system, in the
+// background. The workspace does so itself when a large session is
+// loaded, cleared or closed; a front end calls it after work of its own
+// that leaves much garbage, such as replaying a large session.
+func (w *Workspace) ReturnMemory() {
+	w.memory.release()
+}
+
+// textSize is about the memory a session's messages hold: the bytes of
+// their texts.
+func (s *Session) textSize() int {
+	n := len(s.SystemPrompt)
+	for _, m := range s.History {
+		n += len(m.Content)
+		for _, c := range m.ToolCalls {
+			n += len(c.Function.Arguments)
+		}
+	}
+	for _, m := range s.Legacy {
+		n += len(m.Content)
+	}
+	return n
+}
