@@ -22,30 +22,6 @@ import (
 // official ACP TypeScript SDK.
 const acpClientDir = "../../rpc/acp/testdata/client"
 
-// findACPClient returns node and the client package, or skips the test
-// when either is missing; under CI=true or AIQ_DBTEST_REQUIRE=1 a missing
-// one fails it instead.
-func findACPClient(t *testing.T) string {
-	node, err := exec.LookPath("node")
-	problem := ""
-	switch {
-	case err != nil:
-		problem = "node is not on PATH (Node 20 or newer runs the ACP client test)"
-	default:
-		if _, err := os.Stat(filepath.Join(acpClientDir, "node_modules", "@agentclientprotocol", "sdk")); err != nil {
-			problem = "the ACP client's packages are not installed: run 'npm ci' in rpc/acp/testdata/client"
-		}
-	}
-	if problem == "" {
-		return node
-	}
-	if os.Getenv("CI") == "true" || os.Getenv("AIQ_DBTEST_REQUIRE") == "1" {
-		t.Fatal(problem)
-	}
-	t.Skip(problem)
-	return ""
-}
-
 // TestACPClient runs rpc/acp/testdata/client/client.mjs, a client built on
 // the official ACP TypeScript SDK, against the built binary, with the
 // scripted model and a SQLite source. The script checks what it sees and

@@ -23,30 +23,6 @@ import (
 // official MCP TypeScript SDK and the MCP Inspector's CLI.
 const mcpClientDir = "../../rpc/mcp/testdata/client"
 
-// findMCPClient returns node, or skips the test when node or the client's
-// packages are missing; under CI=true or AIQ_DBTEST_REQUIRE=1 a missing
-// one fails it instead.
-func findMCPClient(t *testing.T) string {
-	node, err := exec.LookPath("node")
-	problem := ""
-	switch {
-	case err != nil:
-		problem = "node is not on PATH (Node 20 or newer runs the MCP client test)"
-	default:
-		if _, err := os.Stat(filepath.Join(mcpClientDir, "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
-			problem = "the MCP client's packages are not installed: run 'npm ci' in rpc/mcp/testdata/client"
-		}
-	}
-	if problem == "" {
-		return node
-	}
-	if os.Getenv("CI") == "true" || os.Getenv("AIQ_DBTEST_REQUIRE") == "1" {
-		t.Fatal(problem)
-	}
-	t.Skip(problem)
-	return ""
-}
-
 // mcpSourcesYAML names db (SQLite), pg and maria.
 func mcpSourcesYAML(db, pg, maria sessionio.Source) string {
 	var b strings.Builder
