@@ -28,7 +28,7 @@ type Decision string
 // The decisions.
 const (
 	AllowOnce   Decision = "allow_once"   // run this statement
-	AllowAlways Decision = "allow_always" // run it, and every later write of the Set without asking
+	AllowAlways Decision = "allow_always" // run it, and later statements of its shape (ConfirmRequest.Scope) without asking
 	Reject      Decision = "reject"       // do not run it
 )
 
@@ -45,6 +45,10 @@ type ConfirmRequest struct {
 	// Reason says why the statement is a write, from Classify or from the
 	// database that refused it in read-only mode.
 	Reason string `json:"reason"`
+	// Scope says what allow_always would cover ("Allow UPDATE on orders
+	// for this conversation"); empty when the statement asks every time,
+	// and allow_always then only allows it once.
+	Scope string `json:"scope,omitempty"`
 }
 
 // what says, for the user, why the statement asks first.
@@ -78,9 +82,9 @@ type Set struct {
 	db      *DB
 	confirm Confirmer
 
-	mu          sync.Mutex
-	allowWrites bool             // the user answered allow_always
-	last        *StatementResult // the last successful execute_sql result
+	mu      sync.Mutex
+	allowed allowances       // the user's allow_always answers
+	last    *StatementResult // the last successful execute_sql result
 }
 
 // NewSet returns the tools of db. confirm asks the user about each write;
@@ -204,14 +208,18 @@ func riskOf(v Verdict) string {
 	return "write"
 }
 
-// confirmAndRun asks the user about a write, unless allow_always was
-// given, and runs it when allowed.
+// confirmAndRun asks the user about a write, unless an allowance covers
+// its shape, and runs it when allowed.
 func (s *Set) confirmAndRun(ctx context.Context, req ConfirmRequest) *StatementResult {
+	shape, scoped := StatementShape(req.SQL, s.db.Dialect())
 	s.mu.Lock()
-	allowed := s.allowWrites
+	allowed := scoped && s.allowed.covers(shape)
 	s.mu.Unlock()
 	if !allowed {
-		if res := s.ask(ctx, req); res != nil {
+		if scoped {
+			req.Scope = shape.Scope()
+		}
+		if res := s.ask(ctx, req, shape); res != nil {
 			return res
 		}
 	}
@@ -227,7 +235,7 @@ func (s *Set) confirmAndRun(ctx context.Context, req ConfirmRequest) *StatementR
 // ask gets the user's decision. It returns nil when the write may run,
 // else the result that says why it did not: one sentence for the user,
 // and for the model what to do next.
-func (s *Set) ask(ctx context.Context, req ConfirmRequest) *StatementResult {
+func (s *Set) ask(ctx context.Context, req ConfirmRequest, shape Shape) *StatementResult {
 	if s.confirm == nil {
 		if req.Risk == "outside" {
 			return s.refused(req.SQL, StatusRejected,
@@ -251,9 +259,11 @@ func (s *Set) ask(ctx context.Context, req ConfirmRequest) *StatementResult {
 	case d == AllowOnce:
 		return nil
 	case d == AllowAlways:
-		s.mu.Lock()
-		s.allowWrites = true
-		s.mu.Unlock()
+		if req.Scope != "" { // else it was never offered: once it is
+			s.mu.Lock()
+			s.allowed.add(shape)
+			s.mu.Unlock()
+		}
 		return nil
 	}
 	// Reject, or an answer that is not a decision: either way, no.
