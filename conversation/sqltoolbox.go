@@ -55,7 +55,7 @@ func (t *SQLToolboxes) Open(ctx context.Context, src sessionio.Source, confirm C
 		return nil, err
 	}
 	set := tools.NewSet(db, func(ctx context.Context, req tools.ConfirmRequest) (tools.Decision, error) {
-		d, err := confirm(ctx, ConfirmRequest{Tool: req.Tool, SQL: req.SQL, Risk: req.Risk, Reason: req.Reason})
+		d, err := confirm(ctx, ConfirmRequest{Tool: req.Tool, SQL: req.SQL, Risk: req.Risk, Reason: req.Reason, Scope: req.Scope})
 		return tools.Decision(d), err
 	})
 	return &sqlToolbox{set: set, db: db}, nil
@@ -135,6 +135,12 @@ func statementOf(r *tools.StatementResult) Statement {
 		Rows: nonNil(r.Rows), Truncated: r.Truncated, Error: r.Error,
 	}
 }
+
+// Allowances lists the session's "Allow always" answers.
+func (b *sqlToolbox) Allowances() []Allowance { return b.set.Allowances() }
+
+// Revoke forgets an allowance, or all of them for "all".
+func (b *sqlToolbox) Revoke(id string) bool { return b.set.Revoke(id) }
 
 // RefreshSchema forgets the cached schema, so the next turn reads it anew.
 func (b *sqlToolbox) RefreshSchema() { b.db.RefreshSchema() }

@@ -14,6 +14,10 @@ type ConfirmRequest struct {
 	SQL    string `json:"sql"`
 	Risk   string `json:"risk"`
 	Reason string `json:"reason"`
+	// Scope is what allow_always would cover ("Allow UPDATE on orders for
+	// this conversation"); empty when the statement asks every time, and
+	// a front end then offers no "always".
+	Scope string `json:"scope,omitempty"`
 }
 
 // Decision is the user's answer to a ConfirmRequest.

@@ -478,8 +478,14 @@ func (c *askClient) confirm(p conversation.ConfirmRequest) conversation.Decision
 	if p.Risk == "outside" {
 		what = "reaches outside the database"
 	}
-	fmt.Fprintf(c.stderr, "\nThis statement %s: %s\n  %s\nRun it? [y/N/a(lways)] ",
+	fmt.Fprintf(c.stderr, "\nThis statement %s: %s\n  %s\n",
 		what, strings.TrimSpace(p.Reason), strings.ReplaceAll(strings.TrimSpace(p.SQL), "\n", "\n  "))
+	if p.Scope != "" {
+		fmt.Fprintf(c.stderr, "a(lways): %s.\nRun it? [y/N/a] ", p.Scope)
+	} else {
+		// Nothing but this statement could be allowed: it asks every time.
+		fmt.Fprint(c.stderr, "Run it? [y/N] ")
+	}
 	line, ok := c.readLine()
 	if !ok {
 		return conversation.Reject
@@ -488,7 +494,9 @@ func (c *askClient) confirm(p conversation.ConfirmRequest) conversation.Decision
 	case "y", "yes":
 		return conversation.AllowOnce
 	case "a", "always":
-		return conversation.AllowAlways
+		if p.Scope != "" {
+			return conversation.AllowAlways
+		}
 	}
 	return conversation.Reject
 }

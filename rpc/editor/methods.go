@@ -48,6 +48,8 @@ func methodTable() map[string]method {
 		"chat/clear":        {typed(chatClear), false},
 		"sources/list":      {typed(sourcesList), false},
 		"schema/refresh":    {typed(schemaRefresh), false},
+		"chat/allowances":   {typed(chatAllowances), true},
+		"chat/revoke":       {typed(chatRevoke), true},
 	}
 }
 
