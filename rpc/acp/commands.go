@@ -23,6 +23,7 @@ func commandList() []sdk.AvailableCommand {
 		{Name: "clear", Description: "Empty the conversation (asks first) and save it"},
 		{Name: "source", Description: "Switch the data source; without a name, list them", Input: input("source name")},
 		{Name: "save", Description: "Save the session, to PATH if given, for 'aiq -s PATH'", Input: input("path")},
+		{Name: "allowances", Description: "List what \"Allow always\" covers in this session; 'revoke ID' (or 'revoke all') ends one", Input: input("revoke ID")},
 	}
 }
 
@@ -36,7 +37,7 @@ func slashCommand(q conversation.Question) (name, arg string, ok bool) {
 	}
 	name, arg, _ = strings.Cut(text[1:], " ")
 	switch name {
-	case "history", "clear", "source", "save":
+	case "history", "clear", "source", "save", "allowances":
 		return name, strings.TrimSpace(arg), true
 	}
 	return "", "", false
@@ -55,6 +56,8 @@ func (a *Agent) command(ctx context.Context, s *session, name, arg string) (sdk.
 		text, err = a.source(ctx, s, arg)
 	case "save":
 		text, err = a.save(ctx, s, arg)
+	case "allowances":
+		text, err = a.allowances(ctx, s, arg)
 	}
 	if err != nil {
 		return sdk.PromptResponse{}, err

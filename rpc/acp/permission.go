@@ -11,14 +11,28 @@ import (
 )
 
 // writeOptions are the permission options of a write, the safe one first:
-// a client that picks the first option on Enter rejects.
-func writeOptions() []sdk.PermissionOption {
-	return []sdk.PermissionOption{
+// a client that picks the first option on Enter rejects. "Allow always" is
+// offered only with a scope, and its name is the scope, so that the user
+// reads what it covers ("Allow UPDATE on orders for this conversation").
+func writeOptions(scope string) []sdk.PermissionOption {
+	options := []sdk.PermissionOption{
 		{OptionId: "reject_once", Name: "Reject", Kind: sdk.PermissionOptionKindRejectOnce},
 		{OptionId: "allow_once", Name: "Allow once", Kind: sdk.PermissionOptionKindAllowOnce},
-		{OptionId: "allow_always", Name: "Allow always", Kind: sdk.PermissionOptionKindAllowAlways},
-		{OptionId: "reject_always", Name: "Reject always", Kind: sdk.PermissionOptionKindRejectAlways},
 	}
+	if scope != "" {
+		options = append(options, sdk.PermissionOption{OptionId: "allow_always", Name: scope, Kind: sdk.PermissionOptionKindAllowAlways})
+	}
+	return append(options, sdk.PermissionOption{OptionId: "reject_always", Name: "Reject always", Kind: sdk.PermissionOptionKindRejectAlways})
+}
+
+// permissionText is the body of a write's permission request: why it
+// asks, the SQL, and what "always" would cover.
+func permissionText(req conversation.ConfirmRequest) string {
+	text := fmt.Sprintf("This statement can change the database: %s\n\n%s", req.Reason, conversation.Fenced(req.SQL, "sql"))
+	if req.Scope == "" {
+		return text + "\n\nIt asks every time: no \"always\" covers a statement like this one."
+	}
+	return text + "\n\n\"Always\" covers only this: " + req.Scope + "."
 }
 
 // confirmer asks the client, with session/request_permission, whether a
@@ -39,10 +53,9 @@ func (a *Agent) confirmer(s *session) conversation.Confirmer {
 			Kind:       &kind,
 			Status:     sdk.Ptr(sdk.ToolCallStatusPending),
 			RawInput:   map[string]string{"sql": req.SQL},
-			Content: textContent(fmt.Sprintf("This statement can change the database: %s\n\n%s",
-				req.Reason, conversation.Fenced(req.SQL, "sql"))),
+			Content:    textContent(permissionText(req)),
 		}
-		optionID, err := a.askPermission(ctx, s, call, writeOptions())
+		optionID, err := a.askPermission(ctx, s, call, writeOptions(req.Scope))
 		if err != nil {
 			return conversation.Reject, err
 		}
