@@ -10,7 +10,7 @@
 // choice the close affordance would be wrong: VS Code then moves it to the
 // end and the next item, a write, becomes the primary button.)
 
-import type { ConfirmDecision, ConfirmParams } from "./protocol";
+import type { Allowance, ConfirmDecision, ConfirmParams } from "./protocol";
 
 export const ALLOW_ONCE = "Allow once";
 export const ALLOW_ALWAYS = "Allow always";
@@ -49,15 +49,30 @@ function riskHeading(risk: string): string {
   }
 }
 
+/**
+ * The write's dialog. "Allow always" is offered only with a scope, and the
+ * detail says exactly what it covers; a statement without one (a DROP, a
+ * DELETE without WHERE, ...) asks every time.
+ */
 export function confirmPrompt(p: ConfirmParams): ModalPrompt {
   const reason = p.reason?.trim() || "This statement changes the database.";
+  const always = p.scope
+    ? `"Allow always" covers only this: ${p.scope}.`
+    : 'This statement asks every time: no "Allow always" covers it.';
   return {
     message: `${riskHeading(p.risk)} ${reason}`,
-    detail:
-      `${p.sql}\n\nReject (Enter, Escape) does not run it. "Allow always" allows writes without asking ` +
-      "for the rest of this conversation.",
-    items: safeFirst(REJECT, [ALLOW_ONCE, ALLOW_ALWAYS]),
+    detail: `${p.sql}\n\nReject (Enter, Escape) does not run it. ${always}`,
+    items: safeFirst(REJECT, p.scope ? [ALLOW_ONCE, ALLOW_ALWAYS] : [ALLOW_ONCE]),
   };
+}
+
+/** The quick-pick items of the allowances in force, each revoked when picked. */
+export function allowanceItems(list: Allowance[]): { label: string; description: string; id: string }[] {
+  const items = list.map((a) => ({ label: a.scope, description: "revoke", id: a.id }));
+  if (items.length > 1) {
+    items.push({ label: "Revoke all", description: "every statement that writes asks first", id: "all" });
+  }
+  return items;
 }
 
 /** The decision of the item chosen; closing the dialog, or anything unknown, is a reject. */

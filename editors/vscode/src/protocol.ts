@@ -85,6 +85,15 @@ export interface ConfirmParams {
   sql: string;
   risk: string;
   reason: string;
+  /** What "Allow always" would cover ("Allow UPDATE on orders for this conversation"); absent: it asks every time. */
+  scope?: string;
+}
+
+/** An "Allow always" answer in force (chat/allowances, chat/revoke). */
+export interface Allowance {
+  id: string;
+  scope: string;
+  shape: { kind: string; objects: string[] };
 }
 
 export type ConfirmDecision = "allow_once" | "allow_always" | "reject";
