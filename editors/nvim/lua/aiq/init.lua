@@ -21,6 +21,10 @@ M.complete_sessions = session.complete_sessions
 M.complete_sources = session.complete_sources
 M.selection = selection.get
 
+function M.allowances(args)
+  require("aiq.allowances").run(args)
+end
+
 function M.setup(opts)
   local o = config.set(opts)
   local key = o.keymaps.ask
