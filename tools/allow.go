@@ -51,28 +51,46 @@ func (s Shape) Scope() string {
 // several tables, and any text the classifier cannot read as one
 // statement the same way on every server.
 func StatementShape(sql string, d Dialect) (Shape, bool) {
-	v, err := Classify(sql, d)
-	if err != nil || v.Class != Write || v.Outside || v.unknown {
+	p, why := plainChange(sql, d)
+	if why != "" {
 		return Shape{}, false
+	}
+	for _, t := range p.toks {
+		if t.isWord("CONFLICT") || t.isWord("DUPLICATE") {
+			return Shape{}, false
+		}
+	}
+	return p.shape()
+}
+
+// plainChange reads sql as a data change that touches nothing but the
+// database's tables, ready to find its target; else it says why not.
+func plainChange(sql string, d Dialect) (*shapeParser, string) {
+	v, err := Classify(sql, d)
+	switch {
+	case err != nil || v.Class != Write || v.unknown:
+		return nil, "it is not a statement that changes data"
+	case v.Outside:
+		return nil, "it reaches outside the database"
 	}
 	toks, regions, err := lexSQL(sql, d, sqlReading{})
 	if err != nil || regions > 0 {
-		return Shape{}, false // executable comments read differently on each server
+		return nil, "it holds MySQL executable comments, which servers read in different ways"
 	}
 	if toks, err = oneStatement(sql, toks, d, ""); err != nil {
-		return Shape{}, false
+		return nil, "it is not one statement"
 	}
 	for _, t := range toks {
-		if t.unicode || writingFunction(t.text, d) != "" || outsideFunction(t.text, d) != "" {
-			return Shape{}, false
-		}
 		switch {
-		case t.isWord("OUTFILE"), t.isWord("DUMPFILE"), t.isWord("CONFLICT"), t.isWord("DUPLICATE"):
-			return Shape{}, false
+		case t.unicode:
+			return nil, `a U&"..." name can spell any function`
+		case writingFunction(t.text, d) != "" || outsideFunction(t.text, d) != "":
+			return nil, "it calls " + strings.ToLower(t.text) + ", whose effect a rollback may not undo"
+		case t.isWord("OUTFILE"), t.isWord("DUMPFILE"):
+			return nil, "it writes a file"
 		}
 	}
-	p := shapeParser{sql: sql, toks: toks, d: d}
-	return p.shape()
+	return &shapeParser{sql: sql, toks: toks, d: d}, ""
 }
 
 // shapeParser reads the target and the objects of one data change.
@@ -98,39 +116,76 @@ func (p *shapeParser) skipWords(words ...string) {
 }
 
 func (p *shapeParser) shape() (Shape, bool) {
-	if len(p.toks) == 0 || p.toks[0].kind != tokWord {
+	kind, targetAt, target, key, ok := p.target()
+	if !ok {
 		return Shape{}, false
 	}
-	kind := p.toks[0].text
+	s := Shape{Kind: kind, Objects: []string{target}, keys: []string{key}}
+	if (kind == "UPDATE" || kind == "DELETE") && !p.hasWhere() {
+		return Shape{}, false
+	}
+	for _, obj := range p.readObjects(targetAt) {
+		if !slices.Contains(s.keys, obj[1]) {
+			s.Objects = append(s.Objects, obj[0])
+			s.keys = append(s.keys, obj[1])
+		}
+	}
+	return s, true
+}
+
+// hasWhere reports whether the statement has a WHERE of its own, outside
+// parentheses.
+func (p *shapeParser) hasWhere() bool {
+	depth := 0
+	for _, t := range p.toks {
+		switch {
+		case t.isPunct("("):
+			depth++
+		case t.isPunct(")"):
+			depth--
+		case depth == 0 && t.isWord("WHERE"):
+			return true
+		}
+	}
+	return false
+}
+
+// target reads the kind of a plain data change of one table and its
+// target: where the name starts, its text as written and its key. ok is
+// false for anything else, a change of several tables included.
+func (p *shapeParser) target() (kind string, targetAt int, text, key string, ok bool) {
+	if len(p.toks) == 0 || p.toks[0].kind != tokWord {
+		return "", 0, "", "", false
+	}
+	kind = p.toks[0].text
 	p.i = 1
 	switch kind {
 	case "INSERT", "REPLACE":
 		p.skipWords("LOW_PRIORITY", "DELAYED", "HIGH_PRIORITY", "IGNORE")
 		if p.peekWord("OR") {
-			return Shape{}, false // SQLite's INSERT OR REPLACE deletes rows
+			return "", 0, "", "", false // SQLite's INSERT OR REPLACE deletes rows
 		}
 		p.skipWords("INTO")
 	case "UPDATE":
 		p.skipWords("LOW_PRIORITY", "IGNORE", "ONLY")
 		if p.peekWord("OR") {
-			return Shape{}, false
+			return "", 0, "", "", false
 		}
 	case "DELETE":
 		p.skipWords("LOW_PRIORITY", "QUICK", "IGNORE")
 		if !p.peekWord("FROM") {
-			return Shape{}, false // MySQL's DELETE t1, t2 FROM ...
+			return "", 0, "", "", false // MySQL's DELETE t1, t2 FROM ...
 		}
 		p.i++
 		p.skipWords("ONLY")
 	default:
-		return Shape{}, false
+		return "", 0, "", "", false
 	}
-	targetAt := p.i
-	target, key, ok := p.name()
+	targetAt = p.i
+	text, key, ok = p.name()
 	if !ok {
-		return Shape{}, false
+		return "", 0, "", "", false
 	}
-	s := Shape{Kind: kind, Objects: []string{target}, keys: []string{key}}
 	// What follows the target up to its first clause must be an alias at
 	// most: a comma or a JOIN there changes several tables.
 	depth, where := 0, false
@@ -144,21 +199,12 @@ func (p *shapeParser) shape() (Shape, bool) {
 		case depth == 0 && t.isWord("WHERE"):
 			where = true
 		case depth == 0 && !where && (t.isPunct(",") || t.isWord("JOIN")) && kind != "INSERT" && !p.afterClause(j):
-			return Shape{}, false
+			return "", 0, "", "", false
 		case depth == 0 && t.isWord("USING") && kind == "DELETE" && p.d == DialectMySQL:
-			return Shape{}, false
+			return "", 0, "", "", false
 		}
 	}
-	if (kind == "UPDATE" || kind == "DELETE") && !where {
-		return Shape{}, false
-	}
-	for _, obj := range p.readObjects(targetAt) {
-		if !slices.Contains(s.keys, obj[1]) {
-			s.Objects = append(s.Objects, obj[0])
-			s.keys = append(s.keys, obj[1])
-		}
-	}
-	return s, true
+	return kind, targetAt, text, key, true
 }
 
 // afterClause reports whether token j comes after the target's first

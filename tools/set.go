@@ -49,6 +49,12 @@ type ConfirmRequest struct {
 	// for this conversation"); empty when the statement asks every time,
 	// and allow_always then only allows it once.
 	Scope string `json:"scope,omitempty"`
+	// DryRun says whether the rows the statement changes were counted
+	// beforehand (DryRunOK, the count in AffectedRows), or why not
+	// (DryRunFailed, DryRunSkipped, with DryRunReason).
+	DryRun       string `json:"dryRun,omitempty"`
+	AffectedRows *int64 `json:"affectedRows,omitempty"`
+	DryRunReason string `json:"dryRunReason,omitempty"`
 }
 
 // what says, for the user, why the statement asks first.
@@ -218,6 +224,9 @@ func (s *Set) confirmAndRun(ctx context.Context, req ConfirmRequest) *StatementR
 	if !allowed {
 		if scoped {
 			req.Scope = shape.Scope()
+		}
+		if s.confirm != nil {
+			s.dryRun(ctx, &req)
 		}
 		if res := s.ask(ctx, req, shape); res != nil {
 			return res
