@@ -55,7 +55,8 @@ func (t *SQLToolboxes) Open(ctx context.Context, src sessionio.Source, confirm C
 		return nil, err
 	}
 	set := tools.NewSet(db, func(ctx context.Context, req tools.ConfirmRequest) (tools.Decision, error) {
-		d, err := confirm(ctx, ConfirmRequest{Tool: req.Tool, SQL: req.SQL, Risk: req.Risk, Reason: req.Reason, Scope: req.Scope})
+		d, err := confirm(ctx, ConfirmRequest{Tool: req.Tool, SQL: req.SQL, Risk: req.Risk, Reason: req.Reason, Scope: req.Scope,
+			DryRun: req.DryRun, AffectedRows: req.AffectedRows, DryRunReason: req.DryRunReason})
 		return tools.Decision(d), err
 	})
 	return &sqlToolbox{set: set, db: db}, nil

@@ -18,6 +18,12 @@ type ConfirmRequest struct {
 	// this conversation"); empty when the statement asks every time, and
 	// a front end then offers no "always".
 	Scope string `json:"scope,omitempty"`
+	// DryRun is "ok" when the rows the statement would change were
+	// counted in a transaction that was rolled back (AffectedRows), else
+	// "failed" or "skipped", with DryRunReason; empty when none was tried.
+	DryRun       string `json:"dryRun,omitempty"`
+	AffectedRows *int64 `json:"affectedRows,omitempty"`
+	DryRunReason string `json:"dryRunReason,omitempty"`
 }
 
 // Decision is the user's answer to a ConfirmRequest.

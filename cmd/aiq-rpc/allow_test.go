@@ -43,7 +43,10 @@ func TestScopedAllowanceOnEachDatabase(t *testing.T) {
 			p.client.Result("initialize", map[string]any{"capabilities": map[string]bool{"confirm": true}}, nil)
 			var mu sync.Mutex
 			decision := "allow_always"
-			type asked struct{ SQL, Scope string }
+			type asked struct {
+				SQL, Scope, DryRun string
+				AffectedRows       *int64
+			}
 			var asks []asked
 			p.client.Handle("chat/confirm", func(params json.RawMessage) (any, *editortest.Error) {
 				var req asked
@@ -80,12 +83,15 @@ func TestScopedAllowanceOnEachDatabase(t *testing.T) {
 			assert.Equal(t, []string{"success", "success", "rejected", "rejected", "rejected", "rejected"}, status)
 			mu.Lock()
 			defer mu.Unlock()
+			n := func(v int64) *int64 { return &v }
+			// Each write was counted in a transaction rolled back first;
+			// DELETE FROM sales would remove all 10 rows, DROP is not counted.
 			assert.Equal(t, []asked{
-				{turns[0], "Allow UPDATE on sales for this conversation"},
-				{turns[2], ""},
-				{turns[3], ""},
-				{turns[4], "Allow UPDATE on notes for this conversation"},
-				{turns[5], "Allow UPDATE on sales for this conversation"},
+				{turns[0], "Allow UPDATE on sales for this conversation", "ok", n(1)},
+				{turns[2], "", "ok", n(10)},
+				{turns[3], "", "skipped", nil},
+				{turns[4], "Allow UPDATE on notes for this conversation", "ok", n(1)},
+				{turns[5], "Allow UPDATE on sales for this conversation", "ok", n(1)},
 			}, asks)
 			assert.EqualValues(t, 10, dbtest.QueryInt(t, src, "SELECT count(*) FROM sales"))
 			assert.EqualValues(t, 2, dbtest.QueryInt(t, src, "SELECT amount FROM sales WHERE id = 2"))

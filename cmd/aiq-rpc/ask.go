@@ -480,6 +480,9 @@ func (c *askClient) confirm(p conversation.ConfirmRequest) conversation.Decision
 	}
 	fmt.Fprintf(c.stderr, "\nThis statement %s: %s\n  %s\n",
 		what, strings.TrimSpace(p.Reason), strings.ReplaceAll(strings.TrimSpace(p.SQL), "\n", "\n  "))
+	if dry := p.DryRunText(); dry != "" {
+		fmt.Fprintln(c.stderr, dry)
+	}
 	if p.Scope != "" {
 		fmt.Fprintf(c.stderr, "a(lways): %s.\nRun it? [y/N/a] ", p.Scope)
 	} else {

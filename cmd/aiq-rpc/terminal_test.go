@@ -165,6 +165,7 @@ func TestAskConfirmOnTerminal(t *testing.T) {
 	p := startInTerminal(t, which{stdin: true, stderr: true}, "", "ask", "--home", h.Dir, "delete order 1")
 	p.waitScreen("Run it? [y/N/a] ")
 	assert.Contains(t, p.text(), "\nThis statement changes the database: DELETE removes rows from a table.\n  DELETE FROM orders WHERE id = 1\n"+
+		"This DELETE would remove 1 row (counted in a transaction that was rolled back).\n"+
 		"a(lways): Allow DELETE on orders for this conversation.\n")
 	p.typeLine("y")
 	require.Equal(t, 0, p.wait())
@@ -198,7 +199,7 @@ func TestAskAllowAlwaysOnTerminal(t *testing.T) {
 	p.typeLine("a") // not on offer: a no
 	require.Equal(t, 0, p.wait())
 	assert.Equal(t, 1, strings.Count(p.text(), "Run it? [y/N/a] "), "the second DELETE with a WHERE did not ask")
-	assert.Contains(t, p.text(), "  DELETE FROM orders\nRun it? [y/N] ")
+	assert.Contains(t, p.text(), "  DELETE FROM orders\nThis DELETE would remove 1,998 rows (counted in a transaction that was rolled back).\nRun it? [y/N] ")
 	assert.Contains(t, toolResult(t, srv, 3), "declined")
 	assert.Contains(t, p.stdout.String(), "> DELETE FROM orders WHERE id = 1\n(1 row affected)\n\n> DELETE FROM orders WHERE id = 2\n(1 row affected)\n")
 }

@@ -1,6 +1,8 @@
 package acp_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"testing"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -48,6 +50,10 @@ func TestScopedAllowAlways(t *testing.T) {
 	}
 	assert.Equal(t, []sdk.PermissionOptionKind{"reject_once", "allow_once", "reject_always"}, kinds, "no always for a DELETE without WHERE")
 	assert.Contains(t, toolText(asked[1].ToolCall.Content), "It asks every time")
+	// The dry run's count, in the text and in the tool call's input.
+	assert.Contains(t, toolText(asked[1].ToolCall.Content), fmt.Sprintf("This DELETE would remove %d rows", before))
+	input, _ := json.Marshal(asked[1].ToolCall.RawInput)
+	assert.JSONEq(t, fmt.Sprintf(`{"sql":"DELETE FROM orders","dryRun":"ok","affectedRows":%d}`, before), string(input))
 	assert.Equal(t, before, f.countOrders())
 	f.client.take()
 

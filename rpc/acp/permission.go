@@ -25,10 +25,30 @@ func writeOptions(scope string) []sdk.PermissionOption {
 	return append(options, sdk.PermissionOption{OptionId: "reject_always", Name: "Reject always", Kind: sdk.PermissionOptionKindRejectAlways})
 }
 
+// permissionInput is the tool call's input as the permission request shows it:
+// the SQL and what its dry run found (dryRun, affectedRows, dryRunReason,
+// as in chat/confirm).
+func permissionInput(req conversation.ConfirmRequest) map[string]any {
+	in := map[string]any{"sql": req.SQL}
+	if req.DryRun != "" {
+		in["dryRun"] = req.DryRun
+	}
+	if req.AffectedRows != nil {
+		in["affectedRows"] = *req.AffectedRows
+	}
+	if req.DryRunReason != "" {
+		in["dryRunReason"] = req.DryRunReason
+	}
+	return in
+}
+
 // permissionText is the body of a write's permission request: why it
 // asks, the SQL, and what "always" would cover.
 func permissionText(req conversation.ConfirmRequest) string {
 	text := fmt.Sprintf("This statement can change the database: %s\n\n%s", req.Reason, conversation.Fenced(req.SQL, "sql"))
+	if dry := req.DryRunText(); dry != "" {
+		text += "\n\n" + dry
+	}
 	if req.Scope == "" {
 		return text + "\n\nIt asks every time: no \"always\" covers a statement like this one."
 	}
@@ -52,7 +72,7 @@ func (a *Agent) confirmer(s *session) conversation.Confirmer {
 			Title:      sdk.Ptr(firstLine(req.SQL, "Run SQL")),
 			Kind:       &kind,
 			Status:     sdk.Ptr(sdk.ToolCallStatusPending),
-			RawInput:   map[string]string{"sql": req.SQL},
+			RawInput:   permissionInput(req),
 			Content:    textContent(permissionText(req)),
 		}
 		optionID, err := a.askPermission(ctx, s, call, writeOptions(req.Scope))
