@@ -46,6 +46,7 @@ T.run(function()
   T.eq(last.choices, "Allow &once\n&Reject", "no always for a DELETE without WHERE")
   T.eq(last.default, 2, "Reject is the default")
   T.truthy(last.msg:find("It asks every time", 1, true), "the dialog says it asks every time: " .. last.msg)
+  T.truthy(last.msg:match("This DELETE would remove [%d,]+ rows"), "the dialog says how many rows: " .. last.msg)
 
   vim.cmd("AiqAllowances")
   T.wait("the allowances", function()

@@ -59,11 +59,34 @@ export function confirmPrompt(p: ConfirmParams): ModalPrompt {
   const always = p.scope
     ? `"Allow always" covers only this: ${p.scope}.`
     : 'This statement asks every time: no "Allow always" covers it.';
+  const dry = dryRunText(p);
   return {
-    message: `${riskHeading(p.risk)} ${reason}`,
+    message: `${riskHeading(p.risk)} ${reason}${dry ? " " + dry : ""}`,
     detail: `${p.sql}\n\nReject (Enter, Escape) does not run it. ${always}`,
     items: safeFirst(REJECT, p.scope ? [ALLOW_ONCE, ALLOW_ALWAYS] : [ALLOW_ONCE]),
   };
+}
+
+/** What the dry run found, in a sentence: "This DELETE would remove 5,008 rows (...)"; "" when none was tried. */
+export function dryRunText(p: ConfirmParams): string {
+  const trim = (s: string | undefined) => (s ?? "").trim().replace(/\.$/, "");
+  switch (p.dryRun) {
+    case "ok": {
+      if (typeof p.affectedRows !== "number") {
+        return "";
+      }
+      const first = p.sql.trim().split(/\s+/)[0]?.toUpperCase() ?? "";
+      const [kind, verb] =
+        first === "DELETE" ? ["DELETE", "remove"] : first === "INSERT" ? ["INSERT", "add"] : first === "UPDATE" ? ["UPDATE", "change"] : ["statement", "change"];
+      const n = p.affectedRows;
+      return `This ${kind} would ${verb} ${n.toLocaleString("en-US")} ${n === 1 ? "row" : "rows"} (counted in a transaction that was rolled back).`;
+    }
+    case "failed":
+      return `A trial run in a transaction that was rolled back failed: ${trim(p.dryRunReason)}.`;
+    case "skipped":
+      return `The rows it would change were not counted beforehand: ${trim(p.dryRunReason)}.`;
+  }
+  return "";
 }
 
 /** The quick-pick items of the allowances in force, each revoked when picked. */

@@ -87,6 +87,10 @@ export interface ConfirmParams {
   reason: string;
   /** What "Allow always" would cover ("Allow UPDATE on orders for this conversation"); absent: it asks every time. */
   scope?: string;
+  /** "ok" when the rows were counted in a transaction rolled back (affectedRows); else "failed" or "skipped" with dryRunReason. */
+  dryRun?: "ok" | "failed" | "skipped";
+  affectedRows?: number;
+  dryRunReason?: string;
 }
 
 /** An "Allow always" answer in force (chat/allowances, chat/revoke). */

@@ -179,6 +179,8 @@ describe("AiqClient with the real aiq-rpc", () => {
       ["DELETE FROM order_items WHERE order_id = 1", "Allow DELETE on order_items for this conversation"],
       ["DELETE FROM order_items", undefined],
     ]);
+    assert.equal(asked[1].dryRun, "ok", "the DELETE was counted before it was asked about");
+    assert.ok((asked[1].affectedRows ?? 0) > 0, `rows counted: ${asked[1].affectedRows}`);
     const list = await client.allowances(s.sessionId);
     assert.deepEqual(list.map((a) => a.scope), ["Allow DELETE on order_items for this conversation"]);
     assert.deepEqual(await client.revoke(s.sessionId, list[0].id), []);

@@ -6,7 +6,7 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, it } from "node:test";
-import { ALLOW_ALWAYS, ALLOW_ONCE, allowanceItems, CLEAR, clearChosen, clearPrompt, confirmPrompt, decisionFor, NO, REJECT } from "../src/confirm";
+import { ALLOW_ALWAYS, ALLOW_ONCE, allowanceItems, CLEAR, dryRunText, clearChosen, clearPrompt, confirmPrompt, decisionFor, NO, REJECT } from "../src/confirm";
 import { ResponseError } from "vscode-jsonrpc/node";
 import { detailOf, messageOf, presentError, ReportedError, UserError } from "../src/errors";
 import { parseFromView } from "../src/fromView";
@@ -317,6 +317,17 @@ describe("confirm and clear dialogs", () => {
     assert.equal(decisionFor(REJECT), "reject");
     assert.equal(decisionFor(undefined), "reject");
     assert.equal(decisionFor("Cancel"), "reject");
+  });
+
+  it("the write dialog says what the dry run found", () => {
+    const base = { sessionId: "s1", tool: "execute_sql", risk: "write", reason: "DELETE removes rows." };
+    assert.match(confirmPrompt({ ...base, sql: "DELETE FROM order_items", dryRun: "ok", affectedRows: 5008 }).message, /This DELETE would remove 5,008 rows/);
+    assert.match(confirmPrompt({ ...base, sql: "insert into t values (1)", dryRun: "ok", affectedRows: 1 }).message, /This INSERT would add 1 row \(/);
+    assert.match(
+      confirmPrompt({ ...base, sql: "DELETE FROM trig", dryRun: "skipped", dryRunReason: "the table trig has triggers" }).message,
+      /not counted beforehand: the table trig has triggers\./,
+    );
+    assert.equal(dryRunText({ ...base, sql: "DROP TABLE t" }), "");
   });
 
   it("a statement without a scope offers no Allow always and says it asks every time", () => {

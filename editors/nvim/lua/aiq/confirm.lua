@@ -17,6 +17,34 @@ local headings = {
   ddl = "aiq wants to run a statement that changes the schema:",
 }
 
+local function group_digits(n)
+  local s = tostring(math.floor(n))
+  return (s:reverse():gsub("(%d%d%d)", "%1,"):reverse():gsub("^,", ""))
+end
+
+local verbs = { DELETE = "remove", INSERT = "add", UPDATE = "change" }
+
+-- dry_run_text says what the dry run found, as a line ending in a newline
+-- ("This DELETE would remove 5,008 rows (...)."); "" when none was tried.
+function M.dry_run_text(params)
+  local reason = type(params.dryRunReason) == "string" and params.dryRunReason:gsub("%.$", "") or ""
+  if params.dryRun == "ok" and type(params.affectedRows) == "number" then
+    local first = ((params.sql or ""):match("^%s*(%a+)") or ""):upper()
+    local kind, verb = first, verbs[first]
+    if not verb then
+      kind, verb = "statement", "change"
+    end
+    local n = params.affectedRows
+    return string.format("This %s would %s %s %s (counted in a transaction that was rolled back).\n",
+      kind, verb, group_digits(n), n == 1 and "row" or "rows")
+  elseif params.dryRun == "failed" then
+    return "A trial run in a transaction that was rolled back failed: " .. reason .. ".\n"
+  elseif params.dryRun == "skipped" then
+    return "The rows it would change were not counted beforehand: " .. reason .. ".\n"
+  end
+  return ""
+end
+
 -- ask shows the SQL, why it must ask first and what "always" would
 -- cover. Reject is the default button: Enter rejects, as Esc does
 -- (confirm() returns 0 for Esc, which no decision has). Neovim 0.7 needs
@@ -29,10 +57,11 @@ function M.ask(params)
   local always = scope and string.format('"Allow always" covers only this: %s.', scope)
     or 'It asks every time: no "Allow always" covers it.'
   local msg = string.format(
-    "%s\n\n%s\n\n%s\n%s\n",
+    "%s\n\n%s\n\n%s\n%s%s\n",
     headings[params.risk] or "aiq wants to run a statement that writes:",
     params.sql or "",
     params.reason or params.risk or "",
+    M.dry_run_text(params),
     always
   )
   local decisions = { { "allow_once", "Allowed once" } }
