@@ -171,6 +171,7 @@ func (b *sqlToolbox) Describe(ctx context.Context) string {
 		return sb.String()
 	}
 	sb.WriteString("Its tables:\n")
-	sb.WriteString(schema.Summary(schemaBudget))
+	// Names and comments are the database's text, not instructions.
+	sb.WriteString(tools.Fence(schema.Summary(schemaBudget), "the database's schema"))
 	return sb.String()
 }
