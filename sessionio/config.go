@@ -54,7 +54,25 @@ type Source struct {
 	Database string
 	Username string
 	Password Secret
+	// Access is the source's policy for statements that write: "confirm"
+	// (the default, "": ask each time) or "read_only" (refuse without
+	// asking). The AIQ CLI ignores the key.
+	Access string
+	// Label names the source for every dialog and the editors' source
+	// indicator, such as "production"; on a source labelled production,
+	// "Allow always" is never offered. The AIQ CLI ignores the key.
+	Label string
 }
+
+// The values of Source.Access.
+const (
+	AccessConfirm  = "confirm"
+	AccessReadOnly = "read_only"
+)
+
+// IsProduction reports whether the source is labelled production, in any
+// case.
+func (s Source) IsProduction() bool { return strings.EqualFold(strings.TrimSpace(s.Label), "production") }
 
 // ConfigError is a malformed configuration file: which file, which line,
 // which field, what is wrong. Line is 0 when unknown and Field is empty when
@@ -297,6 +315,17 @@ func (p configParser) source(field string, item *yaml.Node, names map[string]*ya
 		}
 	}
 	s.Password = Secret(password)
+	if s.Label, err = p.optionalText(fields, "label", field); err != nil {
+		return Source{}, err
+	}
+	if s.Access, err = p.optionalText(fields, "access", field); err != nil {
+		return Source{}, err
+	}
+	switch s.Access {
+	case "", AccessConfirm, AccessReadOnly:
+	default:
+		return Source{}, p.fail(nodeOf(fields, "access", item), field+".access", fmt.Sprintf("%q is not a policy; want read_only or confirm", s.Access))
+	}
 	if s.Type == TypeSQLite && s.Database == "" {
 		return Source{}, p.fail(nodeOf(fields, "database", item), field+".database", "missing; a sqlite source needs the database file path")
 	}

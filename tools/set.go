@@ -55,6 +55,9 @@ type ConfirmRequest struct {
 	DryRun       string `json:"dryRun,omitempty"`
 	AffectedRows *int64 `json:"affectedRows,omitempty"`
 	DryRunReason string `json:"dryRunReason,omitempty"`
+	// Label is the source's label from sources.yaml ("production"), for
+	// the dialog to show; on a production source Scope is always empty.
+	Label string `json:"label,omitempty"`
 }
 
 // what says, for the user, why the statement asks first.
@@ -217,7 +220,12 @@ func riskOf(v Verdict) string {
 // confirmAndRun asks the user about a write, unless an allowance covers
 // its shape, and runs it when allowed.
 func (s *Set) confirmAndRun(ctx context.Context, req ConfirmRequest) *StatementResult {
+	if res := s.readOnly(req); res != nil {
+		return res
+	}
+	req.Label = s.db.Source().Label
 	shape, scoped := StatementShape(req.SQL, s.db.Dialect())
+	scoped = scoped && !s.db.Source().IsProduction() // production asks every time
 	s.mu.Lock()
 	allowed := scoped && s.allowed.covers(shape)
 	s.mu.Unlock()
