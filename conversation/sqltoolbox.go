@@ -56,7 +56,7 @@ func (t *SQLToolboxes) Open(ctx context.Context, src sessionio.Source, confirm C
 	}
 	set := tools.NewSet(db, func(ctx context.Context, req tools.ConfirmRequest) (tools.Decision, error) {
 		d, err := confirm(ctx, ConfirmRequest{Tool: req.Tool, SQL: req.SQL, Risk: req.Risk, Reason: req.Reason, Scope: req.Scope,
-			DryRun: req.DryRun, AffectedRows: req.AffectedRows, DryRunReason: req.DryRunReason})
+			DryRun: req.DryRun, AffectedRows: req.AffectedRows, DryRunReason: req.DryRunReason, Label: req.Label})
 		return tools.Decision(d), err
 	})
 	return &sqlToolbox{set: set, db: db}, nil

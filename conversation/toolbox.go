@@ -24,6 +24,8 @@ type ConfirmRequest struct {
 	DryRun       string `json:"dryRun,omitempty"`
 	AffectedRows *int64 `json:"affectedRows,omitempty"`
 	DryRunReason string `json:"dryRunReason,omitempty"`
+	// Label is the source's label from sources.yaml ("production").
+	Label string `json:"label,omitempty"`
 }
 
 // Decision is the user's answer to a ConfirmRequest.

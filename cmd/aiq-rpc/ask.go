@@ -478,8 +478,12 @@ func (c *askClient) confirm(p conversation.ConfirmRequest) conversation.Decision
 	if p.Risk == "outside" {
 		what = "reaches outside the database"
 	}
-	fmt.Fprintf(c.stderr, "\nThis statement %s: %s\n  %s\n",
-		what, strings.TrimSpace(p.Reason), strings.ReplaceAll(strings.TrimSpace(p.SQL), "\n", "\n  "))
+	on := ""
+	if p.Label != "" {
+		on = " on " + strings.ToUpper(p.Label)
+	}
+	fmt.Fprintf(c.stderr, "\nThis statement %s%s: %s\n  %s\n",
+		what, on, strings.TrimSpace(p.Reason), strings.ReplaceAll(strings.TrimSpace(p.SQL), "\n", "\n  "))
 	if dry := p.DryRunText(); dry != "" {
 		fmt.Fprintln(c.stderr, dry)
 	}

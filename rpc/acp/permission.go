@@ -45,7 +45,11 @@ func permissionInput(req conversation.ConfirmRequest) map[string]any {
 // permissionText is the body of a write's permission request: why it
 // asks, the SQL, and what "always" would cover.
 func permissionText(req conversation.ConfirmRequest) string {
-	text := fmt.Sprintf("This statement can change the database: %s\n\n%s", req.Reason, conversation.Fenced(req.SQL, "sql"))
+	on := ""
+	if req.Label != "" {
+		on = " (source labelled **" + req.Label + "**)"
+	}
+	text := fmt.Sprintf("This statement can change the database%s: %s\n\n%s", on, req.Reason, conversation.Fenced(req.SQL, "sql"))
 	if dry := req.DryRunText(); dry != "" {
 		text += "\n\n" + dry
 	}

@@ -61,7 +61,7 @@ export function confirmPrompt(p: ConfirmParams): ModalPrompt {
     : 'This statement asks every time: no "Allow always" covers it.';
   const dry = dryRunText(p);
   return {
-    message: `${riskHeading(p.risk)} ${reason}${dry ? " " + dry : ""}`,
+    message: `${p.label ? `[${p.label.toUpperCase()}] ` : ""}${riskHeading(p.risk)} ${reason}${dry ? " " + dry : ""}`,
     detail: `${p.sql}\n\nReject (Enter, Escape) does not run it. ${always}`,
     items: safeFirst(REJECT, p.scope ? [ALLOW_ONCE, ALLOW_ALWAYS] : [ALLOW_ONCE]),
   };

@@ -91,6 +91,8 @@ export interface ConfirmParams {
   dryRun?: "ok" | "failed" | "skipped";
   affectedRows?: number;
   dryRunReason?: string;
+  /** The source's label in sources.yaml ("production"). */
+  label?: string;
 }
 
 /** An "Allow always" answer in force (chat/allowances, chat/revoke). */

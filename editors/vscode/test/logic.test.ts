@@ -330,6 +330,12 @@ describe("confirm and clear dialogs", () => {
     assert.equal(dryRunText({ ...base, sql: "DROP TABLE t" }), "");
   });
 
+  it("the write dialog names the source's label first", () => {
+    const p = confirmPrompt({ sessionId: "s1", tool: "execute_sql", sql: "DELETE FROM t WHERE id = 1", risk: "write", reason: "", label: "production" });
+    assert.match(p.message, /^\[PRODUCTION\] AIQ wants to run a statement that writes/);
+    assert.deepEqual(p.items.map((i) => i.title), [REJECT, ALLOW_ONCE], "no scope: no Allow always");
+  });
+
   it("a statement without a scope offers no Allow always and says it asks every time", () => {
     const p = confirmPrompt({ sessionId: "s1", tool: "execute_sql", sql: "DELETE FROM t", risk: "write", reason: "DELETE removes rows." });
     assert.deepEqual(p.items.map((i) => i.title), [REJECT, ALLOW_ONCE]);

@@ -56,8 +56,10 @@ function M.ask(params)
   end
   local always = scope and string.format('"Allow always" covers only this: %s.', scope)
     or 'It asks every time: no "Allow always" covers it.'
+  local label = type(params.label) == "string" and params.label ~= "" and ("[" .. params.label:upper() .. "] ") or ""
   local msg = string.format(
-    "%s\n\n%s\n\n%s\n%s%s\n",
+    "%s%s\n\n%s\n\n%s\n%s%s\n",
+    label,
     headings[params.risk] or "aiq wants to run a statement that writes:",
     params.sql or "",
     params.reason or params.risk or "",
