@@ -62,7 +62,13 @@ type Source struct {
 	// indicator, such as "production"; on a source labelled production,
 	// "Allow always" is never offered. The AIQ CLI ignores the key.
 	Label string
+	// MaxEstimatedRows is the cost gate: a read the engine estimates above
+	// it asks first; 0 means the default, DefaultMaxEstimatedRows.
+	MaxEstimatedRows int64
 }
+
+// DefaultMaxEstimatedRows is the cost gate of a source that sets none.
+const DefaultMaxEstimatedRows = 10_000_000
 
 // The values of Source.Access.
 const (
@@ -320,6 +326,15 @@ func (p configParser) source(field string, item *yaml.Node, names map[string]*ya
 	}
 	if s.Access, err = p.optionalText(fields, "access", field); err != nil {
 		return Source{}, err
+	}
+	if max, err := p.optionalText(fields, "max_estimated_rows", field); err != nil {
+		return Source{}, err
+	} else if max != "" {
+		n, err := strconv.ParseInt(strings.ReplaceAll(max, "_", ""), 10, 64)
+		if err != nil || n < 1 {
+			return Source{}, p.fail(nodeOf(fields, "max_estimated_rows", item), field+".max_estimated_rows", fmt.Sprintf("want a whole number of rows above 0, found %q", max))
+		}
+		s.MaxEstimatedRows = n
 	}
 	switch s.Access {
 	case "", AccessConfirm, AccessReadOnly:

@@ -40,7 +40,8 @@ type ConfirmRequest struct {
 	// Risk is "ddl" for a statement that changes the schema or the
 	// privileges, "outside" for one that reaches outside the database
 	// (a server file, another database file) without changing data,
-	// "write" for one that changes data.
+	// "write" for one that changes data, "cost" for a read the engine
+	// estimates above the source's max_estimated_rows.
 	Risk string `json:"risk"`
 	// Reason says why the statement is a write, from Classify or from the
 	// database that refused it in read-only mode.
@@ -62,8 +63,11 @@ type ConfirmRequest struct {
 
 // what says, for the user, why the statement asks first.
 func (req ConfirmRequest) what() string {
-	if req.Risk == "outside" {
+	switch req.Risk {
+	case "outside":
 		return "This statement reaches outside the database"
+	case "cost":
+		return "This query is estimated to go through more rows than this source allows"
 	}
 	return "This statement writes to the database"
 }
@@ -185,7 +189,7 @@ func (s *Set) executeSQL(ctx context.Context, args json.RawMessage) (any, error)
 	v, err := Classify(a.SQL, s.db.Dialect())
 	if err == nil && v.Class == Write {
 		res = s.confirmAndRun(ctx, ConfirmRequest{Tool: ToolExecuteSQL, SQL: a.SQL, Risk: riskOf(v), Reason: v.Reason})
-	} else {
+	} else if res = s.costGate(ctx, a.SQL); res == nil {
 		res = s.db.Run(ctx, a.SQL, false)
 		if res.readOnlyRefused {
 			// The classifier missed a write that the database caught:
