@@ -77,7 +77,8 @@ func (p *postgres) estimate(ctx context.Context, query string) (float64, error) 
 	if err := json.Unmarshal(plan, &out); err != nil || len(out) == 0 {
 		return 0, fmt.Errorf("read the plan: %v", err)
 	}
-	reuse = endRead(ctx, c, tx)
+	// EXPLAIN leaves no session state to reset: a rollback is enough.
+	reuse = tx.Rollback(ctx) == nil
 	return out[0].Plan.Rows, nil
 }
 

@@ -475,8 +475,11 @@ func (c *askClient) confirm(p conversation.ConfirmRequest) conversation.Decision
 		}
 	}()
 	what := "changes the database"
-	if p.Risk == "outside" {
+	switch p.Risk {
+	case "outside":
 		what = "reaches outside the database"
+	case "cost":
+		what = "is an expensive read"
 	}
 	on := ""
 	if p.Label != "" {

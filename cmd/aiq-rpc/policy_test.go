@@ -69,3 +69,35 @@ func TestSourcePolicyThroughEditor(t *testing.T) {
 		})
 	}
 }
+
+// TestCostGateThroughEditor: on PostgreSQL, a cross join the planner
+// estimates at 10,000,000,000 rows asks through chat/confirm with risk
+// "cost" before it runs; rejected, it does not run.
+func TestCostGateThroughEditor(t *testing.T) {
+	src := dbtest.Postgres(t)
+	const costly = "SELECT a, b FROM generate_series(1, 100000) a, generate_series(1, 100000) b"
+	model := llmtest.NewServer(t,
+		llmtest.Step{ToolCalls: []llmtest.Call{{ID: "call_1", Name: "execute_sql", Arguments: mustJSON(map[string]string{"sql": costly})}}},
+		llmtest.Step{Text: "Not run."})
+	p := startOnSource(t, src, model)
+	p.client.Result("initialize", map[string]any{"capabilities": map[string]bool{"confirm": true}}, nil)
+	var mu sync.Mutex
+	var asked []map[string]any
+	p.client.Handle("chat/confirm", func(params json.RawMessage) (any, *editortest.Error) {
+		var req map[string]any
+		json.Unmarshal(params, &req)
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, req)
+		return map[string]string{"decision": "reject"}, nil
+	})
+	var ans conversation.Answer
+	p.client.Result("chat/turn", map[string]any{"query": "all pairs"}, &ans)
+	require.Len(t, ans.Statements, 1)
+	assert.Equal(t, "rejected", ans.Statements[0].Status)
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, asked, 1)
+	assert.Equal(t, "cost", asked[0]["risk"])
+	assert.Contains(t, asked[0]["reason"], "10,000,000,000 rows, above this source's limit of 10,000,000")
+}

@@ -49,7 +49,11 @@ func permissionText(req conversation.ConfirmRequest) string {
 	if req.Label != "" {
 		on = " (source labelled **" + req.Label + "**)"
 	}
-	text := fmt.Sprintf("This statement can change the database%s: %s\n\n%s", on, req.Reason, conversation.Fenced(req.SQL, "sql"))
+	what := "can change the database"
+	if req.Risk == "cost" {
+		what = "is an expensive read"
+	}
+	text := fmt.Sprintf("This statement %s%s: %s\n\n%s", what, on, req.Reason, conversation.Fenced(req.SQL, "sql"))
 	if dry := req.DryRunText(); dry != "" {
 		text += "\n\n" + dry
 	}
@@ -70,7 +74,10 @@ func (a *Agent) confirmer(s *session) conversation.Confirmer {
 		if rejectAll {
 			return conversation.Reject, errors.New("the user chose to reject every write in this session")
 		}
-		kind := riskKind(req.Risk) // "ddl" or "write"
+		kind := riskKind(req.Risk) // "ddl", "write", or "cost" (a read)
+		if req.Risk == "cost" {
+			kind = sdk.ToolKindRead
+		}
 		call := sdk.ToolCallUpdate{
 			ToolCallId: sdk.ToolCallId(callID),
 			Title:      sdk.Ptr(firstLine(req.SQL, "Run SQL")),

@@ -44,6 +44,8 @@ function riskHeading(risk: string): string {
       return "AIQ wants to run a statement that reaches outside the database.";
     case "ddl":
       return "AIQ wants to run a statement that changes the schema.";
+    case "cost":
+      return "AIQ wants to run an expensive read.";
     default:
       return "AIQ wants to run a statement that writes.";
   }

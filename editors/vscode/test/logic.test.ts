@@ -330,6 +330,14 @@ describe("confirm and clear dialogs", () => {
     assert.equal(dryRunText({ ...base, sql: "DROP TABLE t" }), "");
   });
 
+  it("an expensive read says so, with the estimate", () => {
+    const p = confirmPrompt({
+      sessionId: "s1", tool: "execute_sql", sql: "SELECT * FROM a, b", risk: "cost",
+      reason: "The database estimates that this query goes through about 25,000,000 rows, above this source's limit of 10,000,000 (max_estimated_rows).",
+    });
+    assert.match(p.message, /^AIQ wants to run an expensive read\. The database estimates .*25,000,000 rows/);
+  });
+
   it("the write dialog names the source's label first", () => {
     const p = confirmPrompt({ sessionId: "s1", tool: "execute_sql", sql: "DELETE FROM t WHERE id = 1", risk: "write", reason: "", label: "production" });
     assert.match(p.message, /^\[PRODUCTION\] AIQ wants to run a statement that writes/);

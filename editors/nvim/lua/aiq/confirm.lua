@@ -15,6 +15,7 @@ M.buttons_once = "Allow &once\n&Reject"
 local headings = {
   outside = "aiq wants to run a statement that reaches outside the database:",
   ddl = "aiq wants to run a statement that changes the schema:",
+  cost = "aiq wants to run an expensive read:",
 }
 
 local function group_digits(n)
