@@ -78,7 +78,9 @@ const (
 
 // IsProduction reports whether the source is labelled production, in any
 // case.
-func (s Source) IsProduction() bool { return strings.EqualFold(strings.TrimSpace(s.Label), "production") }
+func (s Source) IsProduction() bool {
+	return strings.EqualFold(strings.TrimSpace(s.Label), "production")
+}
 
 // ConfigError is a malformed configuration file: which file, which line,
 // which field, what is wrong. Line is 0 when unknown and Field is empty when
