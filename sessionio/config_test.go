@@ -273,6 +273,8 @@ func TestSourcesLoad(t *testing.T) {
 			want: []Source{{Name: "42", Type: TypeMySQL, Password: "12345"}}},
 		{name: "policy and label", text: configTestText("- {name: a, type: mysql, access: read_only, label: production}\n- {name: b, type: mysql, access: confirm}\n"),
 			want: []Source{{Name: "a", Type: TypeMySQL, Access: AccessReadOnly, Label: "production"}, {Name: "b", Type: TypeMySQL, Access: AccessConfirm}}},
+		{name: "cost gate", text: configTestText("- {name: a, type: mysql, max_estimated_rows: 1_000_000}\n"),
+			want: []Source{{Name: "a", Type: TypeMySQL, MaxEstimatedRows: 1000000}}},
 		{name: "port forms", text: configTestText("- {name: a, type: mysql, port: 0x1F90}\n- {name: b, type: mysql, port: 65535}\n- {name: c, type: mysql, port: 1}\n"),
 			want: []Source{{Name: "a", Type: TypeMySQL, Port: 8080}, {Name: "b", Type: TypeMySQL, Port: 65535}, {Name: "c", Type: TypeMySQL, Port: 1}}},
 		{name: "anchors and merges", text: configTestText(`- &base
@@ -329,6 +331,8 @@ func TestSourcesMalformed(t *testing.T) {
 		{"port is a list", ok + "  port: [3306]\n", 3, "[0].port", "want a port number from 1 to 65535, found a list"},
 		{"sqlite without database", "- name: local\n  type: sqlite\n" + pw, 1, "[0].database", "missing; a sqlite source needs the database file path"},
 		{"sqlite with empty database", "- name: local\n  type: SQLite\n  database: \"\"\n", 3, "[0].database", "missing; a sqlite source needs the database file path"},
+		{"cost gate not a number", ok + "  max_estimated_rows: many\n", 3, "[0].max_estimated_rows", `want a whole number of rows above 0, found "many"`},
+		{"cost gate zero", ok + "  max_estimated_rows: 0\n", 3, "[0].max_estimated_rows", `want a whole number of rows above 0, found "0"`},
 		{"access unknown", ok + "  access: readonly\n", 3, "[0].access", `"readonly" is not a policy; want read_only or confirm`},
 		{"host is a mapping", ok + "  host: {a: b}\n", 3, "[0].host", "want a text value, found a mapping"},
 		{"password is a list", ok + "  password: [" + secretTestValue + ", x]\n", 3, "[0].password", "want a text value, found a list"},
