@@ -52,7 +52,7 @@ func TestCLIFilesContinue(t *testing.T) {
 			require.NoError(t, err)
 
 			// What the model saw is valid and holds the earlier turns.
-			req := m.Requests()[0].Messages
+			req := unfenced(t, m.Requests()[0].Messages)
 			require.NoError(t, conversation.CheckRequest(req))
 			assert.Equal(t, "fresh prompt", req[0].Content)
 			assert.Equal(t, before, req[1:len(req)-1])

@@ -58,7 +58,8 @@ func (t *SQLToolboxes) Open(ctx context.Context, src sessionio.Source, confirm C
 		return nil, err
 	}
 	set := tools.NewSet(db, func(ctx context.Context, req tools.ConfirmRequest) (tools.Decision, error) {
-		d, err := confirm(ctx, ConfirmRequest{Tool: req.Tool, SQL: req.SQL, Risk: req.Risk, Reason: req.Reason})
+		d, err := confirm(ctx, ConfirmRequest{Tool: req.Tool, SQL: req.SQL, Risk: req.Risk, Reason: req.Reason, Scope: req.Scope,
+			DryRun: req.DryRun, AffectedRows: req.AffectedRows, DryRunReason: req.DryRunReason, Label: req.Label})
 		return tools.Decision(d), err
 	})
 	return &sqlToolbox{set: set, db: db, ix: t.indexCache(db)}, nil
@@ -162,6 +163,12 @@ func statementOf(r *tools.StatementResult) Statement {
 	}
 }
 
+// Allowances lists the session's "Allow always" answers.
+func (b *sqlToolbox) Allowances() []Allowance { return b.set.Allowances() }
+
+// Revoke forgets an allowance, or all of them for "all".
+func (b *sqlToolbox) Revoke(id string) bool { return b.set.Revoke(id) }
+
 // RefreshSchema forgets the cached schema, so the next turn reads it anew.
 func (b *sqlToolbox) RefreshSchema() { b.db.RefreshSchema() }
 
@@ -197,7 +204,8 @@ func (b *sqlToolbox) DescribeFor(ctx context.Context, question string) string {
 	budget = max(budget, minSchemaBudget)
 	sb.WriteString("Its tables, one a line: each column with its type; PK is the primary key; -> a foreign key and what it references; " +
 		"in {...} the allowed values; \"...\" a comment; ~N rows an estimate:\n")
-	sb.WriteString(b.index(schema).card(question, budget))
+	// Names and comments are the database's text, not instructions.
+	sb.WriteString(tools.Fence(b.index(schema).card(question, budget), "the database's schema"))
 	return sb.String()
 }
 

@@ -14,6 +14,18 @@ type ConfirmRequest struct {
 	SQL    string `json:"sql"`
 	Risk   string `json:"risk"`
 	Reason string `json:"reason"`
+	// Scope is what allow_always would cover ("Allow UPDATE on orders for
+	// this conversation"); empty when the statement asks every time, and
+	// a front end then offers no "always".
+	Scope string `json:"scope,omitempty"`
+	// DryRun is "ok" when the rows the statement would change were
+	// counted in a transaction that was rolled back (AffectedRows), else
+	// "failed" or "skipped", with DryRunReason; empty when none was tried.
+	DryRun       string `json:"dryRun,omitempty"`
+	AffectedRows *int64 `json:"affectedRows,omitempty"`
+	DryRunReason string `json:"dryRunReason,omitempty"`
+	// Label is the source's label from sources.yaml ("production").
+	Label string `json:"label,omitempty"`
 }
 
 // Decision is the user's answer to a ConfirmRequest.

@@ -187,7 +187,7 @@ func (r *Runner) Run(ctx context.Context, s *Session, t Turn, p Progress) (Resul
 			return Result{}, fmt.Errorf("run turn: %w", err)
 		}
 		res.ModelCalls++
-		reply, err := r.Model.Complete(ctx, Request{Messages: concat(base, added), Tools: specs, OnThought: onThought}, p.Text)
+		reply, err := r.Model.Complete(ctx, Request{Messages: fenced(concat(base, added)), Tools: specs, OnThought: onThought}, p.Text)
 		if err != nil {
 			return Result{}, fmt.Errorf("run turn: %w", &ModelError{Request: res.ModelCalls, Err: err})
 		}

@@ -103,7 +103,7 @@ func TestTurnRunsToolsAndRecordsBothLists(t *testing.T) {
 	// The second request carries the first reply and both results, in order.
 	reqs := m.Requests()
 	require.Len(t, reqs, 2)
-	second := reqs[1].Messages
+	second := unfenced(t, reqs[1].Messages)
 	require.Len(t, second, 5)
 	assert.Equal(t, "Let me count.", second[2].Content)
 	assert.Equal(t, "c1", second[3].ToolCallID)
@@ -115,7 +115,7 @@ func TestTurnRunsToolsAndRecordsBothLists(t *testing.T) {
 	// Progress heard the streamed text, each call with its SQL and each result.
 	assert.Equal(t, []string{
 		"text Let me ", "text count.",
-		`call execute_sql {"sql":"SELECT 1"}`, `result execute_sql ` + second[3].Content,
+		`call execute_sql {"sql":"SELECT 1"}`, `result execute_sql ` + second[3].Content, // the session's copy: not fenced
 		`call execute_sql {"sql":"SELEC 2"}`, `result execute_sql ` + second[4].Content,
 		"text There ", "text are ", "text two.",
 	}, p.events)

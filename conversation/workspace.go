@@ -333,9 +333,16 @@ func (w *Workspace) SetSource(ctx context.Context, id, source string) (Info, err
 	defer o.release()
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	// A session whose source is gone already runs without a database:
+	// saying so changes nothing worth writing before a turn runs, so a
+	// turn that never happens leaves its file as it was.
+	_, gone := w.lookupSource(o.s.Source)
+	unchanged := src.Name == "" && o.s.Source != "" && gone != nil
 	o.s.Source, o.s.DatabaseType = src.Name, src.Type
 	o.box = nil
-	o.dirty = true
+	if !unchanged {
+		o.dirty = true
+	}
 	return o.info(), nil
 }
 

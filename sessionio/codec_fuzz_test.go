@@ -38,6 +38,8 @@ func FuzzDecodeMatchesOld(f *testing.F) {
 		`{"Metadata":{},"metadata":{"created_at":"2026-01-02T03:04:05Z","Data_Source":"q","x":{"a" : []}},"messages":[],"messages":null,"z":true}`,
 		"{\"raw_messages\":[{\"role\":\"user\",\"content\":\"SELECT \xff\xfe name\"}],\"x\":\"\xc3\"}",
 		`{"raw_messages":[{"role":"user","content":"a","content":"b"}]} x`,
+		"{\n  \"raw_messages\": [\n    {\n      \"role\": \"assistant\",\n      \"content\": \"\",\n      \"tool_calls\": []\n    }\n  ]\n}",
+		"{\n  \"raw_messages\": [\n    {\n      \"role\": \"assistant\",\n      \"content\": null,\n      \"tool_calls\": []\n    }\n  ]\n}",
 	} {
 		f.Add([]byte(seed))
 	}
@@ -92,6 +94,9 @@ func checkAgainstOld(t *testing.T, data []byte) {
 		if e.BadUTF8 && !badUTF8 {
 			t.Fatalf("raw_messages[%d] said to hold invalid UTF-8", i)
 		}
+		if e.AsWritten {
+			checkAsWritten(t, raw, e.Message)
+		}
 	}
 	if got.Metadata.CreatedAt.IsZero() {
 		got.Metadata.CreatedAt = time.Date(2026, 2, 2, 7, 45, 51, 0, time.UTC)
@@ -100,6 +105,23 @@ func checkAgainstOld(t *testing.T, data []byte) {
 	old, oldErr := oldEncode(got)
 	if (err != nil) != (oldErr != nil) || !bytes.Equal(out, old) {
 		t.Fatalf("encodings differ\nnew (%v):\n%s\nold (%v):\n%s", err, out, oldErr, old)
+	}
+}
+
+// checkAsWritten fails unless raw, an element whose bytes a save may copy,
+// holds the same JSON value as the message it decoded to: a save that
+// copies the bytes must write what one that encodes the message would, so
+// nothing that loading normalises (an empty tool_calls, null content, ...)
+// is ever kept.
+func checkAsWritten(t *testing.T, raw json.RawMessage, m Message) {
+	t.Helper()
+	encoded, err := Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b any
+	if json.Unmarshal(raw, &a) != nil || json.Unmarshal(encoded, &b) != nil || !reflect.DeepEqual(a, b) {
+		t.Fatalf("an element a save would copy is not what its message encodes to\nbytes:   %s\nmessage: %s", raw, encoded)
 	}
 }
 

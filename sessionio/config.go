@@ -58,6 +58,32 @@ type Source struct {
 	// prompt (schema_budget, an aiq-rpc key the CLI ignores); 0 means the
 	// default.
 	SchemaBudget int
+	// Access is the source's policy for statements that write: "confirm"
+	// (the default, "": ask each time) or "read_only" (refuse without
+	// asking). The AIQ CLI ignores the key.
+	Access string
+	// Label names the source for every dialog and the editors' source
+	// indicator, such as "production"; on a source labelled production,
+	// "Allow always" is never offered. The AIQ CLI ignores the key.
+	Label string
+	// MaxEstimatedRows is the cost gate: a read the engine estimates above
+	// it asks first; 0 means the default, DefaultMaxEstimatedRows.
+	MaxEstimatedRows int64
+}
+
+// DefaultMaxEstimatedRows is the cost gate of a source that sets none.
+const DefaultMaxEstimatedRows = 10_000_000
+
+// The values of Source.Access.
+const (
+	AccessConfirm  = "confirm"
+	AccessReadOnly = "read_only"
+)
+
+// IsProduction reports whether the source is labelled production, in any
+// case.
+func (s Source) IsProduction() bool {
+	return strings.EqualFold(strings.TrimSpace(s.Label), "production")
 }
 
 // ConfigError is a malformed configuration file: which file, which line,
@@ -303,6 +329,26 @@ func (p configParser) source(field string, item *yaml.Node, names map[string]*ya
 	s.Password = Secret(password)
 	if s.SchemaBudget, err = p.schemaBudget(fields, field); err != nil {
 		return Source{}, err
+	}
+	if s.Label, err = p.optionalText(fields, "label", field); err != nil {
+		return Source{}, err
+	}
+	if s.Access, err = p.optionalText(fields, "access", field); err != nil {
+		return Source{}, err
+	}
+	if max, err := p.optionalText(fields, "max_estimated_rows", field); err != nil {
+		return Source{}, err
+	} else if max != "" {
+		n, err := strconv.ParseInt(strings.ReplaceAll(max, "_", ""), 10, 64)
+		if err != nil || n < 1 {
+			return Source{}, p.fail(nodeOf(fields, "max_estimated_rows", item), field+".max_estimated_rows", fmt.Sprintf("want a whole number of rows above 0, found %q", max))
+		}
+		s.MaxEstimatedRows = n
+	}
+	switch s.Access {
+	case "", AccessConfirm, AccessReadOnly:
+	default:
+		return Source{}, p.fail(nodeOf(fields, "access", item), field+".access", fmt.Sprintf("%q is not a policy; want read_only or confirm", s.Access))
 	}
 	if s.Type == TypeSQLite && s.Database == "" {
 		return Source{}, p.fail(nodeOf(fields, "database", item), field+".database", "missing; a sqlite source needs the database file path")

@@ -250,6 +250,9 @@ func (d *decoder) usualMessage(m *Message) (bool, error) {
 			}
 			var err error
 			m.ToolCalls, usual, err = d.usualToolCalls()
+			// An empty list is dropped on load: kept, a strict chat API
+			// refuses the message.
+			usual = usual && len(m.ToolCalls) > 0
 			return err
 		default:
 			var err error
@@ -260,7 +263,8 @@ func (d *decoder) usualMessage(m *Message) (bool, error) {
 		usual, err = s.stringMember(&seen, bit, dst)
 		return err
 	})
-	if err != nil || !usual {
+	if err != nil || !usual || seen&2 == 0 {
+		// Missing content is normalised to "": not as written.
 		return false, err
 	}
 	switch m.Role = Role(role); m.Role {

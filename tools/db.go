@@ -271,7 +271,14 @@ func (db *DB) execute(ctx context.Context, sql string, write bool) *StatementRes
 	out := newCollector(res, db.opts.MaxRows)
 	out.page = firstPage(ctx)
 	out.sink = rowSink(ctx)
+	start := time.Now()
 	err := db.eng.run(runCtx, sql, write, out)
+	if err == nil && db.dialect == DialectMySQL && time.Since(start) >= db.opts.StatementTimeout {
+		// MariaDB's max_statement_time stops some functions (BENCHMARK)
+		// without an error: they return 0 as if they had finished. A
+		// statement that ran the whole limit was stopped by it.
+		err = errStatementTimeout
+	}
 	if err == nil {
 		res.Status = StatusSuccess
 		return res
@@ -304,6 +311,10 @@ func firstPage(ctx context.Context) func(*StatementResult) {
 	return page
 }
 
+// errStatementTimeout is a run that the server's statement timeout ended
+// although the engine reported success.
+var errStatementTimeout = errors.New("the statement timeout stopped the statement")
+
 // explain sets the status and message of a run that failed.
 func (db *DB) explain(ctx, runCtx context.Context, res *StatementResult, err error, write bool) {
 	res.Status = StatusError
@@ -315,8 +326,14 @@ func (db *DB) explain(ctx, runCtx context.Context, res *StatementResult, err err
 		if write {
 			res.Error += "; its changes were rolled back"
 		}
-	case errors.Is(runCtx.Err(), context.DeadlineExceeded) || why == refusedTimeout:
-		res.Error = fmt.Sprintf("the statement ran longer than the %s limit and was stopped (timed out)", db.opts.StatementTimeout)
+	case errors.Is(runCtx.Err(), context.DeadlineExceeded) || why == refusedTimeout || errors.Is(err, errStatementTimeout):
+		// Stopped by our deadline, not by a failure of its own: cancelled,
+		// on every engine, with the reason.
+		res.Status = StatusCancelled
+		res.Error = fmt.Sprintf("took longer than the statement timeout (%s), so it was stopped", db.opts.StatementTimeout)
+		if write {
+			res.Error += "; its changes were rolled back"
+		}
 	case why == refusedReadOnly && !write:
 		res.Status = StatusRejected
 		res.readOnlyRefused = true

@@ -31,7 +31,7 @@ type Decision string
 // The decisions.
 const (
 	AllowOnce   Decision = "allow_once"   // run this statement
-	AllowAlways Decision = "allow_always" // run it, and every later write of the Set without asking
+	AllowAlways Decision = "allow_always" // run it, and later statements of its shape (ConfirmRequest.Scope) without asking
 	Reject      Decision = "reject"       // do not run it
 )
 
@@ -43,17 +43,34 @@ type ConfirmRequest struct {
 	// Risk is "ddl" for a statement that changes the schema or the
 	// privileges, "outside" for one that reaches outside the database
 	// (a server file, another database file) without changing data,
-	// "write" for one that changes data.
+	// "write" for one that changes data, "cost" for a read the engine
+	// estimates above the source's max_estimated_rows.
 	Risk string `json:"risk"`
 	// Reason says why the statement is a write, from Classify or from the
 	// database that refused it in read-only mode.
 	Reason string `json:"reason"`
+	// Scope says what allow_always would cover ("Allow UPDATE on orders
+	// for this conversation"); empty when the statement asks every time,
+	// and allow_always then only allows it once.
+	Scope string `json:"scope,omitempty"`
+	// DryRun says whether the rows the statement changes were counted
+	// beforehand (DryRunOK, the count in AffectedRows), or why not
+	// (DryRunFailed, DryRunSkipped, with DryRunReason).
+	DryRun       string `json:"dryRun,omitempty"`
+	AffectedRows *int64 `json:"affectedRows,omitempty"`
+	DryRunReason string `json:"dryRunReason,omitempty"`
+	// Label is the source's label from sources.yaml ("production"), for
+	// the dialog to show; on a production source Scope is always empty.
+	Label string `json:"label,omitempty"`
 }
 
 // what says, for the user, why the statement asks first.
 func (req ConfirmRequest) what() string {
-	if req.Risk == "outside" {
+	switch req.Risk {
+	case "outside":
 		return "This statement reaches outside the database"
+	case "cost":
+		return "This query is estimated to go through more rows than this source allows"
 	}
 	return "This statement writes to the database"
 }
@@ -83,9 +100,9 @@ type Set struct {
 	db      *DB
 	confirm Confirmer
 
-	mu          sync.Mutex
-	allowWrites bool             // the user answered allow_always
-	last        *StatementResult // the last successful execute_sql result
+	mu      sync.Mutex
+	allowed allowances       // the user's allow_always answers
+	last    *StatementResult // the last successful execute_sql result
 }
 
 // NewSet returns the tools of db. confirm asks the user about each write;
@@ -208,7 +225,7 @@ func (s *Set) executeSQL(ctx context.Context, args json.RawMessage) (any, error)
 	v, err := Classify(a.SQL, s.db.Dialect())
 	if err == nil && v.Class == Write {
 		res = s.confirmAndRun(ctx, ConfirmRequest{Tool: ToolExecuteSQL, SQL: a.SQL, Risk: riskOf(v), Reason: v.Reason})
-	} else {
+	} else if res = s.costGate(ctx, a.SQL); res == nil {
 		res = s.db.Run(ctx, a.SQL, false)
 		if res.readOnlyRefused {
 			// The classifier missed a write that the database caught:
@@ -240,14 +257,26 @@ func riskOf(v Verdict) string {
 	return "write"
 }
 
-// confirmAndRun asks the user about a write, unless allow_always was
-// given, and runs it when allowed.
+// confirmAndRun asks the user about a write, unless an allowance covers
+// its shape, and runs it when allowed.
 func (s *Set) confirmAndRun(ctx context.Context, req ConfirmRequest) *StatementResult {
+	if res := s.readOnly(req); res != nil {
+		return res
+	}
+	req.Label = s.db.Source().Label
+	shape, scoped := StatementShape(req.SQL, s.db.Dialect())
+	scoped = scoped && !s.db.Source().IsProduction() // production asks every time
 	s.mu.Lock()
-	allowed := s.allowWrites
+	allowed := scoped && s.allowed.covers(shape)
 	s.mu.Unlock()
 	if !allowed {
-		if res := s.ask(ctx, req); res != nil {
+		if scoped {
+			req.Scope = shape.Scope()
+		}
+		if s.confirm != nil {
+			s.dryRun(ctx, &req)
+		}
+		if res := s.ask(ctx, req, shape); res != nil {
 			return res
 		}
 	}
@@ -263,7 +292,7 @@ func (s *Set) confirmAndRun(ctx context.Context, req ConfirmRequest) *StatementR
 // ask gets the user's decision. It returns nil when the write may run,
 // else the result that says why it did not: one sentence for the user,
 // and for the model what to do next.
-func (s *Set) ask(ctx context.Context, req ConfirmRequest) *StatementResult {
+func (s *Set) ask(ctx context.Context, req ConfirmRequest, shape Shape) *StatementResult {
 	if s.confirm == nil {
 		if req.Risk == "outside" {
 			return s.refused(req.SQL, StatusRejected,
@@ -287,9 +316,11 @@ func (s *Set) ask(ctx context.Context, req ConfirmRequest) *StatementResult {
 	case d == AllowOnce:
 		return nil
 	case d == AllowAlways:
-		s.mu.Lock()
-		s.allowWrites = true
-		s.mu.Unlock()
+		if req.Scope != "" { // else it was never offered: once it is
+			s.mu.Lock()
+			s.allowed.add(shape)
+			s.mu.Unlock()
+		}
 		return nil
 	}
 	// Reject, or an answer that is not a decision: either way, no.

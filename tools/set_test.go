@@ -94,16 +94,18 @@ func TestSetConfirmation(t *testing.T) {
 			t.Errorf("allowed insert: row count %d, rows of t %d; want 1 and 4", res.RowCount, count())
 		}
 
-		// allow_once was for one statement; allow_always is for the Set.
-		c.answers = []Decision{AllowAlways}
+		// allow_once was for one statement; allow_always is for the Set,
+		// and for statements of the same shape only.
+		c.answers = []Decision{AllowAlways, AllowOnce}
 		wantStatus(t, execSQL(t, s, "DELETE FROM t WHERE id = 4"), StatusSuccess)
 		if _, err := s.Run(context.Background(), ToolListTables, nil); err != nil {
 			t.Fatal(err)
 		}
+		wantStatus(t, execSQL(t, s, "DELETE FROM t WHERE id = 5"), StatusSuccess)
 		res = execSQL(t, s, "CREATE TABLE made (a int)")
 		wantStatus(t, res, StatusSuccess)
-		if len(c.requests) != 3 {
-			t.Errorf("%d confirmations, want 3: allow_always must cover later writes", len(c.requests))
+		if len(c.requests) != 4 {
+			t.Errorf("%d confirmations, want 4: allow_always must cover the same shape, and only it", len(c.requests))
 		}
 		// A confirmed DDL refreshes the schema.
 		out, err := s.Run(context.Background(), ToolListTables, json.RawMessage(`{}`))

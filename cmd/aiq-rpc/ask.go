@@ -518,11 +518,27 @@ func (c *askClient) confirm(p conversation.ConfirmRequest) conversation.Decision
 		}
 	}()
 	what := "changes the database"
-	if p.Risk == "outside" {
+	switch p.Risk {
+	case "outside":
 		what = "reaches outside the database"
+	case "cost":
+		what = "is an expensive read"
 	}
-	fmt.Fprintf(c.stderr, "\nThis statement %s: %s\n  %s\nRun it? [y/N/a(lways)] ",
-		what, strings.TrimSpace(p.Reason), strings.ReplaceAll(strings.TrimSpace(p.SQL), "\n", "\n  "))
+	on := ""
+	if p.Label != "" {
+		on = " on " + strings.ToUpper(p.Label)
+	}
+	fmt.Fprintf(c.stderr, "\nThis statement %s%s: %s\n  %s\n",
+		what, on, strings.TrimSpace(p.Reason), strings.ReplaceAll(strings.TrimSpace(p.SQL), "\n", "\n  "))
+	if dry := p.DryRunText(); dry != "" {
+		fmt.Fprintln(c.stderr, dry)
+	}
+	if p.Scope != "" {
+		fmt.Fprintf(c.stderr, "a(lways): %s.\nRun it? [y/N/a] ", p.Scope)
+	} else {
+		// Nothing but this statement could be allowed: it asks every time.
+		fmt.Fprint(c.stderr, "Run it? [y/N] ")
+	}
 	line, ok := c.readLine()
 	if !ok {
 		return conversation.Reject
@@ -531,7 +547,9 @@ func (c *askClient) confirm(p conversation.ConfirmRequest) conversation.Decision
 	case "y", "yes":
 		return conversation.AllowOnce
 	case "a", "always":
-		return conversation.AllowAlways
+		if p.Scope != "" {
+			return conversation.AllowAlways
+		}
 	}
 	return conversation.Reject
 }

@@ -350,11 +350,16 @@ func TestNvimPlugin(t *testing.T) {
 			sqlCall("call_1", "DELETE FROM orders WHERE status = 'shipped'"), llmtest.Step{Text: "Not deleted."},
 			sqlCall("call_2", "DELETE FROM orders WHERE status = 'pending'"), llmtest.Step{Text: "Deleted."},
 			sqlCall("call_3", "DELETE FROM orders WHERE status = 'delivered'"), llmtest.Step{Text: "Not deleted."},
+			sqlCall("call_4", "DELETE FROM orders WHERE status = 'cancelled'"), llmtest.Step{Text: "Deleted."},
+			sqlCall("call_5", "DELETE FROM orders WHERE id = 1"), llmtest.Step{Text: "Deleted."},
+			sqlCall("call_6", "DELETE FROM orders"), llmtest.Step{Text: "Not deleted."},
 		)
 		n.run("confirm")
 		assert.EqualValues(t, 1, n.countOrders("status = 'shipped'"), "the rejected DELETE did not run")
 		assert.EqualValues(t, 0, n.countOrders("status = 'pending'"), "the DELETE allowed once ran")
-		assert.EqualValues(t, 2, n.countOrders("status = 'delivered'"), "the DELETE dismissed with Esc did not run")
+		assert.EqualValues(t, 1, n.countOrders("status = 'delivered' AND id <> 1"), "the DELETE dismissed with Esc did not run")
+		assert.EqualValues(t, 0, n.countOrders("status = 'cancelled' OR id = 1"), "the DELETEs allowed always ran")
+		assert.Positive(t, n.countOrders("1 = 1"), "the DELETE without WHERE, rejected, did not run")
 	})
 
 	t.Run("ServerCannotStart", func(t *testing.T) {

@@ -163,15 +163,17 @@ func TestAskConfirmOnTerminal(t *testing.T) {
 	h, srv := demoHome(t, deleteCall(), llmtest.Step{Text: "Deleted."}, deleteCall(), llmtest.Step{Text: "Kept."})
 
 	p := startInTerminal(t, which{stdin: true, stderr: true}, "", "ask", "--home", h.Dir, "delete order 1")
-	p.waitScreen("Run it? [y/N/a(lways)] ")
-	assert.Contains(t, p.text(), "\nThis statement changes the database: DELETE removes rows from a table.\n  DELETE FROM orders WHERE id = 1\n")
+	p.waitScreen("Run it? [y/N/a] ")
+	assert.Contains(t, p.text(), "\nThis statement changes the database: DELETE removes rows from a table.\n  DELETE FROM orders WHERE id = 1\n"+
+		"This DELETE would remove 1 row (counted in a transaction that was rolled back).\n"+
+		"a(lways): Allow DELETE on orders for this conversation.\n")
 	p.typeLine("y")
 	require.Equal(t, 0, p.wait())
 	assert.Contains(t, p.stdout.String(), "(1 row affected)\n")
 	assert.Contains(t, p.stdout.String(), "Deleted.")
 
 	p = startInTerminal(t, which{stdin: true, stderr: true}, "", "ask", "--home", h.Dir, "delete order 1 again")
-	p.waitScreen("Run it? [y/N/a(lways)] ")
+	p.waitScreen("Run it? [y/N/a] ")
 	p.typeLine("") // Enter is the safe answer
 	require.Equal(t, 0, p.wait())
 	out := p.stdout.String()
@@ -179,6 +181,27 @@ func TestAskConfirmOnTerminal(t *testing.T) {
 	assert.NotContains(t, out, "not run: ")
 	assert.NotContains(t, out, "retry")
 	assert.Contains(t, toolResult(t, srv, 3), "Do not retry it", "the model keeps its own wording")
+}
+
+// TestAskAllowAlwaysOnTerminal answers a(lways) to one DELETE: the next
+// DELETE on orders with a WHERE runs without asking, one without a WHERE
+// asks with no "always" to offer.
+func TestAskAllowAlwaysOnTerminal(t *testing.T) {
+	call := func(id, sql string) llmtest.Step {
+		return llmtest.Step{ToolCalls: []llmtest.Call{{ID: id, Name: "execute_sql", Arguments: mustJSON(map[string]string{"sql": sql})}}}
+	}
+	h, srv := demoHome(t, call("c1", "DELETE FROM orders WHERE id = 1"), call("c2", "DELETE FROM orders WHERE id = 2"),
+		call("c3", "DELETE FROM orders"), llmtest.Step{Text: "Done."})
+	p := startInTerminal(t, which{stdin: true, stderr: true}, "", "ask", "--home", h.Dir, "delete orders")
+	p.waitScreen("Run it? [y/N/a] ")
+	p.typeLine("a")
+	p.waitScreen("Run it? [y/N] ")
+	p.typeLine("a") // not on offer: a no
+	require.Equal(t, 0, p.wait())
+	assert.Equal(t, 1, strings.Count(p.text(), "Run it? [y/N/a] "), "the second DELETE with a WHERE did not ask")
+	assert.Contains(t, p.text(), "  DELETE FROM orders\nThis DELETE would remove 1,998 rows (counted in a transaction that was rolled back).\nRun it? [y/N] ")
+	assert.Contains(t, toolResult(t, srv, 3), "declined")
+	assert.Contains(t, p.stdout.String(), "> DELETE FROM orders WHERE id = 1\n(1 row affected)\n\n> DELETE FROM orders WHERE id = 2\n(1 row affected)\n")
 }
 
 func TestAskRefusedWriteWithoutTerminal(t *testing.T) {
@@ -431,10 +454,10 @@ func TestAskCtrlC(t *testing.T) {
 func TestAskCtrlCAtPrompt(t *testing.T) {
 	h := home{Dir: t.TempDir()}
 	p := startInTerminal(t, which{stdin: true, stderr: true}, "", "ask", "--home", h.Dir, "DELETE FROM orders WHERE id = 1")
-	p.waitScreen("Run it? [y/N/a(lways)] ")
+	p.waitScreen("Run it? [y/N/a] ")
 	require.NoError(t, p.cmd.Process.Signal(os.Interrupt))
 	require.Equal(t, 130, p.wait())
-	assert.Contains(t, p.text(), "Run it? [y/N/a(lways)] \naiq-rpc ask: Cancelled; the session is as it was before the question.\n")
+	assert.Contains(t, p.text(), "Run it? [y/N/a] \naiq-rpc ask: Cancelled; the session is as it was before the question.\n")
 	code, out, errOut := runCommand(t, "", nil, "ask", "--home", h.Dir, "SELECT count(*) AS n FROM orders WHERE id = 1")
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "\n 1\n(1 row)", "the order is still there")

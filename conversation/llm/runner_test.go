@@ -12,6 +12,7 @@ import (
 	"github.com/aiq/aiq-rpc/conversation"
 	"github.com/aiq/aiq-rpc/conversation/llm/llmtest"
 	"github.com/aiq/aiq-rpc/conversation/modeltest"
+	"github.com/aiq/aiq-rpc/tools"
 )
 
 // TestRunnerTurn runs a whole turn of the conversation loop against the
@@ -20,10 +21,10 @@ func TestRunnerTurn(t *testing.T) {
 	srv := llmtest.NewServer(t,
 		llmtest.Step{Body: llmtest.SSE(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"execute_sql","arguments":{"sql":"SELECT 2"}}}]},"finish_reason":"tool_calls"}]}`)},
 		llmtest.Step{Text: "There are 2 customers."})
-	tools := modeltest.Tools{"execute_sql": func(ctx context.Context, args json.RawMessage) (any, error) {
+	sqlTools := modeltest.Tools{"execute_sql": func(ctx context.Context, args json.RawMessage) (any, error) {
 		return map[string]any{"status": "success", "rows": [][]any{{2}}}, nil
 	}}
-	r := &conversation.Runner{Model: newTestModel(t, srv.URL).Model, Tools: tools}
+	r := &conversation.Runner{Model: newTestModel(t, srv.URL).Model, Tools: sqlTools}
 	s := conversation.NewSession("shop", "sqlite", time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC))
 	res, err := r.Run(t.Context(), s, conversation.Turn{System: "You answer questions.", User: "How many customers?"}, nil)
 	require.NoError(t, err)
@@ -40,5 +41,7 @@ func TestRunnerTurn(t *testing.T) {
 	id := second[2].ToolCalls[0].ID
 	assert.NotEmpty(t, id, "the runner gave the call an id")
 	assert.Equal(t, id, second[3].ToolCallID)
-	assert.JSONEq(t, `{"status":"success","rows":[[2]]}`, second[3].Content)
+	inner, ok := tools.Unfence(second[3].Content)
+	require.True(t, ok, "the tool result reaches the model fenced as data: %s", second[3].Content)
+	assert.JSONEq(t, `{"status":"success","rows":[[2]]}`, inner)
 }

@@ -66,7 +66,7 @@ func TestNewSession(t *testing.T) {
 		}
 		return false
 	}, waitTimeout, time.Millisecond, "no available_commands_update")
-	assert.Equal(t, []string{"history", "clear", "source", "save", "sql"}, names)
+	assert.Equal(t, []string{"history", "clear", "source", "save", "sql", "allowances"}, names)
 
 	// An editor opens a session whenever its panel opens: one never used
 	// leaves no file behind.

@@ -25,9 +25,12 @@ func TestBadLines(t *testing.T) {
 	}{
 		{"this is not json", "null", -32700, "the line is not JSON"},
 		{`{"jsonrpc":"2.0","id":7,"method":"session/new"`, "null", -32700, "not JSON"},
-		{`[1,2,3]`, "null", -32600, "invalid request"},
-		{`"a string"`, "null", -32600, "invalid request"},
-		{`{"jsonrpc":"2.0","id":8,"method":42}`, "8", -32600, "invalid request"},
+		{`[1,2,3]`, "null", -32600, "invalid request: a message is a JSON object, not an array"},
+		{`"a string"`, "null", -32600, "invalid request: a message is a JSON object, not a string"},
+		{`{"jsonrpc":"2.0","id":8,"method":42}`, "8", -32600, "invalid request: method must be a string, not a number"},
+		{`{"jsonrpc":2,"id":15,"method":"session/list","params":{}}`, "15", -32600, `the message lacks "jsonrpc": "2.0"`},
+		{`{"id":16,"method":"session/list","params":{}}`, "16", -32600, `the message lacks "jsonrpc": "2.0"`},
+		{`{"jsonrpc":"2.0","id":17,"method":"session/list","params":{"a":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}}`, "null", -32700, "nested too deeply (limit 10000)"},
 		{`{"jsonrpc":"2.0","id":{"a":1},"method":"initialize"}`, "null", -32600, "the id must be a string, a number or null"},
 		{`{"jsonrpc":"2.0"}`, "null", -32600, "neither a method nor an id"},
 		{`{"jsonrpc":"2.0","id":9,"method":"session/teleport","params":{}}`, "9", -32601, `unknown method "session/teleport": this agent answers authenticate, initialize, session/cancel`},
@@ -57,6 +60,8 @@ func TestBadLines(t *testing.T) {
 			e := got["error"].(map[string]any)
 			assert.Equal(t, c.code, e["code"])
 			assert.Contains(t, e["message"], c.message)
+			assert.NotContains(t, e["message"], "Go value", "the message quotes Go's internals")
+			assert.NotContains(t, e["message"], "struct {", "the message quotes Go's internals")
 		})
 	}
 	// Still serving.

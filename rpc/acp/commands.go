@@ -25,6 +25,7 @@ func commandList() []sdk.AvailableCommand {
 		{Name: "source", Description: "Switch the data source; without a name, list them", Input: input("source name")},
 		{Name: "save", Description: "Save the session, to PATH if given, for 'aiq -s PATH'", Input: input("path")},
 		{Name: "sql", Description: "Run one SQL statement without the model (a write asks first)", Input: input("SQL statement")},
+		{Name: "allowances", Description: "List what \"Allow always\" covers in this session; 'revoke ID' (or 'revoke all') ends one", Input: input("revoke ID")},
 	}
 }
 
@@ -41,7 +42,7 @@ func slashCommand(q conversation.Question) (name, arg string, ok bool) {
 		name, arg = name[:i], name[i+1:] // /sql's statement may start on the next line
 	}
 	switch name {
-	case "history", "clear", "source", "save", "sql":
+	case "history", "clear", "source", "save", "sql", "allowances":
 		return name, strings.TrimSpace(arg), true
 	}
 	return "", "", false
@@ -60,6 +61,8 @@ func (a *Agent) command(ctx context.Context, s *session, name, arg string) (sdk.
 		text, err = a.source(ctx, s, arg)
 	case "save":
 		text, err = a.save(ctx, s, arg)
+	case "allowances":
+		text, err = a.allowances(ctx, s, arg)
 	}
 	if err != nil {
 		return sdk.PromptResponse{}, err

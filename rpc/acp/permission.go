@@ -11,14 +11,56 @@ import (
 )
 
 // writeOptions are the permission options of a write, the safe one first:
-// a client that picks the first option on Enter rejects.
-func writeOptions() []sdk.PermissionOption {
-	return []sdk.PermissionOption{
+// a client that picks the first option on Enter rejects. "Allow always" is
+// offered only with a scope, and its name is the scope, so that the user
+// reads what it covers ("Allow UPDATE on orders for this conversation").
+func writeOptions(scope string) []sdk.PermissionOption {
+	options := []sdk.PermissionOption{
 		{OptionId: "reject_once", Name: "Reject", Kind: sdk.PermissionOptionKindRejectOnce},
 		{OptionId: "allow_once", Name: "Allow once", Kind: sdk.PermissionOptionKindAllowOnce},
-		{OptionId: "allow_always", Name: "Allow always", Kind: sdk.PermissionOptionKindAllowAlways},
-		{OptionId: "reject_always", Name: "Reject always", Kind: sdk.PermissionOptionKindRejectAlways},
 	}
+	if scope != "" {
+		options = append(options, sdk.PermissionOption{OptionId: "allow_always", Name: scope, Kind: sdk.PermissionOptionKindAllowAlways})
+	}
+	return append(options, sdk.PermissionOption{OptionId: "reject_always", Name: "Reject always", Kind: sdk.PermissionOptionKindRejectAlways})
+}
+
+// permissionInput is the tool call's input as the permission request shows it:
+// the SQL and what its dry run found (dryRun, affectedRows, dryRunReason,
+// as in chat/confirm).
+func permissionInput(req conversation.ConfirmRequest) map[string]any {
+	in := map[string]any{"sql": req.SQL}
+	if req.DryRun != "" {
+		in["dryRun"] = req.DryRun
+	}
+	if req.AffectedRows != nil {
+		in["affectedRows"] = *req.AffectedRows
+	}
+	if req.DryRunReason != "" {
+		in["dryRunReason"] = req.DryRunReason
+	}
+	return in
+}
+
+// permissionText is the body of a write's permission request: why it
+// asks, the SQL, and what "always" would cover.
+func permissionText(req conversation.ConfirmRequest) string {
+	on := ""
+	if req.Label != "" {
+		on = " (source labelled **" + req.Label + "**)"
+	}
+	what := "can change the database"
+	if req.Risk == "cost" {
+		what = "is an expensive read"
+	}
+	text := fmt.Sprintf("This statement %s%s: %s\n\n%s", what, on, req.Reason, conversation.Fenced(req.SQL, "sql"))
+	if dry := req.DryRunText(); dry != "" {
+		text += "\n\n" + dry
+	}
+	if req.Scope == "" {
+		return text + "\n\nIt asks every time: no \"always\" covers a statement like this one."
+	}
+	return text + "\n\n\"Always\" covers only this: " + req.Scope + "."
 }
 
 // confirmer asks the client, with session/request_permission, whether a
@@ -34,17 +76,19 @@ func (a *Agent) confirmer(s *session) conversation.Confirmer {
 			// other ("You declined"), not a confirmation that failed.
 			return conversation.Reject, nil
 		}
-		kind := riskKind(req.Risk) // "ddl" or "write"
+		kind := riskKind(req.Risk) // "ddl", "write", or "cost" (a read)
+		if req.Risk == "cost" {
+			kind = sdk.ToolKindRead
+		}
 		call := sdk.ToolCallUpdate{
 			ToolCallId: sdk.ToolCallId(callID),
 			Title:      sdk.Ptr(firstLine(req.SQL, "Run SQL")),
 			Kind:       &kind,
 			Status:     sdk.Ptr(sdk.ToolCallStatusPending),
-			RawInput:   map[string]string{"sql": req.SQL},
-			Content: textContent(fmt.Sprintf("This statement can change the database: %s\n\n%s",
-				req.Reason, conversation.Fenced(req.SQL, "sql"))),
+			RawInput:   permissionInput(req),
+			Content:    textContent(permissionText(req)),
 		}
-		optionID, err := a.askPermission(ctx, s, call, writeOptions())
+		optionID, err := a.askPermission(ctx, s, call, writeOptions(req.Scope))
 		if err != nil {
 			return conversation.Reject, err
 		}

@@ -189,25 +189,88 @@ func check(line []byte, readErr error) (code int, problem string, request bool) 
 		return codeInvalidRequest, fmt.Sprintf("the message is over %d MiB and was skipped; send smaller messages", maxLine>>20), false
 	}
 	if !json.Valid(line) {
+		if nestedDeeperThan(line, maxDepth) {
+			return codeParseError, fmt.Sprintf("parse error: the message is nested too deeply (limit %d)", maxDepth), false
+		}
 		return codeParseError, "parse error: the line is not JSON; send one JSON-RPC 2.0 message per line, as ACP requires", false
 	}
-	var msg struct {
-		ID     *json.RawMessage  `json:"id"`
-		Method *string           `json:"method"`
-		Params json.RawMessage   `json:"params"`
-		Result json.RawMessage   `json:"result"`
-		Error  *sdk.RequestError `json:"error"`
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(line, &members); err != nil {
+		return codeInvalidRequest, fmt.Sprintf("invalid request: a message is a JSON object, not %s; send one JSON-RPC 2.0 object per line (ACP has no batches)", jsonKind(line)), false
 	}
-	if err := json.Unmarshal(line, &msg); err != nil {
-		return codeInvalidRequest, fmt.Sprintf("invalid request: %v; a message is a JSON object with a string method, or a response", shorten(err.Error())), false
-	}
-	if msg.Method == nil && msg.ID == nil {
-		return codeInvalidRequest, "invalid request: the message has neither a method nor an id", false
-	}
-	if msg.ID != nil && !validID(*msg.ID) {
+	id, hasID := members["id"]
+	if hasID && !validID(id) {
 		return codeInvalidRequest, "invalid request: the id must be a string, a number or null", false
 	}
-	return 0, "", msg.ID != nil && msg.Method != nil && *msg.Method != "$/cancel_request"
+	var version string
+	if json.Unmarshal(members["jsonrpc"], &version) != nil || version != "2.0" {
+		return codeInvalidRequest, `invalid request: the message lacks "jsonrpc": "2.0"`, false
+	}
+	method, hasMethod := members["method"]
+	var name string
+	if hasMethod && json.Unmarshal(method, &name) != nil {
+		return codeInvalidRequest, fmt.Sprintf("invalid request: method must be a string, not %s", jsonKind(method)), false
+	}
+	if !hasMethod && !hasID {
+		return codeInvalidRequest, "invalid request: the message has neither a method nor an id", false
+	}
+	if e, ok := members["error"]; ok && !hasMethod && jsonKind(e) != "an object" && jsonKind(e) != "null" {
+		return codeInvalidRequest, fmt.Sprintf("invalid request: error must be an object, not %s", jsonKind(e)), false
+	}
+	return 0, "", hasID && hasMethod && name != "$/cancel_request"
+}
+
+// maxDepth is encoding/json's nesting limit, past which the SDK cannot
+// read a message.
+const maxDepth = 10000
+
+// nestedDeeperThan reports whether the arrays and objects of data, read
+// outside strings, nest deeper than limit.
+func nestedDeeperThan(data []byte, limit int) bool {
+	depth, inString, escaped := 0, false, false
+	for _, c := range data {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			if depth++; depth > limit {
+				return true
+			}
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return false
+}
+
+// jsonKind names the kind of a valid JSON value, for messages.
+func jsonKind(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
 }
 
 func validID(raw json.RawMessage) bool {
@@ -228,13 +291,4 @@ func messageID(line []byte) json.RawMessage {
 		return nil
 	}
 	return msg.ID
-}
-
-// shorten keeps a decoder's error short enough to read in an editor.
-func shorten(s string) string {
-	const max = 200
-	if len(s) <= max {
-		return s
-	}
-	return s[:max] + "…"
 }

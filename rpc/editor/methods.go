@@ -52,6 +52,8 @@ func methodTable() map[string]method {
 		"schema/refresh":    {typed(schemaRefresh), false},
 		"models/list":       {typed(modelsList), false},
 		"session/setModel":  {typed(sessionSetModel), false},
+		"chat/allowances":   {typed(chatAllowances), true},
+		"chat/revoke":       {typed(chatRevoke), true},
 	}
 }
 
@@ -91,7 +93,13 @@ func decodeParams(raw json.RawMessage, v any) error {
 		if errors.As(err, &typeErr) && typeErr.Field != "" {
 			return fmt.Errorf("%s must be %s, not %s", typeErr.Field, typeName(typeErr.Type.Kind().String()), typeErr.Value)
 		}
-		return err
+		if isTooDeep(err) {
+			return errors.New(nestedTooDeeply)
+		}
+		if errors.As(err, &typeErr) {
+			return fmt.Errorf("params must be an object, not %s", typeErr.Value)
+		}
+		return errors.New("params are not the JSON object this method takes")
 	}
 	return nil
 }

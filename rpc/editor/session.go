@@ -18,6 +18,9 @@ type sourceInfo struct {
 	Host     string `json:"host,omitempty"`
 	Port     int    `json:"port,omitempty"`
 	Database string `json:"database,omitempty"`
+	// Access and Label are the source's policy and label in sources.yaml.
+	Access string `json:"access,omitempty"`
+	Label  string `json:"label,omitempty"`
 }
 
 // sources lists the configured sources, never a password. A broken
@@ -33,7 +36,8 @@ func (s *Server) sources(warnings []string) ([]sourceInfo, []string) {
 func sourceInfos(list []sessionio.Source) []sourceInfo {
 	infos := []sourceInfo{}
 	for _, src := range list {
-		infos = append(infos, sourceInfo{Name: src.Name, Type: src.Type, Host: src.Host, Port: src.Port, Database: src.Database})
+		infos = append(infos, sourceInfo{Name: src.Name, Type: src.Type, Host: src.Host, Port: src.Port, Database: src.Database,
+			Access: src.Access, Label: src.Label})
 	}
 	return infos
 }

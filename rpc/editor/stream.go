@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -79,7 +80,7 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 			return msg, n, nil
 		}
 		code, problem := diagnose(body)
-		s.reject(ctx, code, problem)
+		s.reject(ctx, readableID(body), code, problem)
 	}
 }
 
@@ -99,9 +100,9 @@ func (s *stream) Close() error {
 	return err
 }
 
-func (s *stream) reject(ctx context.Context, code jsonrpc2.Code, problem string) {
+func (s *stream) reject(ctx context.Context, id jsonrpc2.ID, code jsonrpc2.Code, problem string) {
 	s.log.Warn("malformed message", "problem", problem)
-	resp := jsonrpc2.NewResponse(jsonrpc2.ID{}, nil, jsonrpc2.NewError(code, problem))
+	resp := jsonrpc2.NewResponse(id, nil, jsonrpc2.NewError(code, problem))
 	if _, err := s.out.Write(ctx, resp); err != nil {
 		s.log.Error("answer malformed message", "err", err)
 	}
@@ -116,10 +117,10 @@ func (s *stream) readFrame(ctx context.Context) ([]byte, int64, error) {
 	}
 	switch {
 	case length == 0:
-		s.reject(ctx, jsonrpc2.InvalidRequest, "the message is empty (Content-Length: 0); send one JSON-RPC request per message")
+		s.reject(ctx, jsonrpc2.ID{}, jsonrpc2.InvalidRequest, "the message is empty (Content-Length: 0); send one JSON-RPC request per message")
 		return nil, 0, nil
 	case length < 0:
-		s.reject(ctx, jsonrpc2.ParseError, fmt.Sprintf("Content-Length %d is negative; the header was skipped", length))
+		s.reject(ctx, jsonrpc2.ID{}, jsonrpc2.ParseError, fmt.Sprintf("Content-Length %d is negative; the header was skipped", length))
 		return nil, 0, nil
 	}
 	if cap(s.body) < length || cap(s.body) > maxKeptBody && length <= maxKeptBody {
@@ -312,6 +313,32 @@ func diagnose(body []byte) (jsonrpc2.Code, string) {
 	return jsonrpc2.InvalidRequest, "the message is not a valid JSON-RPC 2.0 request"
 }
 
+// readableID is the id of a message that is an object with a valid id,
+// so that its answer reaches the request the client waits on; else the
+// zero ID, written as null.
+func readableID(body []byte) jsonrpc2.ID {
+	var msg struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(body, &msg) != nil || len(msg.ID) == 0 {
+		return jsonrpc2.ID{}
+	}
+	var id any
+	d := json.NewDecoder(bytes.NewReader(msg.ID))
+	d.UseNumber()
+	if d.Decode(&id) != nil || idProblem(id) != "" {
+		return jsonrpc2.ID{}
+	}
+	switch v := id.(type) {
+	case string:
+		return jsonrpc2.NewStringID(v)
+	case json.Number:
+		n, _ := strconv.ParseInt(v.String(), 10, 64)
+		return jsonrpc2.NewNumberID(n)
+	}
+	return jsonrpc2.ID{}
+}
+
 // idProblem says what is wrong with an id, or "" when it is a string, an
 // integer of 64 bits or null.
 func idProblem(id any) string {
@@ -331,11 +358,26 @@ func idProblem(id any) string {
 }
 
 func jsonProblem(body []byte, err error) string {
+	if isTooDeep(err) {
+		return nestedTooDeeply
+	}
 	var syn *json.SyntaxError
 	if errors.As(err, &syn) {
 		return fmt.Sprintf("%v at byte %d", syn, syn.Offset)
 	}
 	return err.Error()
+}
+
+// maxJSONDepth is encoding/json's nesting limit.
+const maxJSONDepth = 10000
+
+// nestedTooDeeply says why JSON past maxJSONDepth was refused.
+var nestedTooDeeply = fmt.Sprintf("nested too deeply (limit %d)", maxJSONDepth)
+
+// isTooDeep reports whether err is encoding/json's refusal of JSON nested
+// past its limit, which it gives only in words.
+func isTooDeep(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "exceeded max depth")
 }
 
 func kindOf(v any) string {

@@ -40,6 +40,10 @@ command("AiqClear", function(aiq)
   aiq.clear()
 end, { desc = "Clear the aiq conversation (asks first)" })
 
+command("AiqAllowances", function(aiq, o)
+  aiq.allowances(o.args)
+end, { nargs = "*", desc = 'List what "Allow always" covers in the aiq session; revoke ID (or all) ends one' })
+
 command("AiqSave", function(aiq, o)
   aiq.save(o.args, o.bang)
 end, { nargs = "?", bang = true, complete = "file", desc = "Save the aiq session, to a path if given (! replaces a file)" })

@@ -29,5 +29,32 @@ T.run(function()
   require("aiq.chat").clear()
   ask("delete the delivered orders", { "✗ You declined this statement, so it did not run." })
   T.truthy(not T.has("✋"), "a rejected write is reported once, by its result")
+  T.truthy(asked.msg:find('"Allow always" covers only this: Allow DELETE on orders for this conversation.', 1, true),
+    "the dialog says what always covers: " .. asked.msg)
+
+  -- Allow always (button 2) covers the next DELETE on orders with a WHERE;
+  -- a DELETE without one asks, with no "always" on offer.
+  T.answer_confirm(2, 2)
+  ask("delete the cancelled orders", { "✋ Allowed: Allow DELETE on orders for this conversation" })
+  local n = #T.asked
+  vim.cmd("AiqAsk delete order 1")
+  T.wait_turn()
+  T.eq(#T.asked, n, "the same shape asked again")
+  T.expect("✓ 1 row affected", "the allowed DELETE")
+  ask("delete every order", { "✗ You declined this statement, so it did not run." })
+  local last = T.asked[#T.asked]
+  T.eq(last.choices, "Allow &once\n&Reject", "no always for a DELETE without WHERE")
+  T.eq(last.default, 2, "Reject is the default")
+  T.truthy(last.msg:find("It asks every time", 1, true), "the dialog says it asks every time: " .. last.msg)
+  T.truthy(last.msg:match("This DELETE would remove [%d,]+ rows"), "the dialog says how many rows: " .. last.msg)
+
+  vim.cmd("AiqAllowances")
+  T.wait("the allowances", function()
+    return T.messages():find("a1: Allow DELETE on orders for this conversation", 1, true) ~= nil
+  end)
+  vim.cmd("AiqAllowances revoke a1")
+  T.wait("the revoke", function()
+    return T.messages():find('Revoked a1. No "Allow always" is in force', 1, true) ~= nil
+  end)
   T.eq(#T.errors(), 0, "error messages")
 end)

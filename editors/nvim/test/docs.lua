@@ -24,7 +24,7 @@ T.run(function()
   for _, tag in ipairs({
     "aiq", "aiq.txt", "aiq-install", "aiq-requirements", "aiq-setup", "aiq-commands", "aiq-keymaps",
     "aiq-panel", "aiq-health", ":AiqAsk", ":AiqHistory", ":AiqClear", ":AiqSave", ":AiqLoad",
-    ":AiqSessions", ":AiqSource", ":AiqModel", ":AiqCancel", ":AiqRun", ":AiqRerun", ":AiqExport",
+    ":AiqSessions", ":AiqSource", ":AiqModel", ":AiqCancel", ":AiqRun", ":AiqRerun", ":AiqExport", ":AiqAllowances",
   }) do
     T.truthy(tags[tag], "the help file has no tag " .. tag)
   end

@@ -7,6 +7,13 @@ local function width(s)
 end
 
 T.run(function()
+  -- A statement stopped by the statement timeout says so; one the user
+  -- cancelled says "cancelled".
+  T.eq(render.statement({ status = "cancelled", error = "took longer than the statement timeout (30s), so it was stopped" }),
+    { "✗ cancelled: took longer than the statement timeout (30s), so it was stopped" }, "a timed-out statement")
+  T.eq(render.statement({ status = "cancelled", error = "cancelled: the statement was stopped before it finished" }),
+    { "✗ cancelled" }, "a cancelled statement")
+
   -- Wide characters count double, NULL reads NULL, numbers align right
   -- and integers show without a decimal point.
   local lines = render.table({ "name", "qty" }, { { "漢字", 3 }, { "ab", vim.NIL }, { vim.NIL, 12.5 } })

@@ -13,7 +13,11 @@ end
 vim.defer_fn(function()
   local confirm = require("aiq.confirm")
   for _ = 1, 5 do
-    local result = confirm.ask({ sql = "DELETE FROM orders", reason = "DELETE removes rows." })
+    local result = confirm.ask({
+      sql = "DELETE FROM orders WHERE id = 1",
+      reason = "DELETE removes rows.",
+      scope = "Allow DELETE on orders for this conversation",
+    })
     record("write " .. result.decision)
   end
   local session = require("aiq.session")

@@ -642,6 +642,12 @@
       case "rejected":
         return sentence || (/declined/.test(said) ? "You declined this statement, so it did not run." : "This statement did not run.");
       case "cancelled":
+        // The statement timeout gives its reason ("took longer than the
+        // statement timeout (30s), ..."); a cancel by the user says
+        // "cancelled" itself.
+        if (!sentence && said && !/^cancelled/.test(said)) {
+          return "Cancelled: it " + said + ".";
+        }
         return sentence || "Cancelled; the statement did not finish.";
     }
     return sentence;

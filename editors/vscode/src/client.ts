@@ -16,6 +16,7 @@ import {
 } from "vscode-jsonrpc/node";
 import type {
   ConfigChangedParams,
+  Allowance,
   ConfirmDecision,
   ConfirmParams,
   ExportParams,
@@ -361,6 +362,18 @@ export class AiqClient {
   async fullHistory(sessionId: string): Promise<HistoryMessage[]> {
     const r = await this.call<{ messages?: HistoryMessage[] }>("chat/history", { sessionId, detail: "full" });
     return r.messages ?? [];
+  }
+
+  /** The session's "Allow always" answers in force. */
+  async allowances(sessionId: string): Promise<Allowance[]> {
+    const r = await this.call<{ allowances?: Allowance[] }>("chat/allowances", { sessionId });
+    return r.allowances ?? [];
+  }
+
+  /** Ends an allowance ("all": every one); returns those left. */
+  async revoke(sessionId: string, id: string): Promise<Allowance[]> {
+    const r = await this.call<{ allowances?: Allowance[] }>("chat/revoke", { sessionId, id });
+    return r.allowances ?? [];
   }
 
   clear(sessionId: string): Promise<SaveResult> {

@@ -4,7 +4,7 @@
 import * as os from "node:os";
 import * as vscode from "vscode";
 import type { ChatViewProvider } from "./chatView";
-import { clearChosen, clearPrompt } from "./confirm";
+import { allowanceItems, clearChosen, clearPrompt } from "./confirm";
 import type { Controller } from "./controller";
 import { detailOf, presentError } from "./errors";
 import type { FromView, Statement } from "./messages";
@@ -65,6 +65,7 @@ export class Commands {
       ["aiq.ask", () => this.ask()],
       ["aiq.showHistory", () => this.showHistory()],
       ["aiq.clear", () => this.clear()],
+      ["aiq.allowances", () => this.allowances()],
       ["aiq.save", () => this.save()],
       ["aiq.load", () => this.load()],
       ["aiq.cancel", () => this.cancel()],
@@ -213,6 +214,26 @@ export class Commands {
     if (clearChosen(choice)) {
       await this.controller.clear();
     }
+  }
+
+  /** Lists what "Allow always" covers in this conversation; picking one revokes it. */
+  async allowances(): Promise<void> {
+    const items = allowanceItems(await this.controller.allowances());
+    if (items.length === 0) {
+      void vscode.window.showInformationMessage('No "Allow always" is in force: every statement that writes asks first.');
+      return;
+    }
+    const picked = await vscode.window.showQuickPick(items, {
+      title: "AIQ: Allowances",
+      placeHolder: 'What "Allow always" covers in this conversation: pick one to revoke it',
+    });
+    if (!picked) {
+      return;
+    }
+    const left = await this.controller.revoke(picked.id);
+    void vscode.window.showInformationMessage(
+      `Revoked. ${left.length === 0 ? "Every statement that writes asks first." : `${left.length} allowance(s) left.`}`,
+    );
   }
 
   async save(): Promise<void> {

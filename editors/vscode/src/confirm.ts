@@ -10,7 +10,7 @@
 // choice the close affordance would be wrong: VS Code then moves it to the
 // end and the next item, a write, becomes the primary button.)
 
-import type { ConfirmDecision, ConfirmParams } from "./protocol";
+import type { Allowance, ConfirmDecision, ConfirmParams } from "./protocol";
 
 export const ALLOW_ONCE = "Allow once";
 export const ALLOW_ALWAYS = "Allow always";
@@ -44,20 +44,60 @@ function riskHeading(risk: string): string {
       return "AIQ wants to run a statement that reaches outside the database.";
     case "ddl":
       return "AIQ wants to run a statement that changes the schema.";
+    case "cost":
+      return "AIQ wants to run an expensive read.";
     default:
       return "AIQ wants to run a statement that writes.";
   }
 }
 
+/**
+ * The write's dialog. "Allow always" is offered only with a scope, and the
+ * detail says exactly what it covers; a statement without one (a DROP, a
+ * DELETE without WHERE, ...) asks every time.
+ */
 export function confirmPrompt(p: ConfirmParams): ModalPrompt {
   const reason = p.reason?.trim() || "This statement changes the database.";
+  const always = p.scope
+    ? `"Allow always" covers only this: ${p.scope}.`
+    : 'This statement asks every time: no "Allow always" covers it.';
+  const dry = dryRunText(p);
   return {
-    message: `${riskHeading(p.risk)} ${reason}`,
-    detail:
-      `${p.sql}\n\nReject (Enter, Escape) does not run it. "Allow always" allows writes without asking ` +
-      "for the rest of this conversation.",
-    items: safeFirst(REJECT, [ALLOW_ONCE, ALLOW_ALWAYS]),
+    message: `${p.label ? `[${p.label.toUpperCase()}] ` : ""}${riskHeading(p.risk)} ${reason}${dry ? " " + dry : ""}`,
+    detail: `${p.sql}\n\nReject (Enter, Escape) does not run it. ${always}`,
+    items: safeFirst(REJECT, p.scope ? [ALLOW_ONCE, ALLOW_ALWAYS] : [ALLOW_ONCE]),
   };
+}
+
+/** What the dry run found, in a sentence: "This DELETE would remove 5,008 rows (...)"; "" when none was tried. */
+export function dryRunText(p: ConfirmParams): string {
+  const trim = (s: string | undefined) => (s ?? "").trim().replace(/\.$/, "");
+  switch (p.dryRun) {
+    case "ok": {
+      if (typeof p.affectedRows !== "number") {
+        return "";
+      }
+      const first = p.sql.trim().split(/\s+/)[0]?.toUpperCase() ?? "";
+      const [kind, verb] =
+        first === "DELETE" ? ["DELETE", "remove"] : first === "INSERT" ? ["INSERT", "add"] : first === "UPDATE" ? ["UPDATE", "change"] : ["statement", "change"];
+      const n = p.affectedRows;
+      return `This ${kind} would ${verb} ${n.toLocaleString("en-US")} ${n === 1 ? "row" : "rows"} (counted in a transaction that was rolled back).`;
+    }
+    case "failed":
+      return `A trial run in a transaction that was rolled back failed: ${trim(p.dryRunReason)}.`;
+    case "skipped":
+      return `The rows it would change were not counted beforehand: ${trim(p.dryRunReason)}.`;
+  }
+  return "";
+}
+
+/** The quick-pick items of the allowances in force, each revoked when picked. */
+export function allowanceItems(list: Allowance[]): { label: string; description: string; id: string }[] {
+  const items = list.map((a) => ({ label: a.scope, description: "revoke", id: a.id }));
+  if (items.length > 1) {
+    items.push({ label: "Revoke all", description: "every statement that writes asks first", id: "all" });
+  }
+  return items;
 }
 
 /** The decision of the item chosen; closing the dialog, or anything unknown, is a reject. */

@@ -9,6 +9,7 @@ import { detailOf, messageOf, ReportedError, turnErrorMessage, UserError } from 
 import type { LookupDeps } from "./findServer";
 import type { ProgressEvent, ToView } from "./messages";
 import type {
+  Allowance,
   ConfirmDecision,
   ConfirmParams,
   ExportParams,
@@ -214,6 +215,18 @@ export class Controller {
   private async historyMessage(client: AiqClient, sessionId: string): Promise<ToView> {
     const [turns, messages] = await Promise.all([client.history(sessionId), client.fullHistory(sessionId)]);
     return { type: "history", turns, messages };
+  }
+
+  /** The "Allow always" answers in force in the conversation. */
+  async allowances(): Promise<Allowance[]> {
+    const client = await this.connection();
+    return client.allowances(await this.sessionId(client));
+  }
+
+  /** Ends an allowance, or all of them for "all"; returns those left. */
+  async revoke(id: string): Promise<Allowance[]> {
+    const client = await this.connection();
+    return client.revoke(await this.sessionId(client), id);
   }
 
   /** Empties the conversation (the caller has asked the user). */

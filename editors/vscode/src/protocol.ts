@@ -101,6 +101,21 @@ export interface ConfirmParams {
   sql: string;
   risk: string;
   reason: string;
+  /** What "Allow always" would cover ("Allow UPDATE on orders for this conversation"); absent: it asks every time. */
+  scope?: string;
+  /** "ok" when the rows were counted in a transaction rolled back (affectedRows); else "failed" or "skipped" with dryRunReason. */
+  dryRun?: "ok" | "failed" | "skipped";
+  affectedRows?: number;
+  dryRunReason?: string;
+  /** The source's label in sources.yaml ("production"). */
+  label?: string;
+}
+
+/** An "Allow always" answer in force (chat/allowances, chat/revoke). */
+export interface Allowance {
+  id: string;
+  scope: string;
+  shape: { kind: string; objects: string[] };
 }
 
 export type ConfirmDecision = "allow_once" | "allow_always" | "reject";

@@ -161,6 +161,38 @@ describe("AiqClient with the real aiq-rpc", () => {
     assert.equal(Number(rowsOf(second.events, "c4")![0][0]), 0);
   });
 
+  it("allow_always covers the same shape only; chat/allowances lists it and chat/revoke ends it", async () => {
+    const asked: ConfirmParams[] = [];
+    const call = (id: string, sql: string) => ({ toolCalls: [{ id, name: "execute_sql", arguments: { sql } }] });
+    const { client } = await setup(
+      [
+        call("c1", "DELETE FROM order_items WHERE order_id = 1"),
+        call("c2", "DELETE FROM order_items WHERE order_id = 2"),
+        call("c3", "DELETE FROM order_items"),
+        { text: ["Done."] },
+      ],
+      {
+        confirm: (p) => {
+          asked.push(p);
+          return asked.length === 1 ? "allow_always" : "reject";
+        },
+      },
+    );
+    const s = await client.newSession();
+    const { result } = await ask(client, s.sessionId, "Delete some order items");
+    assert.deepEqual(result.statements.map((st) => st.status), ["success", "success", "rejected"]);
+    assert.deepEqual(asked.map((p) => [p.sql, p.scope]), [
+      ["DELETE FROM order_items WHERE order_id = 1", "Allow DELETE on order_items for this conversation"],
+      ["DELETE FROM order_items", undefined],
+    ]);
+    assert.equal(asked[1].dryRun, "ok", "the DELETE was counted before it was asked about");
+    assert.ok((asked[1].affectedRows ?? 0) > 0, `rows counted: ${asked[1].affectedRows}`);
+    const list = await client.allowances(s.sessionId);
+    assert.deepEqual(list.map((a) => a.scope), ["Allow DELETE on order_items for this conversation"]);
+    assert.deepEqual(await client.revoke(s.sessionId, list[0].id), []);
+    assert.deepEqual(await client.allowances(s.sessionId), []);
+  });
+
   it("cancels a held turn: $/cancelRequest gives stopReason cancelled", async () => {
     const { client, model } = await setup([{ hold: true }]);
     const s = await client.newSession();

@@ -6,7 +6,7 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, it } from "node:test";
-import { ALLOW_ALWAYS, ALLOW_ONCE, CLEAR, clearChosen, clearPrompt, confirmPrompt, decisionFor, NO, REJECT } from "../src/confirm";
+import { ALLOW_ALWAYS, ALLOW_ONCE, allowanceItems, CLEAR, dryRunText, clearChosen, clearPrompt, confirmPrompt, decisionFor, NO, REJECT } from "../src/confirm";
 import { ResponseError } from "vscode-jsonrpc/node";
 import { DOCTOR_HINT, detailOf, messageOf, presentError, ReportedError, turnErrorMessage, UserError } from "../src/errors";
 import { parseFromView } from "../src/fromView";
@@ -327,15 +327,59 @@ describe("status bar", () => {
 
 describe("confirm and clear dialogs", () => {
   it("the write dialog shows the SQL and the reason; each button is its decision", () => {
-    const p = confirmPrompt({ sessionId: "s1", tool: "execute_sql", sql: "DELETE FROM t", risk: "write", reason: "DELETE removes rows." });
+    const p = confirmPrompt({
+      sessionId: "s1", tool: "execute_sql", sql: "DELETE FROM t WHERE id = 1", risk: "write", reason: "DELETE removes rows.",
+      scope: "Allow DELETE on t for this conversation",
+    });
     assert.match(p.message, /DELETE removes rows\./);
     assert.match(p.detail, /^DELETE FROM t/);
+    assert.match(p.detail, /"Allow always" covers only this: Allow DELETE on t for this conversation\./);
     assert.deepEqual(p.items.map((i) => i.title).sort(), ["Allow always", "Allow once", "Reject"]);
     assert.equal(decisionFor(p.items.find((i) => i.title === ALLOW_ONCE)), "allow_once");
     assert.equal(decisionFor(ALLOW_ALWAYS), "allow_always");
     assert.equal(decisionFor(REJECT), "reject");
     assert.equal(decisionFor(undefined), "reject");
     assert.equal(decisionFor("Cancel"), "reject");
+  });
+
+  it("the write dialog says what the dry run found", () => {
+    const base = { sessionId: "s1", tool: "execute_sql", risk: "write", reason: "DELETE removes rows." };
+    assert.match(confirmPrompt({ ...base, sql: "DELETE FROM order_items", dryRun: "ok", affectedRows: 5008 }).message, /This DELETE would remove 5,008 rows/);
+    assert.match(confirmPrompt({ ...base, sql: "insert into t values (1)", dryRun: "ok", affectedRows: 1 }).message, /This INSERT would add 1 row \(/);
+    assert.match(
+      confirmPrompt({ ...base, sql: "DELETE FROM trig", dryRun: "skipped", dryRunReason: "the table trig has triggers" }).message,
+      /not counted beforehand: the table trig has triggers\./,
+    );
+    assert.equal(dryRunText({ ...base, sql: "DROP TABLE t" }), "");
+  });
+
+  it("an expensive read says so, with the estimate", () => {
+    const p = confirmPrompt({
+      sessionId: "s1", tool: "execute_sql", sql: "SELECT * FROM a, b", risk: "cost",
+      reason: "The database estimates that this query goes through about 25,000,000 rows, above this source's limit of 10,000,000 (max_estimated_rows).",
+    });
+    assert.match(p.message, /^AIQ wants to run an expensive read\. The database estimates .*25,000,000 rows/);
+  });
+
+  it("the write dialog names the source's label first", () => {
+    const p = confirmPrompt({ sessionId: "s1", tool: "execute_sql", sql: "DELETE FROM t WHERE id = 1", risk: "write", reason: "", label: "production" });
+    assert.match(p.message, /^\[PRODUCTION\] AIQ wants to run a statement that writes/);
+    assert.deepEqual(p.items.map((i) => i.title), [REJECT, ALLOW_ONCE], "no scope: no Allow always");
+  });
+
+  it("a statement without a scope offers no Allow always and says it asks every time", () => {
+    const p = confirmPrompt({ sessionId: "s1", tool: "execute_sql", sql: "DELETE FROM t", risk: "write", reason: "DELETE removes rows." });
+    assert.deepEqual(p.items.map((i) => i.title), [REJECT, ALLOW_ONCE]);
+    assert.match(p.detail, /asks every time/);
+  });
+
+  it("the allowances quick pick revokes one, or all when there are several", () => {
+    const a = (id: string, scope: string) => ({ id, scope, shape: { kind: "UPDATE", objects: ["t"] } });
+    assert.deepEqual(allowanceItems([]), []);
+    assert.deepEqual(allowanceItems([a("a1", "Allow UPDATE on t for this conversation")]).map((i) => [i.label, i.id]), [
+      ["Allow UPDATE on t for this conversation", "a1"],
+    ]);
+    assert.deepEqual(allowanceItems([a("a1", "x"), a("a2", "y")]).map((i) => i.id), ["a1", "a2", "all"]);
   });
 
   it("a read that reaches outside the database is not called a write", () => {
@@ -349,7 +393,7 @@ describe("confirm and clear dialogs", () => {
   });
 
   it("Enter and Escape on the write dialog reject, in VS Code's modal", () => {
-    const keys = modalKeys(confirmPrompt({ sessionId: "s1", tool: "execute_sql", sql: "DELETE FROM t", risk: "write", reason: "" }).items);
+    const keys = modalKeys(confirmPrompt({ sessionId: "s1", tool: "execute_sql", sql: "DELETE FROM t WHERE id = 1", risk: "write", reason: "", scope: "Allow DELETE on t for this conversation" }).items);
     assert.equal(keys.buttons[0], REJECT, "the primary button, focused at open, is Reject");
     assert.equal(decisionFor(keys.enter), "reject");
     assert.equal(decisionFor(keys.escape), "reject");

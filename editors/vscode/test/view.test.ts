@@ -300,6 +300,11 @@ test("statementNote: the server's sentence for the user; the model's wording giv
   assert.doesNotMatch(note("rejected", old), /not run:|retry/i);
   assert.equal(note("rejected", "not run: writes are turned off"), "This statement did not run.");
   assert.equal(note("cancelled"), "Cancelled; the statement did not finish.");
+  assert.equal(note("cancelled", "cancelled: the statement was stopped before it finished"), "Cancelled; the statement did not finish.");
+  assert.equal(
+    note("cancelled", "took longer than the statement timeout (30s), so it was stopped"),
+    "Cancelled: it took longer than the statement timeout (30s), so it was stopped.",
+  );
   assert.equal(note("error", "no such table: x"), "The query failed: no such table: x");
 });
 

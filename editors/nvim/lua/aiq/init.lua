@@ -28,6 +28,10 @@ M.rerun = result.rerun
 M.export = result.export
 M.open_result = result.open_at_cursor
 
+function M.allowances(args)
+  require("aiq.allowances").run(args)
+end
+
 function M.setup(opts)
   local o = config.set(opts)
   local key = o.keymaps.ask

@@ -248,6 +248,12 @@ function M.statement(st, opts)
     -- The server's sentence for the user, when it gave one.
     return { "✗ " .. (type(st.error) == "string" and st.error or "Rejected: the statement did not run.") }
   elseif status == "cancelled" then
+    -- The statement timeout gives its reason; a cancel by the user says
+    -- "cancelled" itself.
+    local why = type(st.error) == "string" and st.error or ""
+    if why ~= "" and not why:find("^cancelled") then
+      return { "✗ cancelled: " .. why }
+    end
     return { "✗ cancelled" }
   end
   local columns = st.columns

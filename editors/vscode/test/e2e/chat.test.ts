@@ -123,6 +123,7 @@ e2eSuite("the AIQ panel in code-server", () => {
       await ask(vs, question);
       await confirm.waitFor();
       assert.match((await confirm.textContent()) ?? "", /DELETE FROM orders WHERE status = 'cancelled'/);
+      assert.match((await confirm.textContent()) ?? "", /"Allow always" covers only this: Allow DELETE on orders for this conversation\./);
       if (key === "Escape") {
         await shoot("vscode-confirm.png", "window");
       }

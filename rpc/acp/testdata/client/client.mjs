@@ -110,7 +110,7 @@ await until("the available commands", () =>
 const commands = take(sessionId).find((u) => u.sessionUpdate === "available_commands_update");
 assert.deepEqual(
   commands.availableCommands.map((c) => c.name),
-  ["history", "clear", "source", "save", "sql"],
+  ["history", "clear", "source", "save", "sql", "allowances"],
 );
 ok("session/new");
 
@@ -158,6 +158,11 @@ ok("session/new");
   assert.deepEqual(
     permissions[0].options.map((o) => o.kind),
     ["reject_once", "allow_once", "allow_always", "reject_always"],
+  );
+  assert.equal(
+    permissions[0].options.find((o) => o.kind === "allow_always").name,
+    "Allow INSERT on orders for this conversation",
+    "the always option says what it covers",
   );
   const failed = rejected.updates.find((u) => u.sessionUpdate === "tool_call_update" && u.status);
   assert.equal(failed.status, "failed");

@@ -1,0 +1,363 @@
+package tools
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Shape is what an "Allow always" answer covers: one kind of data change
+// on the same objects. It is read from the statement by the classifier's
+// lexer, never taken from the model.
+type Shape struct {
+	// Kind is INSERT, UPDATE, DELETE or REPLACE.
+	Kind string `json:"kind"`
+	// Objects are the tables the statement names: the one it changes
+	// first, then those it reads, each once, as written in the statement.
+	Objects []string `json:"objects"`
+	// keys are the objects folded for comparison, in the same order.
+	keys []string
+}
+
+// Covers reports whether an allowance for s covers a statement of shape o.
+func (s Shape) Covers(o Shape) bool {
+	return s.Kind == o.Kind && slices.Equal(s.keys, o.keys)
+}
+
+// Text says what the shape covers, for a dialog: "UPDATE on orders",
+// "INSERT on audit_log (reading orders)".
+func (s Shape) Text() string {
+	if len(s.Objects) == 0 {
+		return s.Kind
+	}
+	text := s.Kind + " on " + s.Objects[0]
+	if len(s.Objects) > 1 {
+		text += " (reading " + strings.Join(s.Objects[1:], ", ") + ")"
+	}
+	return text
+}
+
+// Scope is the sentence of an "Allow always" button for the shape.
+func (s Shape) Scope() string {
+	return "Allow " + s.Text() + " for this conversation"
+}
+
+// StatementShape returns the shape of sql when an "Allow always" answer
+// may cover it. ok is false for every statement that must ask each time:
+// anything but a plain INSERT, UPDATE, DELETE or REPLACE of one table (so
+// every DROP, TRUNCATE, ALTER and GRANT), an UPDATE or DELETE without a
+// WHERE, an upsert, a statement that reaches outside the database or calls
+// a function that changes something besides its table, one that changes
+// several tables, and any text the classifier cannot read as one
+// statement the same way on every server.
+func StatementShape(sql string, d Dialect) (Shape, bool) {
+	p, why := plainChange(sql, d)
+	if why != "" {
+		return Shape{}, false
+	}
+	for _, t := range p.toks {
+		if t.isWord("CONFLICT") || t.isWord("DUPLICATE") {
+			return Shape{}, false
+		}
+	}
+	return p.shape()
+}
+
+// plainChange reads sql as a data change that touches nothing but the
+// database's tables, ready to find its target; else it says why not.
+func plainChange(sql string, d Dialect) (*shapeParser, string) {
+	v, err := Classify(sql, d)
+	switch {
+	case err != nil || v.Class != Write || v.unknown:
+		return nil, "it is not a statement that changes data"
+	case v.Outside:
+		return nil, "it reaches outside the database"
+	}
+	toks, regions, err := lexSQL(sql, d, sqlReading{})
+	if err != nil || regions > 0 {
+		return nil, "it holds MySQL executable comments, which servers read in different ways"
+	}
+	if toks, err = oneStatement(sql, toks, d, ""); err != nil {
+		return nil, "it is not one statement"
+	}
+	for _, t := range toks {
+		switch {
+		case t.unicode:
+			return nil, `a U&"..." name can spell any function`
+		case writingFunction(t.text, d) != "" || outsideFunction(t.text, d) != "":
+			return nil, "it calls " + strings.ToLower(t.text) + ", whose effect a rollback may not undo"
+		case t.isWord("OUTFILE"), t.isWord("DUMPFILE"):
+			return nil, "it writes a file"
+		}
+	}
+	return &shapeParser{sql: sql, toks: toks, d: d}, ""
+}
+
+// shapeParser reads the target and the objects of one data change.
+type shapeParser struct {
+	sql  string
+	toks []sqlToken
+	d    Dialect
+	i    int
+}
+
+func (p *shapeParser) peekWord(words ...string) bool {
+	if p.i >= len(p.toks) {
+		return false
+	}
+	return slices.ContainsFunc(words, p.toks[p.i].isWord)
+}
+
+// skipWords skips any of the modifiers words.
+func (p *shapeParser) skipWords(words ...string) {
+	for p.peekWord(words...) {
+		p.i++
+	}
+}
+
+func (p *shapeParser) shape() (Shape, bool) {
+	kind, targetAt, target, key, ok := p.target()
+	if !ok {
+		return Shape{}, false
+	}
+	s := Shape{Kind: kind, Objects: []string{target}, keys: []string{key}}
+	if (kind == "UPDATE" || kind == "DELETE") && !p.hasWhere() {
+		return Shape{}, false
+	}
+	for _, obj := range p.readObjects(targetAt) {
+		if !slices.Contains(s.keys, obj[1]) {
+			s.Objects = append(s.Objects, obj[0])
+			s.keys = append(s.keys, obj[1])
+		}
+	}
+	return s, true
+}
+
+// hasWhere reports whether the statement has a WHERE of its own, outside
+// parentheses.
+func (p *shapeParser) hasWhere() bool {
+	depth := 0
+	for _, t := range p.toks {
+		switch {
+		case t.isPunct("("):
+			depth++
+		case t.isPunct(")"):
+			depth--
+		case depth == 0 && t.isWord("WHERE"):
+			return true
+		}
+	}
+	return false
+}
+
+// target reads the kind of a plain data change of one table and its
+// target: where the name starts, its text as written and its key. ok is
+// false for anything else, a change of several tables included.
+func (p *shapeParser) target() (kind string, targetAt int, text, key string, ok bool) {
+	if len(p.toks) == 0 || p.toks[0].kind != tokWord {
+		return "", 0, "", "", false
+	}
+	kind = p.toks[0].text
+	p.i = 1
+	switch kind {
+	case "INSERT", "REPLACE":
+		p.skipWords("LOW_PRIORITY", "DELAYED", "HIGH_PRIORITY", "IGNORE")
+		if p.peekWord("OR") {
+			return "", 0, "", "", false // SQLite's INSERT OR REPLACE deletes rows
+		}
+		p.skipWords("INTO")
+	case "UPDATE":
+		p.skipWords("LOW_PRIORITY", "IGNORE", "ONLY")
+		if p.peekWord("OR") {
+			return "", 0, "", "", false
+		}
+	case "DELETE":
+		p.skipWords("LOW_PRIORITY", "QUICK", "IGNORE")
+		if !p.peekWord("FROM") {
+			return "", 0, "", "", false // MySQL's DELETE t1, t2 FROM ...
+		}
+		p.i++
+		p.skipWords("ONLY")
+	default:
+		return "", 0, "", "", false
+	}
+	targetAt = p.i
+	text, key, ok = p.name()
+	if !ok {
+		return "", 0, "", "", false
+	}
+	// What follows the target up to its first clause must be an alias at
+	// most: a comma or a JOIN there changes several tables.
+	depth, where := 0, false
+	for j := p.i; j < len(p.toks); j++ {
+		t := p.toks[j]
+		switch {
+		case t.isPunct("("):
+			depth++
+		case t.isPunct(")"):
+			depth--
+		case depth == 0 && t.isWord("WHERE"):
+			where = true
+		case depth == 0 && !where && (t.isPunct(",") || t.isWord("JOIN")) && kind != "INSERT" && !p.afterClause(j):
+			return "", 0, "", "", false
+		case depth == 0 && t.isWord("USING") && kind == "DELETE" && p.d == DialectMySQL:
+			return "", 0, "", "", false
+		}
+	}
+	return kind, targetAt, text, key, true
+}
+
+// afterClause reports whether token j comes after the target's first
+// clause (SET, WHERE, VALUES, FROM, USING, RETURNING), where commas and
+// joins are the statement's own business.
+func (p *shapeParser) afterClause(j int) bool {
+	for k := p.i; k < j; k++ {
+		switch t := p.toks[k]; {
+		case t.isWord("SET"), t.isWord("WHERE"), t.isWord("FROM"), t.isWord("USING"), t.isWord("RETURNING"):
+			return true
+		}
+	}
+	return false
+}
+
+// name reads a table name at p.i, perhaps qualified: its text as written
+// and its folded key.
+func (p *shapeParser) name() (text, key string, ok bool) {
+	start := p.i
+	var keys []string
+	for {
+		if p.i >= len(p.toks) || (p.toks[p.i].kind != tokWord && p.toks[p.i].kind != tokQuoted) {
+			return "", "", false
+		}
+		keys = append(keys, p.key(p.toks[p.i]))
+		p.i++
+		if p.i+1 < len(p.toks) && p.toks[p.i].isPunct(".") {
+			p.i++
+			continue
+		}
+		break
+	}
+	end := len(p.sql)
+	if p.i < len(p.toks) {
+		end = p.toks[p.i].pos
+	}
+	text = strings.TrimSpace(p.sql[p.toks[start].pos:end])
+	return text, strings.Join(keys, "."), true
+}
+
+// key is a name's part for comparison: an unquoted name folded, a quoted
+// one exactly as written, since "Orders" and orders may be two tables.
+func (p *shapeParser) key(t sqlToken) string {
+	if t.kind != tokQuoted {
+		return t.text
+	}
+	if q := p.sql[t.pos]; q != '[' {
+		if end, ok := lexQuoteEnd(p.sql, t.pos, q, false); ok {
+			return p.sql[t.pos:end]
+		}
+	} else if end := strings.IndexByte(p.sql[t.pos:], ']'); end > 0 {
+		return p.sql[t.pos : t.pos+end+1]
+	}
+	return t.text
+}
+
+// readObjects lists the tables named after FROM, JOIN or USING anywhere
+// in the statement, comma lists included: the tables it reads.
+// targetAt is where the target's name starts.
+func (p *shapeParser) readObjects(targetAt int) [][2]string {
+	var objs [][2]string
+	for j := 0; j < len(p.toks); j++ {
+		t := p.toks[j]
+		if !t.isWord("FROM") && !t.isWord("JOIN") && !t.isWord("USING") {
+			continue
+		}
+		if j < targetAt {
+			continue // DELETE FROM target
+		}
+		for k := j + 1; k < len(p.toks); {
+			if p.toks[k].kind != tokWord && p.toks[k].kind != tokQuoted {
+				break
+			}
+			q := shapeParser{sql: p.sql, toks: p.toks, d: p.d, i: k}
+			text, key, ok := q.name()
+			if !ok || isClauseWord(key) {
+				break
+			}
+			objs = append(objs, [2]string{text, key})
+			k = q.i
+			// An alias, then perhaps a comma and another table.
+			for k < len(p.toks) && (p.toks[k].kind == tokWord || p.toks[k].kind == tokQuoted) && !isClauseWord(p.toks[k].text) {
+				k++
+			}
+			if k < len(p.toks) && p.toks[k].isPunct(",") {
+				k++
+				continue
+			}
+			break
+		}
+	}
+	return objs
+}
+
+// isClauseWord reports whether the folded word starts a clause rather
+// than naming a table or an alias.
+func isClauseWord(w string) bool {
+	switch w {
+	case "WHERE", "JOIN", "INNER", "LEFT", "RIGHT", "FULL", "CROSS", "NATURAL", "ON", "USING", "GROUP",
+		"ORDER", "LIMIT", "HAVING", "UNION", "EXCEPT", "INTERSECT", "SET", "RETURNING", "WINDOW", "OFFSET",
+		"FETCH", "FOR", "LATERAL", "SELECT", "VALUES", "AS", "STRAIGHT_JOIN":
+		return true
+	}
+	return false
+}
+
+// Allowance is an "Allow always" answer: the statements of one shape run
+// without asking for the rest of the session, in this process only.
+type Allowance struct {
+	ID    string `json:"id"`
+	Shape Shape  `json:"shape"`
+	// Scope is the sentence the user agreed to: "Allow UPDATE on orders
+	// for this conversation".
+	Scope string `json:"scope"`
+}
+
+// allowances are a Set's allowances, guarded by the Set's mutex.
+type allowances struct {
+	list []Allowance
+	next int
+}
+
+func (a *allowances) add(s Shape) {
+	for _, al := range a.list {
+		if al.Shape.Covers(s) {
+			return
+		}
+	}
+	a.next++
+	a.list = append(a.list, Allowance{ID: fmt.Sprintf("a%d", a.next), Shape: s, Scope: s.Scope()})
+}
+
+func (a *allowances) covers(s Shape) bool {
+	return slices.ContainsFunc(a.list, func(al Allowance) bool { return al.Shape.Covers(s) })
+}
+
+// Allowances lists the Set's "Allow always" answers, oldest first.
+func (s *Set) Allowances() []Allowance {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.allowed.list)
+}
+
+// Revoke forgets the allowance with that id, or every one for "all". It
+// reports whether there was one to forget.
+func (s *Set) Revoke(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := len(s.allowed.list)
+	if id == "all" {
+		s.allowed.list = nil
+	} else {
+		s.allowed.list = slices.DeleteFunc(s.allowed.list, func(al Allowance) bool { return al.ID == id })
+	}
+	return len(s.allowed.list) < n
+}

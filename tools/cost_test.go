@@ -1,0 +1,60 @@
+package tools
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/aiq/aiq-rpc/tools/dbtest"
+)
+
+// costCases are, per engine, a read the gate stops and one it lets
+// through, on a table "big" of 2,000 rows; limit is the source's
+// max_estimated_rows (0: the default, 10,000,000).
+var costCases = map[string]struct {
+	limit       int64
+	costly, ok  string
+	big         []string
+	wantMention string
+}{
+	"postgres": {0, "SELECT a, b FROM generate_series(1, 100000) a, generate_series(1, 100000) b", "SELECT count(*) FROM big WHERE id = 5",
+		[]string{"CREATE TABLE big (id int PRIMARY KEY)", "INSERT INTO big SELECT generate_series(1, 2000)", "ANALYZE big"}, "10,000,000"},
+	"mariadb": {100000, "SELECT a.id, b.id FROM big a, big b", "SELECT id FROM big WHERE id = 5",
+		[]string{"CREATE TABLE big (id int PRIMARY KEY) ENGINE=InnoDB", "INSERT INTO big SELECT seq FROM seq_1_to_2000", "ANALYZE TABLE big"}, "100,000"},
+	"sqlite": {1000, "SELECT * FROM big", "SELECT * FROM big WHERE id = 5",
+		[]string{"CREATE TABLE big (id integer PRIMARY KEY)", "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 2000) INSERT INTO big SELECT i FROM c"}, "1,000"},
+}
+
+// TestCostGate: a read the engine estimates above max_estimated_rows asks
+// first, with risk "cost" and the estimate, and runs (read-only) once
+// allowed; a cheap read does not ask.
+func TestCostGate(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e testEngine) {
+		c := costCases[e.name]
+		src := e.source(t)
+		dbtest.Exec(t, src, c.big...)
+		src.MaxEstimatedRows = c.limit
+		conf := &confirmer{answers: []Decision{Reject, AllowOnce}}
+		s := NewSet(openDB(t, src, Options{}), conf.confirm)
+
+		wantStatus(t, execSQL(t, s, c.ok), StatusSuccess)
+		if len(conf.requests) != 0 {
+			t.Fatalf("a cheap read asked: %+v", conf.requests)
+		}
+		wantStatus(t, execSQL(t, s, c.costly), StatusRejected)
+		if len(conf.requests) != 1 {
+			t.Fatalf("a costly read did not ask")
+		}
+		req := conf.requests[0]
+		if req.Risk != "cost" || !strings.Contains(req.Reason, "estimates") || !strings.Contains(req.Reason, c.wantMention) || req.Scope != "" {
+			t.Errorf("request %+v: want risk cost, the estimate and the limit %s, no scope", req, c.wantMention)
+		}
+		if e.name == "sqlite" {
+			// Allowed once, it runs, read-only as ever.
+			res := execSQL(t, s, c.costly)
+			wantStatus(t, res, StatusSuccess)
+			if res.RowCount != 2000 {
+				t.Errorf("the allowed read returned %d rows, want 2000", res.RowCount)
+			}
+		}
+	})
+}
