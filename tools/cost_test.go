@@ -58,3 +58,32 @@ func TestCostGate(t *testing.T) {
 		}
 	})
 }
+
+// TestCostGateNeverRunsSeveralStatements: the gate's EXPLAIN sees only what
+// the classifier read as one read. SQLite's driver runs every statement of
+// a string, so a gate that explained "SELECT 1; PRAGMA query_only = 0;
+// DELETE FROM t" would delete the rows with no one asked.
+func TestCostGateNeverRunsSeveralStatements(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e testEngine) {
+		src := e.source(t)
+		dbtest.Exec(t, src, "CREATE TABLE t (id int)", "INSERT INTO t VALUES (1), (2)")
+		conf := &confirmer{}
+		s := NewSet(openDB(t, src, Options{}), conf.confirm)
+		for _, sql := range []string{
+			"SELECT 1; PRAGMA query_only = 0; DELETE FROM t",
+			"SELECT 1; DELETE FROM t",
+			"SELECT 1; SET TRANSACTION READ WRITE; DELETE FROM t",
+		} {
+			res := execSQL(t, s, sql)
+			if res.Status == StatusSuccess {
+				t.Errorf("%q ran: %+v", sql, res)
+			}
+		}
+		if len(conf.requests) != 0 {
+			t.Errorf("several statements asked the user: %+v", conf.requests)
+		}
+		if n := dbtest.QueryInt(t, src, "SELECT count(*) FROM t"); n != 2 {
+			t.Fatalf("t holds %d rows after the attacks, want 2", n)
+		}
+	})
+}

@@ -223,9 +223,17 @@ func (s *Set) executeSQL(ctx context.Context, args json.RawMessage) (any, error)
 	}
 	var res *StatementResult
 	v, err := Classify(a.SQL, s.db.Dialect())
-	if err == nil && v.Class == Write {
+	switch {
+	case err == nil && v.Class == Write:
 		res = s.confirmAndRun(ctx, ConfirmRequest{Tool: ToolExecuteSQL, SQL: a.SQL, Risk: riskOf(v), Reason: v.Reason})
-	} else if res = s.costGate(ctx, a.SQL); res == nil {
+	case err == nil:
+		// Only what the classifier read as one read reaches the engine's
+		// EXPLAIN: SQLite's driver runs every statement of a string, so
+		// "SELECT 1; PRAGMA query_only = 0; DELETE ..." must never get
+		// there. Run refuses what the classifier refused.
+		res = s.costGate(ctx, a.SQL)
+	}
+	if res == nil {
 		res = s.db.Run(ctx, a.SQL, false)
 		if res.readOnlyRefused {
 			// The classifier missed a write that the database caught:
