@@ -96,12 +96,21 @@ func confirmMessage(cr conversation.ConfirmRequest, source string) string {
 		what = "changes the database's schema or privileges"
 	case "outside":
 		what = "reaches outside the database (a server file, the network or another database)"
+	case "cost":
+		what = "only reads, but is costly"
+	}
+	if cr.Label != "" {
+		source += " (" + cr.Label + ")"
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Your agent asks aiq to run this statement on the data source %s:\n\n%s\n\nIt %s", source, strings.TrimSpace(cr.SQL), what)
 	if cr.Reason != "" {
 		fmt.Fprintf(&b, " (%s)", strings.TrimSuffix(cr.Reason, "."))
 	}
-	b.WriteString(". It runs only if you allow it.")
+	b.WriteString(".")
+	if dry := cr.DryRunText(); dry != "" {
+		b.WriteString(" " + dry)
+	}
+	b.WriteString(" It runs only if you allow it.")
 	return b.String()
 }

@@ -17,8 +17,8 @@ import (
 const deleteSQL = "DELETE FROM orders WHERE status = 'pending'"
 
 // TestWriteAsksTheUser: a DELETE sends elicitation/create with the
-// statement, what it does and the two choices, and runs only on an
-// explicit accept of allow_once.
+// statement, what it does, the rows its dry run counted and the two
+// choices, and runs only on an explicit accept of allow_once.
 func TestWriteAsksTheUser(t *testing.T) {
 	for _, c := range []struct {
 		name   string
@@ -41,6 +41,8 @@ func TestWriteAsksTheUser(t *testing.T) {
 			assert.Contains(t, asked[0].Message, deleteSQL)
 			assert.Contains(t, asked[0].Message, "writes to the database")
 			assert.Contains(t, asked[0].Message, "data source db (sqlite)")
+			// The dry run counted the one pending order and rolled it back.
+			assert.Contains(t, asked[0].Message, "This DELETE would remove 1 row")
 			m := structured(t, res)
 			if c.runs {
 				require.False(t, res.IsError, text(res))
