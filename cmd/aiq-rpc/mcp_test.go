@@ -27,9 +27,13 @@ const mcpClientDir = "../../rpc/mcp/testdata/client"
 func mcpSourcesYAML(db, pg, maria sessionio.Source) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "- name: db\n  type: sqlite\n  database: %q\n", db.Database)
-	for name, s := range map[string]sessionio.Source{"pg": pg, "maria": maria} {
+	// In this order: the client checks that list_sources keeps the file's.
+	for _, s := range []struct {
+		name string
+		src  sessionio.Source
+	}{{"pg", pg}, {"maria", maria}} {
 		fmt.Fprintf(&b, "- name: %s\n  type: %s\n  database: %q\n  host: %s\n  port: %d\n  username: %s\n  password: %q\n",
-			name, s.Type, s.Database, s.Host, s.Port, s.Username, s.Password.Reveal())
+			s.name, s.src.Type, s.src.Database, s.src.Host, s.src.Port, s.src.Username, s.src.Password.Reveal())
 	}
 	return b.String()
 }
