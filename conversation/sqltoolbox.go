@@ -83,7 +83,7 @@ func (t *SQLToolboxes) indexCache(db *tools.DB) *indexCache {
 func (t *SQLToolboxes) db(ctx context.Context, src sessionio.Source) (*tools.DB, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if db, ok := t.dbs[src.Name]; ok && db.Source() == src {
+	if db, ok := t.dbs[src.Name]; ok && db.Source().Equal(src) {
 		return db, nil
 	}
 	if src.Name == tools.DemoName && src.Type == sessionio.TypeSQLite {
