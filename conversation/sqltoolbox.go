@@ -149,7 +149,7 @@ func (b *sqlToolbox) Run(ctx context.Context, name string, args json.RawMessage)
 	}
 	switch r := res.(type) {
 	case *tools.StatementResult:
-		return SQLResult{Statement: statementOf(r), ForModel: r.ModelView()}, nil
+		return SQLResult{Statement: statementOf(r), ForModel: b.set.ModelView(r)}, nil
 	case *tools.Chart:
 		return ChartResult{Chart: r}, nil
 	}
