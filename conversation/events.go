@@ -1,6 +1,7 @@
 package conversation
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 )
@@ -57,8 +58,18 @@ type SQLResult struct {
 	ForModel  any
 }
 
-// MarshalJSON encodes what the model reads.
-func (r SQLResult) MarshalJSON() ([]byte, error) { return json.Marshal(r.ForModel) }
+// MarshalJSON encodes what the model reads, without HTML escapes, as
+// toolContent writes every result: json.Marshal would turn the "<" of a
+// masked token into "\u003c" before toolContent sees it.
+func (r SQLResult) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(r.ForModel); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
 
 // ChartResult is a tool result that asks the editor to draw a chart.
 type ChartResult struct {

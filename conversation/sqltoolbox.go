@@ -83,7 +83,7 @@ func (t *SQLToolboxes) indexCache(db *tools.DB) *indexCache {
 func (t *SQLToolboxes) db(ctx context.Context, src sessionio.Source) (*tools.DB, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if db, ok := t.dbs[src.Name]; ok && db.Source() == src {
+	if db, ok := t.dbs[src.Name]; ok && db.Source().Equal(src) {
 		return db, nil
 	}
 	if src.Name == tools.DemoName && src.Type == sessionio.TypeSQLite {
@@ -149,7 +149,7 @@ func (b *sqlToolbox) Run(ctx context.Context, name string, args json.RawMessage)
 	}
 	switch r := res.(type) {
 	case *tools.StatementResult:
-		return SQLResult{Statement: statementOf(r), ForModel: r.ModelView()}, nil
+		return SQLResult{Statement: statementOf(r), ForModel: b.set.ModelView(r)}, nil
 	case *tools.Chart:
 		return ChartResult{Chart: r}, nil
 	}

@@ -69,6 +69,11 @@ type Source struct {
 	// MaxEstimatedRows is the cost gate: a read the engine estimates above
 	// it asks first; 0 means the default, DefaultMaxEstimatedRows.
 	MaxEstimatedRows int64
+	// Mask lists the columns whose values the model never sees, as
+	// table.column (mask); MaskPattern holds globs on column names
+	// (mask_pattern, such as *ssn*). The AIQ CLI ignores both keys.
+	Mask        []string
+	MaskPattern []string
 }
 
 // DefaultMaxEstimatedRows is the cost gate of a source that sets none.
@@ -344,6 +349,9 @@ func (p configParser) source(field string, item *yaml.Node, names map[string]*ya
 			return Source{}, p.fail(nodeOf(fields, "max_estimated_rows", item), field+".max_estimated_rows", fmt.Sprintf("want a whole number of rows above 0, found %q", max))
 		}
 		s.MaxEstimatedRows = n
+	}
+	if err := p.masks(fields, field, &s); err != nil {
+		return Source{}, err
 	}
 	switch s.Access {
 	case "", AccessConfirm, AccessReadOnly:

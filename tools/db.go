@@ -271,8 +271,10 @@ func (db *DB) execute(ctx context.Context, sql string, write bool) *StatementRes
 	out := newCollector(res, db.opts.MaxRows)
 	out.page = firstPage(ctx)
 	out.sink = rowSink(ctx)
+	query, args := boundFor(ctx, sql)
+	out.args = args
 	start := time.Now()
-	err := db.eng.run(runCtx, sql, write, out)
+	err := db.eng.run(runCtx, query, write, out)
 	if err == nil && db.dialect == DialectMySQL && time.Since(start) >= db.opts.StatementTimeout {
 		// MariaDB's max_statement_time stops some functions (BENCHMARK)
 		// without an error: they return 0 as if they had finished. A

@@ -205,7 +205,7 @@ func TestIntrospection(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e testEngine) {
 		ctx := context.Background()
 		src, db := seeded(t, e, Options{})
-		if db.Dialect() != e.dialect || db.Source() != src {
+		if db.Dialect() != e.dialect || !db.Source().Equal(src) {
 			t.Errorf("Dialect, Source = %q, %v; want %q and the source", db.Dialect(), db.Source(), e.dialect)
 		}
 		v, err := db.Version(ctx)

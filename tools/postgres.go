@@ -276,7 +276,7 @@ func rollback(tx pgx.Tx) {
 // pgQuery runs the statement with the extended protocol, which runs one
 // statement only, and streams its rows into out.
 func pgQuery(ctx context.Context, tx pgx.Tx, sql string, out *collector) error {
-	rows, err := tx.Query(ctx, sql, pgx.QueryExecModeExec)
+	rows, err := tx.Query(ctx, sql, append([]any{pgx.QueryExecModeExec}, out.args...)...)
 	if err != nil {
 		return err
 	}

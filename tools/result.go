@@ -179,6 +179,9 @@ func nonNil[T any](s []T) []T {
 // collector receives a statement's rows as they stream from the driver: it
 // counts them all and keeps the first max.
 type collector struct {
+	// args are the values bound to the statement's placeholders (see
+	// withBound).
+	args  []any
 	res   *StatementResult
 	max   int
 	start time.Time

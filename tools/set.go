@@ -102,13 +102,14 @@ type Set struct {
 
 	mu      sync.Mutex
 	allowed allowances       // the user's allow_always answers
+	mask    *Masker          // the source's masked columns, or nil
 	last    *StatementResult // the last successful execute_sql result
 }
 
 // NewSet returns the tools of db. confirm asks the user about each write;
 // when it is nil, every write is rejected.
 func NewSet(db *DB, confirm Confirmer) *Set {
-	return &Set{db: db, confirm: confirm}
+	return &Set{db: db, confirm: confirm, mask: NewMasker(db.Source())}
 }
 
 // Specs returns the descriptions of the tools, for the model.
@@ -223,6 +224,11 @@ func (s *Set) executeSQL(ctx context.Context, args json.RawMessage) (any, error)
 	}
 	var res *StatementResult
 	v, err := Classify(a.SQL, s.db.Dialect())
+	if HasToken(a.SQL) {
+		if ctx, res = s.bindTokens(ctx, a.SQL, v, err); res != nil {
+			return res, nil
+		}
+	}
 	switch {
 	case err == nil && v.Class == Write:
 		res = s.confirmAndRun(ctx, ConfirmRequest{Tool: ToolExecuteSQL, SQL: a.SQL, Risk: riskOf(v), Reason: v.Reason})
@@ -411,7 +417,7 @@ func (s *Set) renderChart(args json.RawMessage) (any, error) {
 	if err := c.fill(last.Rows, xi, yi); err != nil {
 		return nil, err
 	}
-	return c, nil
+	return s.mask.maskChart(c)
 }
 
 // columnIndex finds the column of that name: exactly, else regardless of

@@ -14,7 +14,7 @@ type querier interface {
 // out. converter, when not nil, makes out's value converter from the
 // result's column types.
 func sqlQuery(ctx context.Context, q querier, query string, out *collector, converter func([]*sql.ColumnType) func(int, any) any) error {
-	rows, err := q.QueryContext(ctx, query)
+	rows, err := q.QueryContext(ctx, query, out.args...)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,54 @@
+package mcp_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestMaskedColumns: through MCP, whose results go to the host's model,
+// the values of a masked column come back as tokens, in execute_sql's
+// rows and in profile_column, and the call log holds none of them.
+func TestMaskedColumns(t *testing.T) {
+	f := newFixture(t, fixtureOptions{onlySource: true})
+	path := f.home.SourcesPath()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, append(data, "  mask: [orders.status]\n"...), 0o600))
+	cs := f.connect(nil)
+	values := []string{"delivered", "pending", "shipped"}
+
+	rows := call(t, cs, "execute_sql", map[string]any{"sql": "SELECT id, status FROM orders ORDER BY id"})
+	require.False(t, rows.IsError, text(rows))
+	prof := call(t, cs, "profile_column", map[string]any{"table": "orders", "column": "status"})
+	require.False(t, prof.IsError, text(prof))
+	for _, res := range []string{text(rows), text(prof), mustJSON(t, structured(t, rows)), mustJSON(t, structured(t, prof))} {
+		assert.Contains(t, res, "masked:status:")
+		for _, v := range values {
+			assert.NotContains(t, res, v, "a masked value reached the host")
+		}
+	}
+	logs, err := filepath.Glob(filepath.Join(f.home.Dir, "sessions", "mcp_*.json"))
+	require.NoError(t, err)
+	require.NotEmpty(t, logs, "no call log")
+	for _, l := range logs {
+		data, err := os.ReadFile(l)
+		require.NoError(t, err)
+		for _, v := range values {
+			assert.NotContains(t, string(data), v, "the call log %s holds a masked value", l)
+		}
+		assert.True(t, strings.Contains(string(data), "masked:status:"), "the call log holds the tokens")
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	data, err := json.Marshal(v)
+	require.NoError(t, err)
+	return string(data)
+}

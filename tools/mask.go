@@ -1,0 +1,350 @@
+package tools
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/aiq/aiq-rpc/sessionio"
+)
+
+// maskHexLen is the number of hex digits of a token's HMAC: 48 bits, so
+// that two values of one session share a token only by a rare collision,
+// which Masker detects and resolves with a longer token.
+const maskHexLen = 12
+
+// maxMaskedValues bounds the values a Masker remembers to turn tokens back
+// into values; a token issued after that is refused in a statement.
+const maxMaskedValues = 100_000
+
+// Masker hides the values of a source's masked columns (sources.yaml's
+// mask and mask_pattern) from the model: each value becomes a token,
+// <masked:email:3f2a91c04d7e>, the HMAC of the value under a key made for
+// one session, so that equal values have equal tokens within the session
+// (grouping and counting still work) and different tokens in another.
+//
+// Which result columns are masked is decided by name alone, as a result
+// has no reliable origin per column: a column is masked when its name, in
+// any case, is the column part of a mask entry of any table of the source,
+// or matches a mask_pattern. An expression on a masked column under
+// another name (upper(email) AS e, substr(email, 1, 3)) is not masked.
+//
+// A nil *Masker masks nothing.
+type Masker struct {
+	key      []byte
+	names    map[string]bool
+	patterns []string
+
+	mu     sync.Mutex
+	values map[string]any // hex part of a token -> the value
+}
+
+// NewMasker returns the masker of src for one session, or nil when src
+// masks no column.
+func NewMasker(src sessionio.Source) *Masker {
+	if len(src.Mask) == 0 && len(src.MaskPattern) == 0 {
+		return nil
+	}
+	m := &Masker{key: make([]byte, 32), names: map[string]bool{}, values: map[string]any{}}
+	rand.Read(m.key) // never fails (crypto/rand's documented behaviour since Go 1.24)
+	for _, c := range src.Mask {
+		col := c[strings.LastIndexByte(c, '.')+1:]
+		m.names[strings.ToLower(unquoteIdent(col))] = true
+	}
+	for _, p := range src.MaskPattern {
+		m.patterns = append(m.patterns, strings.ToLower(p))
+	}
+	return m
+}
+
+// Masks reports whether a result column of this name is masked.
+func (m *Masker) Masks(column string) bool {
+	if m == nil {
+		return false
+	}
+	name := strings.ToLower(column)
+	if m.names[name] {
+		return true
+	}
+	for _, p := range m.patterns {
+		if ok, _ := path.Match(p, name); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// token returns the token of v in column; NULL stays NULL, as whether a
+// value is missing is not the value.
+func (m *Masker) token(column string, v any) any {
+	if v == nil {
+		return nil
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		data = []byte(fmt.Sprint(v))
+	}
+	mac := hmac.New(sha256.New, m.key)
+	mac.Write(data)
+	sum := hex.EncodeToString(mac.Sum(nil))
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	h := sum[:maskHexLen]
+	for n := maskHexLen; ; n += 4 {
+		h = sum[:n]
+		old, ok := m.values[h]
+		if !ok || sameValue(old, data) || n+4 > len(sum) {
+			if !ok && len(m.values) < maxMaskedValues {
+				m.values[h] = v
+			}
+			break
+		}
+	}
+	return "<masked:" + tokenLabel(column) + ":" + h + ">"
+}
+
+func sameValue(v any, data []byte) bool {
+	old, err := json.Marshal(v)
+	return err == nil && string(old) == string(data)
+}
+
+// tokenLabel is the column name as a token shows it: lower case letters,
+// digits and underscores.
+func tokenLabel(column string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(column) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	if b.Len() == 0 {
+		return "value"
+	}
+	return b.String()
+}
+
+// maskRows returns a copy of rows with the values of the masked columns
+// replaced by their tokens, or rows itself when none is masked.
+func (m *Masker) maskRows(columns []string, rows [][]any) [][]any {
+	var masked []int
+	for i, c := range columns {
+		if m.Masks(c) {
+			masked = append(masked, i)
+		}
+	}
+	if len(masked) == 0 {
+		return rows
+	}
+	out := make([][]any, len(rows))
+	for r, row := range rows {
+		cp := append([]any(nil), row...)
+		for _, i := range masked {
+			if i < len(cp) {
+				cp[i] = m.token(columns[i], cp[i])
+			}
+		}
+		out[r] = cp
+	}
+	return out
+}
+
+// ModelView is r.ModelView with the masked columns' values as tokens.
+func (m *Masker) ModelView(r *StatementResult) any {
+	if m == nil || r.Status != StatusSuccess {
+		return r.ModelView()
+	}
+	cp := *r
+	cp.Rows = m.maskRows(r.Columns, r.Rows)
+	return cp.ModelView()
+}
+
+// maskProfile replaces the values of a masked column's profile by tokens:
+// min, max and the most common values. Counts pass through.
+func (m *Masker) maskProfile(p *ColumnProfile) {
+	if !m.Masks(p.Column) {
+		return
+	}
+	p.Min, p.Max = m.token(p.Column, p.Min), m.token(p.Column, p.Max)
+	for i := range p.Top {
+		p.Top[i].Value = m.token(p.Column, p.Top[i].Value)
+	}
+	p.Note = strings.TrimSpace(p.Note + " The values of this column are masked: each is a token that stands for one value.")
+	p.summary = profileSummary(p)
+}
+
+// tokenPattern finds what looks like a token anywhere in a statement.
+var tokenPattern = regexp.MustCompile(`<masked:[a-z0-9_]*:([0-9a-f]+)>`)
+
+// HasToken reports whether sql holds something that looks like a token.
+func HasToken(sql string) bool { return strings.Contains(sql, "<masked:") }
+
+// bind returns sql with each string literal that is exactly a token
+// replaced by a placeholder of dialect, and the values to bind to them.
+// It refuses, with what the model should do, a token anywhere else (in a
+// longer string, a comment, a name), a token this session did not issue,
+// and a statement it cannot read with certainty: one with a backslash, a
+// dollar sign or a question mark outside its string literals.
+func (m *Masker) bind(sql string, dialect Dialect) (string, []any, error) {
+	const how = "use a token only as a whole string literal, such as WHERE email = '<masked:email:3f2a91c04d7e>'"
+	if m == nil {
+		return "", nil, fmt.Errorf("this source masks no column, so %s is not a value it issued", tokenPattern.FindString(sql))
+	}
+	if strings.ContainsAny(sql, `\$`) {
+		return "", nil, fmt.Errorf("a statement with a masked token cannot hold a backslash or a dollar sign; %s", how)
+	}
+	var b strings.Builder
+	var args []any
+	for i := 0; i < len(sql); {
+		c := sql[i]
+		switch {
+		case c == '\'':
+			end := i + 1
+			for end < len(sql) {
+				if sql[end] == '\'' {
+					if end+1 < len(sql) && sql[end+1] == '\'' {
+						end += 2
+						continue
+					}
+					break
+				}
+				end++
+			}
+			if end >= len(sql) {
+				return "", nil, fmt.Errorf("the statement has an unterminated string literal")
+			}
+			lit := sql[i+1 : end]
+			if sm := tokenPattern.FindStringSubmatch(lit); sm != nil {
+				if sm[0] != lit {
+					return "", nil, fmt.Errorf("%s is part of a longer string; %s", sm[0], how)
+				}
+				v, ok := m.lookup(sm[1])
+				if !ok {
+					return "", nil, fmt.Errorf("%s was not issued in this conversation (tokens differ between conversations); read the rows again to get this conversation's tokens", lit)
+				}
+				args = append(args, v)
+				b.WriteString(placeholder(dialect, len(args)))
+			} else {
+				b.WriteString(sql[i : end+1])
+			}
+			i = end + 1
+		case c == '"' || c == '`':
+			end := strings.IndexByte(sql[i+1:], c)
+			if end < 0 {
+				return "", nil, fmt.Errorf("the statement has an unterminated quoted name")
+			}
+			b.WriteString(sql[i : i+end+2])
+			i += end + 2
+		case strings.HasPrefix(sql[i:], "--") || c == '#' && dialect == DialectMySQL:
+			end := strings.IndexByte(sql[i:], '\n')
+			if end < 0 {
+				end = len(sql) - i
+			}
+			b.WriteString(sql[i : i+end])
+			i += end
+		case strings.HasPrefix(sql[i:], "/*"):
+			end := strings.Index(sql[i+2:], "*/")
+			if end < 0 {
+				return "", nil, fmt.Errorf("the statement has an unterminated comment")
+			}
+			b.WriteString(sql[i : i+end+4])
+			i += end + 4
+		case c == '?':
+			return "", nil, fmt.Errorf("a statement with a masked token cannot hold a ? outside string literals; %s", how)
+		case c == '<' && strings.HasPrefix(sql[i:], "<masked:"):
+			return "", nil, fmt.Errorf("a masked token outside a string literal; %s", how)
+		default:
+			b.WriteByte(c)
+			i++
+		}
+	}
+	if strings.Contains(b.String(), "<masked:") {
+		return "", nil, fmt.Errorf("a masked token in a name or a comment; %s", how)
+	}
+	return b.String(), args, nil
+}
+
+func (m *Masker) lookup(h string) (any, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	v, ok := m.values[h]
+	return v, ok
+}
+
+func placeholder(d Dialect, n int) string {
+	if d == DialectPostgres {
+		return fmt.Sprintf("$%d", n)
+	}
+	return "?"
+}
+
+// boundKey is the context key of withBound.
+type boundKey struct{}
+
+// bound is a statement as the model wrote it, and the statement that runs
+// instead: with placeholders and the values bound to them.
+type bound struct {
+	sql, query string
+	args       []any
+}
+
+// withBound returns a copy of ctx under which a DB runs query with args
+// when asked to run sql, whichever path (the cost gate's question, a plain
+// read) gets there.
+func withBound(ctx context.Context, b bound) context.Context {
+	return context.WithValue(ctx, boundKey{}, b)
+}
+
+// boundFor returns the query and args that stand for sql under ctx.
+func boundFor(ctx context.Context, sql string) (string, []any) {
+	if b, ok := ctx.Value(boundKey{}).(bound); ok && b.sql == sql {
+		return b.query, b.args
+	}
+	return sql, nil
+}
+
+// bindTokens prepares a statement that holds masked tokens: a read whose
+// tokens are whole string literals runs with their values bound (the
+// returned ctx); anything else is refused with a result that says why.
+func (s *Set) bindTokens(ctx context.Context, sql string, v Verdict, classErr error) (context.Context, *StatementResult) {
+	if classErr == nil && v.Class == Write {
+		return ctx, s.refused(sql, StatusRejected, "The statement holds a masked token, which only a read may use, so it did not run.",
+			"not run: a masked token may only be used in a read (SELECT); a write must name its rows another way, or the user runs it")
+	}
+	if classErr != nil {
+		return ctx, nil // Run refuses it with the classifier's reason
+	}
+	query, args, err := s.mask.bind(sql, s.db.Dialect())
+	if err != nil {
+		return ctx, s.refused(sql, StatusRejected, "The statement's masked token could not be bound: "+err.Error()+".", "not run: "+err.Error())
+	}
+	return withBound(ctx, bound{sql: sql, query: query, args: args}), nil
+}
+
+// ModelView is what the model reads of r: its ModelView, with the values
+// of the source's masked columns as tokens.
+func (s *Set) ModelView(r *StatementResult) any { return s.mask.ModelView(r) }
+
+// maskChart hides a chart's masked values, which the model reads too: the
+// labels of a masked x become tokens; a masked y, or a masked x of a
+// scatter chart, whose numbers would show, is refused.
+func (m *Masker) maskChart(c *Chart) (*Chart, error) {
+	if m.Masks(c.Y) || c.ChartType == "scatter" && m.Masks(c.X) {
+		return nil, fmt.Errorf("render_chart cannot plot the masked column's numbers; chart a count or another column instead")
+	}
+	if m.Masks(c.X) {
+		for i, l := range c.Labels {
+			c.Labels[i] = m.token(c.X, l).(string)
+		}
+	}
+	return c, nil
+}
