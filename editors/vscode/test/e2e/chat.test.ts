@@ -19,11 +19,17 @@ const DELETE_SQL = "DELETE FROM orders WHERE status = 'cancelled'";
 
 const sql = (id: string, statement: string): Step => ({ toolCalls: [{ id, name: "execute_sql", arguments: { sql: statement } }] });
 
-/** What the model got back for its last tool call, as the tool's JSON. */
+/**
+ * What the model got back for its last tool call, as the tool's JSON: the
+ * server fences every result as data (a sentence, then the JSON between
+ * <data-TOKEN> lines with a random token), which this checks and takes off.
+ */
 function lastToolResult(req: RecordedRequest): any {
   const tool = req.body.messages.filter((m) => m.role === "tool").pop();
   assert.ok(tool, "the request carries a tool result");
-  return JSON.parse(String(tool.content));
+  const fenced = /^The text between <data-([0-9a-f]{16})> and <\/data-\1> is [^\n]*\n<data-\1>\n([\s\S]*)\n<\/data-\1>$/.exec(String(tool.content));
+  assert.ok(fenced, `the tool result is fenced as data: ${String(tool.content).slice(0, 200)}`);
+  return JSON.parse(fenced[2]);
 }
 
 // A relative AIQ_SCREENSHOT_DIR is from where npm was started (npm --prefix runs us in editors/vscode).
