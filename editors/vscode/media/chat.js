@@ -199,10 +199,14 @@
   }
 
   const sourceName = el("span", "source-name");
-  sourceLabel.append(el("span", "source-caption", "Source"), sourceName);
+  const modelName = el("span", "source-model");
+  sourceLabel.append(el("span", "source-caption", "Source"), sourceName, modelName);
 
   function renderFrame() {
     setText(sourceName, V.sourceLabel(model));
+    const modelText = V.modelLabel(model);
+    setText(modelName, modelText ? `· ${modelText}` : "");
+    modelName.title = modelText ? `Model: ${modelText} (AIQ: Select Model picks another)` : "";
     runningLabel.hidden = !model.running;
     stopButton.hidden = !model.running;
     askButton.disabled = !!model.running;

@@ -26,7 +26,7 @@
    *   items: Item[], status: string, done: boolean, cancelled: boolean, error: string,
    *   warnings: string[], savedTo: string }} Turn
    * @typedef {{ kind: "notice", level: string, message: string }} Notice
-   * @typedef {{ source: string, sourceKnown: boolean, server: string, running: boolean, entries: (Turn | Notice)[], sorts: Record<string, Sort> }} Model
+   * @typedef {{ source: string, sourceKnown: boolean, server: string, running: boolean, entries: (Turn | Notice)[], sorts: Record<string, Sort>, model?: string }} Model
    *   sorts: how the user sorted each result table, by sortKey; kept when the
    *   extension replays the conversation into a view shown again.
    */
@@ -49,6 +49,15 @@
     if (model.source) return model.source;
     if (model.sourceKnown) return "no database";
     return model.server === "stopped" ? "not running" : "starting…";
+  }
+
+  /**
+   * What the header says after the source: the conversation's model, once
+   * the server said which; "" before, or when none is configured.
+   * @param {Model} model
+   */
+  function modelLabel(model) {
+    return model.model ? model.model : "";
   }
 
   /**
@@ -103,6 +112,7 @@
         model.running = !!msg.running;
         model.sourceKnown = msg.sourceKnown !== false;
         model.server = String(msg.server || "");
+        model.model = typeof msg.model === "string" ? msg.model : "";
         return { model, changed: "none" };
       case "turnStart": {
         const existing = findTurn(model, msg.turnId);
@@ -1024,7 +1034,7 @@
   }
 
   return {
-    HANDLED_TYPES, emptyModel, sourceLabel, restart, sortKey, apply, historyTurns, turnBlocks, statementNote, chooseChart, chartGeometry, niceTicks, formatTick, formatValue,
+    HANDLED_TYPES, emptyModel, sourceLabel, modelLabel, restart, sortKey, apply, historyTurns, turnBlocks, statementNote, chooseChart, chartGeometry, niceTicks, formatTick, formatValue,
     sortRows, nextSort, compareValues, formatCell, formatNumber, isKeyColumn, SEPARATORS, isNumericColumn, asNumber, tokenizeSQL, parseMarkdown, parseInline, settledEnd,
   };
 });

@@ -120,12 +120,13 @@ export class Controller {
     }
     void this.connection(true)
       .then((client) => this.sessionId(client))
+      .then(() => (this.model === undefined ? this.refreshModel() : undefined))
       .catch(() => undefined);
   }
 
   private stateMessage(): ToView {
-    const { source, running, sourceKnown, server } = this.state;
-    return { type: "state", source, running, sourceKnown, server };
+    const { source, running, sourceKnown, server, model } = this.state;
+    return { type: "state", source, running, sourceKnown, server, ...(model ? { model } : {}) };
   }
 
   /** Asks one question; the answer streams to the view. Resolves with the result, or undefined when it failed. */
@@ -523,6 +524,7 @@ export class Controller {
     try {
       const client = await this.connection(true);
       await this.sessionId(client);
+      await this.refreshModel(); // a new server starts on config.yaml's model
     } catch {
       // Said in the view; the next command tries again and shows why.
     }

@@ -88,6 +88,7 @@ describe("Controller with the real aiq-rpc", () => {
     const states = ui.views.filter((v) => v.type === "state");
     assert.ok(states.every((v) => v.type === "state" && (v.source !== "" || v.sourceKnown === false)), "never a known empty source on the way");
     assert.equal(ui.startFailures.length, 0);
+    await ui.until(() => ui.views.some((v) => v.type === "state" && v.model === "test-model"), "the configured model in the panel's header");
     const pid = ctl.serverPid;
     ctl.warmUp();
     assert.equal(ctl.serverPid, pid, "a second showing starts nothing");

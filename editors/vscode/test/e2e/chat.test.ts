@@ -69,8 +69,9 @@ e2eSuite("the AIQ panel in code-server", () => {
     assert.deepEqual(workbenchErrors(), []);
   });
 
-  it("names the demo database before any question", async () => {
+  it("names the demo database and the model before any question", async () => {
     await vs.chat.locator(".source-name", { hasText: /^demo$/ }).waitFor();
+    await vs.chat.locator(".source-model", { hasText: /^· test-model$/ }).waitFor();
   });
 
   it("shows the model's reasoning as a collapsed Thinking block, and says when the answer was cut short", async () => {
