@@ -612,7 +612,7 @@
   /**
    * What the turn draws, in order: each item, and after a SQL result its
    * default chart, unless a chart event draws that result already (the
-   * model's render_chart draws the last result).
+   * model's render_chart draws the last result) or the turn is replayed.
    * @param {Turn} turn @returns {({ item: Item, index: number } | { autoChart: Chart, index: number })[]}
    */
   function turnBlocks(turn) {
@@ -628,7 +628,9 @@
       const later = turn.items.slice(index + 1);
       const nextSql = later.findIndex((it) => it.kind === "sql");
       const drawn = later.slice(0, nextSql < 0 ? later.length : nextSql).some((it) => it.kind === "chart");
-      const chart = drawn ? null : chooseChart(item.statement);
+      // A replayed session (history turns have ids below 0) draws no charts of
+      // its own: a conversation of fifty results is not fifty pies.
+      const chart = drawn || turn.id < 0 ? null : chooseChart(item.statement);
       if (chart) blocks.push({ autoChart: chart, index });
     });
     return blocks;

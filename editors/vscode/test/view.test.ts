@@ -409,6 +409,10 @@ test("turnBlocks: a result gets its default chart unless a chart event draws it"
   assert.deepEqual(auto2.map((b: any) => b.autoChart.chartType), ["line"]);
   const auto3 = view.turnBlocks(t3).filter((b: any) => b.autoChart);
   assert.deepEqual(auto3.map((b: any) => [b.autoChart.chartType, b.autoChart.labels.length]), [["pie", 5]]);
+  // The same turn replayed from a session (history turns have ids below 0): its table, no chart.
+  const replayed = { ...t3, id: -3 };
+  assert.equal(view.turnBlocks(replayed).filter((b: any) => b.autoChart).length, 0, "no charts when a session is replayed");
+  assert.ok(view.turnBlocks(replayed).some((b: any) => b.item?.kind === "sql" && b.item.statement), "the result is still shown");
 });
 
 test("niceTicks cover the range with round steps", () => {
