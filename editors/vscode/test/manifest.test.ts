@@ -64,6 +64,15 @@ describe("package.json", () => {
     assert.deepEqual(read.sort(), Object.keys(manifest.contributes.configuration.properties).sort());
   });
 
+  it("aiq.serverPath is a path on the machine the extension runs on, which a trusted workspace may override", () => {
+    const props = manifest.contributes.configuration.properties;
+    // VS Code's documented scope for an executable's path: read from the user settings of the machine
+    // the extension host runs on (code-server's, a remote's Remote settings), and from a workspace.
+    assert.equal(props["aiq.serverPath"].scope, "machine-overridable");
+    // A workspace that is not trusted cannot choose the binary that runs.
+    assert.ok(manifest.capabilities.untrustedWorkspaces.restrictedConfigurations.includes("aiq.serverPath"));
+  });
+
   it("runs on VS Code 1.85 with its entry point compiled from src/extension.ts", () => {
     assert.equal(manifest.engines.vscode, "^1.85.0");
     assert.equal(manifest.main, "./out/src/extension.js");
