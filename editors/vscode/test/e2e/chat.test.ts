@@ -23,7 +23,10 @@ const sql = (id: string, statement: string): Step => ({ toolCalls: [{ id, name: 
 function lastToolResult(req: RecordedRequest): any {
   const tool = req.body.messages.filter((m) => m.role === "tool").pop();
   assert.ok(tool, "the request carries a tool result");
-  return JSON.parse(String(tool.content));
+  // The model gets the result fenced as data (tools.Fence): a sentence, then the JSON between <data-TOKEN> lines.
+  const m = /\n<data-([0-9a-f]{16})>\n([\s\S]*)\n<\/data-\1>$/.exec(String(tool.content));
+  assert.ok(m, `the tool result is fenced as data: ${String(tool.content).slice(0, 80)}`);
+  return JSON.parse(m[2]);
 }
 
 // A relative AIQ_SCREENSHOT_DIR is from where npm was started (npm --prefix runs us in editors/vscode).
