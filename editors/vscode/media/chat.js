@@ -167,6 +167,9 @@
     draw();
   }
 
+  /** Set by a history message: the next draw scrolls to the end. */
+  let forceBottom = false;
+
   function draw() {
     if (frameRequest) cancelAnimationFrame(frameRequest);
     frameRequest = 0;
@@ -182,7 +185,8 @@
     dirty.all = false;
     dirty.turns.clear();
     renderFrame();
-    if (keepBottom) scrollToBottom();
+    if (keepBottom || forceBottom) scrollToBottom();
+    forceBottom = false;
   }
 
   /** @param {number} id */
@@ -195,10 +199,14 @@
   }
 
   const sourceName = el("span", "source-name");
-  sourceLabel.append(el("span", "source-caption", "Source"), sourceName);
+  const modelName = el("span", "source-model");
+  sourceLabel.append(el("span", "source-caption", "Source"), sourceName, modelName);
 
   function renderFrame() {
     setText(sourceName, V.sourceLabel(model));
+    const modelText = V.modelLabel(model);
+    setText(modelName, modelText ? `· ${modelText}` : "");
+    modelName.title = modelText ? `Model: ${modelText} (AIQ: Select Model picks another)` : "";
     runningLabel.hidden = !model.running;
     stopButton.hidden = !model.running;
     askButton.disabled = !!model.running;
@@ -766,6 +774,8 @@
       replaying = true;
       model = V.restart(model);
     }
+    // A conversation shown whole (history, restore after a reload) opens at its end.
+    if (event.data && event.data.type === "history") forceBottom = true;
     const { changed } = V.apply(model, event.data);
     saveSoon();
     if (replaying) {

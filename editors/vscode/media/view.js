@@ -26,7 +26,7 @@
    *   items: Item[], status: string, done: boolean, cancelled: boolean, error: string,
    *   warnings: string[], savedTo: string }} Turn
    * @typedef {{ kind: "notice", level: string, message: string }} Notice
-   * @typedef {{ source: string, sourceKnown: boolean, server: string, running: boolean, entries: (Turn | Notice)[], sorts: Record<string, Sort> }} Model
+   * @typedef {{ source: string, sourceKnown: boolean, server: string, running: boolean, entries: (Turn | Notice)[], sorts: Record<string, Sort>, model?: string }} Model
    *   sorts: how the user sorted each result table, by sortKey; kept when the
    *   extension replays the conversation into a view shown again.
    */
@@ -49,6 +49,15 @@
     if (model.source) return model.source;
     if (model.sourceKnown) return "no database";
     return model.server === "stopped" ? "not running" : "starting…";
+  }
+
+  /**
+   * What the header says after the source: the conversation's model, once
+   * the server said which; "" before, or when none is configured.
+   * @param {Model} model
+   */
+  function modelLabel(model) {
+    return model.model ? model.model : "";
   }
 
   /**
@@ -103,6 +112,7 @@
         model.running = !!msg.running;
         model.sourceKnown = msg.sourceKnown !== false;
         model.server = String(msg.server || "");
+        model.model = typeof msg.model === "string" ? msg.model : "";
         return { model, changed: "none" };
       case "turnStart": {
         const existing = findTurn(model, msg.turnId);
@@ -602,7 +612,7 @@
   /**
    * What the turn draws, in order: each item, and after a SQL result its
    * default chart, unless a chart event draws that result already (the
-   * model's render_chart draws the last result).
+   * model's render_chart draws the last result) or the turn is replayed.
    * @param {Turn} turn @returns {({ item: Item, index: number } | { autoChart: Chart, index: number })[]}
    */
   function turnBlocks(turn) {
@@ -618,7 +628,9 @@
       const later = turn.items.slice(index + 1);
       const nextSql = later.findIndex((it) => it.kind === "sql");
       const drawn = later.slice(0, nextSql < 0 ? later.length : nextSql).some((it) => it.kind === "chart");
-      const chart = drawn ? null : chooseChart(item.statement);
+      // A replayed session (history turns have ids below 0) draws no charts of
+      // its own: a conversation of fifty results is not fifty pies.
+      const chart = drawn || turn.id < 0 ? null : chooseChart(item.statement);
       if (chart) blocks.push({ autoChart: chart, index });
     });
     return blocks;
@@ -1024,7 +1036,7 @@
   }
 
   return {
-    HANDLED_TYPES, emptyModel, sourceLabel, restart, sortKey, apply, historyTurns, turnBlocks, statementNote, chooseChart, chartGeometry, niceTicks, formatTick, formatValue,
+    HANDLED_TYPES, emptyModel, sourceLabel, modelLabel, restart, sortKey, apply, historyTurns, turnBlocks, statementNote, chooseChart, chartGeometry, niceTicks, formatTick, formatValue,
     sortRows, nextSort, compareValues, formatCell, formatNumber, isKeyColumn, SEPARATORS, isNumericColumn, asNumber, tokenizeSQL, parseMarkdown, parseInline, settledEnd,
   };
 });

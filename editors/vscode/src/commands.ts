@@ -65,6 +65,7 @@ export class Commands {
       ["aiq.ask", () => this.ask()],
       ["aiq.showHistory", () => this.showHistory()],
       ["aiq.clear", () => this.clear()],
+      ["aiq.newChat", () => this.controller.newChat()],
       ["aiq.allowances", () => this.allowances()],
       ["aiq.save", () => this.save()],
       ["aiq.load", () => this.load()],

@@ -76,6 +76,12 @@ export class Controller {
   private readonly policy: RestartPolicy;
   /** The session's model, as models/list or session/setModel said. */
   private model?: string;
+  /** A crash during a turn, said once by that turn's error instead of a notice and a popup. */
+  private crashDuringTurn?: string;
+  /** The crash was said already: the reload after the restart is not another message. */
+  private crashSaid = false;
+  /** Write dialogs open now; a crash under one means its statement did not run. */
+  private confirming = 0;
 
   constructor(private readonly options: ControllerOptions) {
     this.policy = options.policy ?? new RestartPolicy();
@@ -114,12 +120,13 @@ export class Controller {
     }
     void this.connection(true)
       .then((client) => this.sessionId(client))
+      .then(() => (this.model === undefined ? this.refreshModel() : undefined))
       .catch(() => undefined);
   }
 
   private stateMessage(): ToView {
-    const { source, running, sourceKnown, server } = this.state;
-    return { type: "state", source, running, sourceKnown, server };
+    const { source, running, sourceKnown, server, model } = this.state;
+    return { type: "state", source, running, sourceKnown, server, ...(model ? { model } : {}) };
   }
 
   /** Asks one question; the answer streams to the view. Resolves with the result, or undefined when it failed. */
@@ -165,7 +172,7 @@ export class Controller {
       this.post({ type: "turnEnd", turnId, result });
       return result;
     } catch (err) {
-      this.post({ type: "turnError", turnId, message: turnErrorMessage(err) });
+      this.post({ type: "turnError", turnId, message: this.lostTurnMessage(err) ?? turnErrorMessage(err) });
       this.options.ui.log(`The question failed: ${detailOf(err)}\n`);
       return undefined;
     } finally {
@@ -173,6 +180,20 @@ export class Controller {
       cts.dispose();
       this.publishState();
     }
+  }
+
+  /**
+   * The one message of a turn whose server died under it: what happened,
+   * that it was restarted, and that the question (and a statement waiting
+   * for the user's answer) did not complete.
+   */
+  private lostTurnMessage(err: unknown): string | undefined {
+    const crash = this.crashDuringTurn;
+    this.crashDuringTurn = undefined;
+    if (!crash) {
+      return undefined; // a lost request without a crash report is said as it is
+    }
+    return `${crash} The question was not answered: ask it again.`;
   }
 
   /**
@@ -237,6 +258,26 @@ export class Controller {
     this.remember(r.path);
     this.post({ type: "clear" });
     return r;
+  }
+
+  /**
+   * Starts an empty conversation on the same source. The one before is
+   * saved (session/close) and stays in History (Load Session...), so
+   * nothing is asked first.
+   */
+  async newChat(): Promise<void> {
+    this.refuseWhileRunning();
+    const client = await this.connection();
+    const previous = this.session?.id;
+    const source = this.session?.source ?? this.conversation?.source ?? this.options.settings().source;
+    const r = await client.newSession(source);
+    this.session = { id: r.sessionId, source: r.source };
+    this.conversation = { source: r.source };
+    if (previous) {
+      await client.closeSession(previous).catch(() => undefined);
+    }
+    this.post({ type: "clear" });
+    this.publishState();
   }
 
   async save(): Promise<SaveResult> {
@@ -424,7 +465,10 @@ export class Controller {
         clientVersion: this.options.clientVersion,
         initializeTimeoutMs: this.options.initializeTimeoutMs,
         handlers: {
-          confirm: (p) => ui.confirm(p),
+          confirm: (p) => {
+            this.confirming++;
+            return ui.confirm(p).finally(() => this.confirming--);
+          },
           showMessage: (p) => ui.showMessage(p),
           configChanged: () => void this.refreshModel(),
           stderr: (text) => ui.log(text),
@@ -459,10 +503,17 @@ export class Controller {
     const what = restartNow
       ? " AIQ restarted it."
       : ` It stopped ${this.policy.maxRestarts + 1} times within ${this.policy.windowMs / 60_000} minutes; AIQ restarts it on your next command.`;
-    const message = crashMessage(info) + what;
-    this.post({ type: "notice", level: "error", message });
-    if (this.policy.isFirstInWindow() || !restartNow) {
-      this.options.ui.crashed(message);
+    const unanswered = this.confirming > 0 ? " The statement waiting for your answer did not run." : "";
+    const message = crashMessage(info) + what + unanswered;
+    this.crashSaid = true;
+    if (this.turn) {
+      // The turn's error says it, once: not a notice, a popup and an error.
+      this.crashDuringTurn = message;
+    } else {
+      this.post({ type: "notice", level: "error", message });
+      if (this.policy.isFirstInWindow() || !restartNow) {
+        this.options.ui.crashed(message);
+      }
     }
     if (restartNow) {
       void this.restartAfterCrash();
@@ -473,6 +524,7 @@ export class Controller {
     try {
       const client = await this.connection(true);
       await this.sessionId(client);
+      await this.refreshModel(); // a new server starts on config.yaml's model
     } catch {
       // Said in the view; the next command tries again and shows why.
     }
@@ -487,13 +539,44 @@ export class Controller {
     return this.opening;
   }
 
+  /**
+   * The first session of this window: the conversation last held on the
+   * source (session/list's `latest`) replaces the new, empty one, and the
+   * panel shows it. False when there is none or it cannot be loaded (said
+   * in the panel), and the new session stays.
+   */
+  private async restoreLatest(client: AiqClient, fresh: string, source: string): Promise<boolean> {
+    let file: string | undefined;
+    try {
+      file = (await client.list()).find((s) => s.latest && !s.error && s.turns > 0 && s.source === source)?.path;
+      if (!file) {
+        return false;
+      }
+      const r = await client.load(file);
+      this.session = { id: r.sessionId, source: r.source };
+      this.conversation = { savedPath: r.path, source: r.source };
+      await client.closeSession(fresh).catch(() => undefined);
+      this.post(await this.historyMessage(client, r.sessionId));
+      this.publishState();
+      return true;
+    } catch (err) {
+      if (file) {
+        this.post({ type: "notice", level: "warning", message: `The last conversation could not be reopened from ${file}: ${messageOf(err)}` });
+      }
+      return false;
+    }
+  }
+
   private async openSession(client: AiqClient): Promise<string> {
     const previous = this.conversation;
     if (previous?.savedPath) {
       try {
         const r = await client.load(previous.savedPath);
         this.session = { id: r.sessionId, source: r.source };
-        this.post({ type: "notice", level: "info", message: `aiq-rpc restarted; the conversation was reloaded from ${r.path}.` });
+        if (!this.crashSaid) {
+          this.post({ type: "notice", level: "info", message: `aiq-rpc restarted; the conversation was reloaded from ${r.path}.` });
+        }
+        this.crashSaid = false;
         this.publishState();
         return r.sessionId;
       } catch (err) {
@@ -503,6 +586,10 @@ export class Controller {
     const r = await client.newSession(previous?.source || this.options.settings().source);
     this.session = { id: r.sessionId, source: r.source };
     this.conversation = { source: r.source };
+    this.crashSaid = false;
+    if (!previous && this.options.settings().restoreLastSession && (await this.restoreLatest(client, r.sessionId, r.source))) {
+      return this.session.id;
+    }
     if (previous) {
       this.post({
         type: "notice",

@@ -17,6 +17,7 @@ function readSettings(): Settings {
     home: c.get("home"),
     source: c.get("source"),
     trace: c.get("trace.server"),
+    restoreLastSession: c.get("restoreLastSession"),
   });
 }
 

@@ -74,6 +74,8 @@ export interface SessionSummary {
   turns: number;
   firstQuestion: string;
   error?: string;
+  /** The most recently updated session of its source. */
+  latest?: boolean;
 }
 
 export interface Position {

@@ -15,6 +15,8 @@ export interface Settings {
   source: string;
   /** aiq.trace.server */
   trace: TraceLevel;
+  /** aiq.restoreLastSession: on start, reopen the last conversation on the source (session/list's `latest`). */
+  restoreLastSession: boolean;
 }
 
 export const DEFAULT_SERVER_PATH = "aiq-rpc";
@@ -28,6 +30,7 @@ export function normalizeSettings(raw: { [key: string]: unknown }): Settings {
     home: str(raw.home),
     source: str(raw.source),
     trace: trace === "messages" || trace === "verbose" ? trace : "off",
+    restoreLastSession: raw.restoreLastSession !== false,
   };
 }
 

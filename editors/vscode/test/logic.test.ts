@@ -83,13 +83,15 @@ describe("RestartPolicy", () => {
 
 describe("settings", () => {
   it("defaults and lenient reading", () => {
-    assert.deepEqual(normalizeSettings({}), { serverPath: "aiq-rpc", home: "", source: "", trace: "off" });
-    assert.deepEqual(normalizeSettings({ serverPath: "  ", home: 3, source: " shop ", trace: "loud" }), {
+    assert.deepEqual(normalizeSettings({}), { serverPath: "aiq-rpc", home: "", source: "", trace: "off", restoreLastSession: true });
+    assert.deepEqual(normalizeSettings({ serverPath: "  ", home: 3, source: " shop ", trace: "loud", restoreLastSession: "no" }), {
       serverPath: "aiq-rpc",
       home: "",
       source: "shop",
       trace: "off",
+      restoreLastSession: true,
     });
+    assert.equal(normalizeSettings({ restoreLastSession: false }).restoreLastSession, false);
     assert.equal(normalizeSettings({ trace: "verbose" }).trace, "verbose");
   });
 

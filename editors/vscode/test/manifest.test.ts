@@ -27,12 +27,25 @@ describe("package.json", () => {
   it("menus, keybindings and the status bar use contributed commands", () => {
     const used = [
       ...manifest.contributes.menus["editor/context"].map((m: { command: string }) => m.command),
+      ...manifest.contributes.menus["view/title"].map((m: { command: string }) => m.command),
       ...manifest.contributes.keybindings.map((k: { command: string }) => k.command),
       ...[...source("status.ts").matchAll(/command: "(aiq\.[A-Za-z]+)"/g)].map((m) => m[1]),
     ];
     assert.ok(used.length >= 4);
     for (const c of used) {
       assert.ok(contributed.includes(c), `${c} is contributed`);
+    }
+  });
+
+  it("puts New Chat and History (the saved sessions) in the chat view's title bar, with icons", () => {
+    const title = manifest.contributes.menus["view/title"] as { command: string; when: string; group: string }[];
+    assert.deepEqual(title.map((m) => m.command), ["aiq.newChat", "aiq.load"]);
+    for (const m of title) {
+      assert.equal(m.when, "view == aiq.chat", m.command);
+      assert.match(m.group, /^navigation/, `${m.command} shows as a button, not in the ... menu`);
+      const command = manifest.contributes.commands.find((c: { command: string }) => c.command === m.command);
+      assert.ok(command, `${m.command} is contributed`);
+      assert.match(command.icon, /^\$\([a-z-]+\)$/, `${m.command} has a codicon`);
     }
   });
 
@@ -49,6 +62,15 @@ describe("package.json", () => {
   it("declares the settings the extension reads", () => {
     const read = [...source("extension.ts").matchAll(/c\.get\("([^"]+)"\)/g)].map((m) => `aiq.${m[1]}`);
     assert.deepEqual(read.sort(), Object.keys(manifest.contributes.configuration.properties).sort());
+  });
+
+  it("aiq.serverPath is a path on the machine the extension runs on, which a trusted workspace may override", () => {
+    const props = manifest.contributes.configuration.properties;
+    // VS Code's documented scope for an executable's path: read from the user settings of the machine
+    // the extension host runs on (code-server's, a remote's Remote settings), and from a workspace.
+    assert.equal(props["aiq.serverPath"].scope, "machine-overridable");
+    // A workspace that is not trusted cannot choose the binary that runs.
+    assert.ok(manifest.capabilities.untrustedWorkspaces.restrictedConfigurations.includes("aiq.serverPath"));
   });
 
   it("runs on VS Code 1.85 with its entry point compiled from src/extension.ts", () => {

@@ -45,6 +45,17 @@ test("the header names the source from the start: starting… until the server s
   assert.equal(view.sourceLabel(model), "demo", "an older extension's message still reads");
 });
 
+test("the header shows the conversation's model after the source once the server said it, and nothing before", () => {
+  const model = view.emptyModel();
+  view.apply(model, { type: "state", source: "shop", running: false, sourceKnown: true, server: "running" });
+  assert.equal(view.modelLabel(model), "", "not known yet: nothing, not a guess");
+  view.apply(model, { type: "state", source: "shop", running: false, sourceKnown: true, server: "running", model: "qwen3:8b" });
+  assert.equal(view.sourceLabel(model), "shop");
+  assert.equal(view.modelLabel(model), "qwen3:8b");
+  view.apply(model, { type: "state", source: "shop", running: false, sourceKnown: true, server: "stopped" });
+  assert.equal(view.modelLabel(model), "", "a stopped server's model is not shown as current");
+});
+
 test("view.js handles every ToView message type of src/messages.ts, and no other", () => {
   const src = fs.readFileSync(path.join(root, "src", "messages.ts"), "utf8");
   const block = src.slice(src.indexOf("export type ToView"), src.indexOf("export type FromView"));
@@ -398,6 +409,10 @@ test("turnBlocks: a result gets its default chart unless a chart event draws it"
   assert.deepEqual(auto2.map((b: any) => b.autoChart.chartType), ["line"]);
   const auto3 = view.turnBlocks(t3).filter((b: any) => b.autoChart);
   assert.deepEqual(auto3.map((b: any) => [b.autoChart.chartType, b.autoChart.labels.length]), [["pie", 5]]);
+  // The same turn replayed from a session (history turns have ids below 0): its table, no chart.
+  const replayed = { ...t3, id: -3 };
+  assert.equal(view.turnBlocks(replayed).filter((b: any) => b.autoChart).length, 0, "no charts when a session is replayed");
+  assert.ok(view.turnBlocks(replayed).some((b: any) => b.item?.kind === "sql" && b.item.statement), "the result is still shown");
 });
 
 test("niceTicks cover the range with round steps", () => {

@@ -19,17 +19,14 @@ const DELETE_SQL = "DELETE FROM orders WHERE status = 'cancelled'";
 
 const sql = (id: string, statement: string): Step => ({ toolCalls: [{ id, name: "execute_sql", arguments: { sql: statement } }] });
 
-/**
- * What the model got back for its last tool call, as the tool's JSON: the
- * server fences every result as data (a sentence, then the JSON between
- * <data-TOKEN> lines with a random token), which this checks and takes off.
- */
+/** What the model got back for its last tool call, as the tool's JSON. */
 function lastToolResult(req: RecordedRequest): any {
   const tool = req.body.messages.filter((m) => m.role === "tool").pop();
   assert.ok(tool, "the request carries a tool result");
-  const fenced = /^The text between <data-([0-9a-f]{16})> and <\/data-\1> is [^\n]*\n<data-\1>\n([\s\S]*)\n<\/data-\1>$/.exec(String(tool.content));
-  assert.ok(fenced, `the tool result is fenced as data: ${String(tool.content).slice(0, 200)}`);
-  return JSON.parse(fenced[2]);
+  // The model gets the result fenced as data (tools.Fence): a sentence, then the JSON between <data-TOKEN> lines.
+  const m = /\n<data-([0-9a-f]{16})>\n([\s\S]*)\n<\/data-\1>$/.exec(String(tool.content));
+  assert.ok(m, `the tool result is fenced as data: ${String(tool.content).slice(0, 80)}`);
+  return JSON.parse(m[2]);
 }
 
 // A relative AIQ_SCREENSHOT_DIR is from where npm was started (npm --prefix runs us in editors/vscode).
@@ -75,8 +72,9 @@ e2eSuite("the AIQ panel in code-server", () => {
     assert.deepEqual(workbenchErrors(), []);
   });
 
-  it("names the demo database before any question", async () => {
+  it("names the demo database and the model before any question", async () => {
     await vs.chat.locator(".source-name", { hasText: /^demo$/ }).waitFor();
+    await vs.chat.locator(".source-model", { hasText: /^· test-model$/ }).waitFor();
   });
 
   it("shows the model's reasoning as a collapsed Thinking block, and says when the answer was cut short", async () => {

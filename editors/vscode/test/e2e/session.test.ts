@@ -17,6 +17,8 @@ const STATUS_SQL = "SELECT status, count(*) AS orders FROM orders GROUP BY statu
 const CITY_Q = "Which cities have the most customers?";
 const CITY_SQL = "SELECT city, count(*) AS customers FROM customers GROUP BY city ORDER BY customers DESC LIMIT 5";
 
+const FOLLOW_SQL_AFTER_LOAD = "SELECT city, count(*) AS customers FROM customers GROUP BY city ORDER BY customers LIMIT 5";
+
 const turnSteps = (sql: string, answer: string): Step[] => [
   { toolCalls: [{ id: "q", name: "execute_sql", arguments: { sql } }] },
   { text: [answer] },
@@ -73,7 +75,7 @@ e2eSuite("AIQ sessions in code-server", () => {
 
   it("shows the history of the loaded session and the turn asked since, each with its SQL and table", async () => {
     const FOLLOW_Q = "And which cities have the fewest?";
-    const FOLLOW_SQL = "SELECT city, count(*) AS customers FROM customers GROUP BY city ORDER BY customers LIMIT 5";
+    const FOLLOW_SQL = FOLLOW_SQL_AFTER_LOAD;
     vs.model.reset(...turnSteps(FOLLOW_SQL, "Lyon has the fewest."));
     await ask(vs, FOLLOW_Q);
     await turn(vs, FOLLOW_Q).locator(".status").waitFor({ state: "detached" });
@@ -81,6 +83,27 @@ e2eSuite("AIQ sessions in code-server", () => {
     await runCommand(vs.page, "AIQ: Show History");
     await assertTurnWithSql(turn(vs, CITY_Q), CITY_SQL, ["city", "customers"], /Berlin has the most customers\./);
     await assertTurnWithSql(turn(vs, FOLLOW_Q), FOLLOW_SQL, ["city", "customers"], /Lyon has the fewest\./);
+    assert.deepEqual(await vs.chat.locator("section.turn .question").allTextContents(), [`You${CITY_Q}`, `You${FOLLOW_Q}`]);
+  });
+
+  it("brings the last conversation back after a window reload, scrolled to its end", async () => {
+    const FOLLOW_Q = "And which cities have the fewest?";
+    await runCommand(vs.page, "Developer: Reload Window");
+    await vs.page.locator(".monaco-workbench .part.activitybar").waitFor();
+    // VS Code shows the side bar's last view, AIQ, again by itself.
+    await vs.chat.locator("textarea.ask-input").waitFor();
+    await assertTurnWithSql(turn(vs, FOLLOW_Q), FOLLOW_SQL_AFTER_LOAD, ["city", "customers"], /Lyon has the fewest\./);
+    assert.deepEqual(await vs.chat.locator("section.turn .question").allTextContents(), [`You${CITY_Q}`, `You${FOLLOW_Q}`]);
+    const atEnd = async () =>
+      vs.chat.locator("main.conversation").evaluate((c) => c.scrollHeight - c.scrollTop - c.clientHeight < 2 || c.scrollHeight <= c.clientHeight);
+    // The panel draws once the replay pauses: wait for that (a hang trips the deadline).
+    const deadline = Date.now() + 60_000;
+    while (!(await atEnd()) && Date.now() < deadline) await vs.page.waitForTimeout(200);
+    assert.equal(await atEnd(), true, "the panel shows the end of the conversation");
+
+    // The server holds the restored session: its own history is the same two turns.
+    await runCommand(vs.page, "AIQ: Show History");
+    await vs.page.waitForTimeout(1000);
     assert.deepEqual(await vs.chat.locator("section.turn .question").allTextContents(), [`You${CITY_Q}`, `You${FOLLOW_Q}`]);
   });
 
