@@ -305,10 +305,10 @@ func TestNvimPlugin(t *testing.T) {
 
 		// The home's sessions folder holds only a copy, which completion
 		// and :AiqSessions must offer; the source the session used is
-		// renamed, so loading it warns.
+		// renamed, so loading it warns; its label shows in :AiqSource.
 		require.NoError(t, os.RemoveAll(n.home.sessionsDir()))
 		n.home.writeFile(t, "sessions/copy.json", string(data))
-		n.home.writeFile(t, "config/sources.yaml", strings.Replace(sourcesYAML(n.src), "name: db", "name: other", 1))
+		n.home.writeFile(t, "config/sources.yaml", strings.Replace(sourcesYAML(n.src), "name: db", "name: other", 1)+"  label: staging\n")
 		n.run("load", "AIQ_TEST_SOURCE=other")
 		assert.Contains(t, n.lastUserMessage(2), "how many are pending", "the question after loading")
 		assert.Equal(t, []string{"How many orders are there?", "And how many are pending?"}, n.userMessages(2), "the loaded conversation goes on")

@@ -56,7 +56,7 @@ T.run(function()
   T.wait("the list of sources", function()
     return offered ~= nil
   end)
-  T.eq(offered, { "other (sqlite)", "(no database)" }, "the sources offered")
+  T.eq(offered, { "other (sqlite) [staging]", "(no database)" }, "the sources offered, with their labels")
   T.wait("the source to be set", function()
     return T.note_matching("the session now uses other (sqlite)") ~= nil
   end)

@@ -26,7 +26,7 @@
    *   items: Item[], status: string, done: boolean, cancelled: boolean, error: string,
    *   warnings: string[], savedTo: string }} Turn
    * @typedef {{ kind: "notice", level: string, message: string }} Notice
-   * @typedef {{ source: string, sourceKnown: boolean, server: string, running: boolean, entries: (Turn | Notice)[], sorts: Record<string, Sort>, model?: string }} Model
+   * @typedef {{ source: string, sourceKnown: boolean, server: string, running: boolean, entries: (Turn | Notice)[], sorts: Record<string, Sort>, model?: string, label?: string }} Model
    *   sorts: how the user sorted each result table, by sortKey; kept when the
    *   extension replays the conversation into a view shown again.
    */
@@ -46,7 +46,7 @@
    * @param {Model} model
    */
   function sourceLabel(model) {
-    if (model.source) return model.source;
+    if (model.source) return model.label ? `${model.source} [${model.label}]` : model.source;
     if (model.sourceKnown) return "no database";
     return model.server === "stopped" ? "not running" : "starting…";
   }
@@ -113,6 +113,7 @@
         model.sourceKnown = msg.sourceKnown !== false;
         model.server = String(msg.server || "");
         model.model = typeof msg.model === "string" ? msg.model : "";
+        model.label = typeof msg.label === "string" ? msg.label : "";
         return { model, changed: "none" };
       case "turnStart": {
         const existing = findTurn(model, msg.turnId);

@@ -90,13 +90,28 @@ export class Controller {
   get state(): ControllerState {
     const known = this.session?.source ?? this.conversation?.source;
     const configured = this.options.settings().source;
+    const source = known ?? configured;
+    const label = this.labelOf(source);
     return {
-      source: known ?? configured,
+      source,
       sourceKnown: known !== undefined || configured !== "",
       running: this.turn !== undefined,
       server: this.serverState,
       ...(this.model ? { model: this.model } : {}),
+      ...(label ? { label } : {}),
     };
+  }
+
+  /** The label sources.yaml gives source ("production"), as the running server read it. */
+  private labelOf(source: string): string | undefined {
+    if (!source || !this.client?.alive) {
+      return undefined;
+    }
+    try {
+      return this.client.info.sources.find((s) => s.name === source)?.label || undefined;
+    } catch {
+      return undefined; // not initialized yet
+    }
   }
 
   /** The running server's process id, for diagnostics and the tests. */
@@ -125,8 +140,8 @@ export class Controller {
   }
 
   private stateMessage(): ToView {
-    const { source, running, sourceKnown, server, model } = this.state;
-    return { type: "state", source, running, sourceKnown, server, ...(model ? { model } : {}) };
+    const { source, running, sourceKnown, server, model, label } = this.state;
+    return { type: "state", source, running, sourceKnown, server, ...(model ? { model } : {}), ...(label ? { label } : {}) };
   }
 
   /** Asks one question; the answer streams to the view. Resolves with the result, or undefined when it failed. */

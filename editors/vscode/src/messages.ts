@@ -91,7 +91,7 @@ export type ToView =
    * server has said which source the conversation uses (sourceKnown false),
    * the header says that it is starting, not "no database".
    */
-  | { type: "state"; source: string; running: boolean; sourceKnown?: boolean; server?: "stopped" | "starting" | "running"; model?: string }
+  | { type: "state"; source: string; running: boolean; sourceKnown?: boolean; server?: "stopped" | "starting" | "running"; model?: string; label?: string }
   /** The user asked: shows the question (and the selection) at once. */
   | { type: "turnStart"; turnId: number; query: string; selection?: { text: string; languageId: string } }
   /** A chat/progress event of that turn. */

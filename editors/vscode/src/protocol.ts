@@ -12,6 +12,10 @@ export interface Source {
   host?: string;
   port?: number;
   database?: string;
+  /** The source's policy in sources.yaml: "read_only", or "confirm" (the default, absent). */
+  access?: string;
+  /** The source's label in sources.yaml ("production"), shown wherever the source is named. */
+  label?: string;
 }
 
 export interface InitializeResult {

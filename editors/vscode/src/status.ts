@@ -10,6 +10,8 @@ export interface ControllerState {
   server: "stopped" | "starting" | "running";
   /** The conversation's model; "" until the server said, or when none is configured. */
   model?: string;
+  /** The source's label in sources.yaml ("production"); absent when it has none. */
+  label?: string;
 }
 
 export interface StatusBarView {
@@ -24,9 +26,12 @@ export function statusBarView(state: ControllerState): StatusBarView {
   }
   const source = state.source || (state.sourceKnown ? "no database" : "AIQ");
   const starting = state.server === "starting" ? " (starting…)" : "";
+  const label = state.source && state.label ? ` [${state.label}]` : "";
   return {
-    text: `$(database) ${source}${starting}`,
-    tooltip: "AIQ data source. Click to select another.",
+    text: `$(database) ${source}${label}${starting}`,
+    tooltip: label
+      ? `AIQ data source, labelled ${state.label} in sources.yaml: every write asks. Click to select another.`
+      : "AIQ data source. Click to select another.",
     command: "aiq.selectSource",
   };
 }

@@ -357,6 +357,16 @@ describe("Controller with the real aiq-rpc", () => {
     await assert.rejects(ctl.runSql("  "), /no SQL to run/);
   });
 
+  it("a source labelled production says so in the state, for the status bar and the header", async () => {
+    const { home, ctl } = await setup([]);
+    const db = path.join(home, "shop.sqlite");
+    fs.writeFileSync(path.join(home, "config", "sources.yaml"), `- name: shop\n  type: sqlite\n  database: ${JSON.stringify(db)}\n  label: production\n`);
+    assert.deepEqual((await ctl.sources()).map((s) => [s.name, s.label]), [["shop", "production"]]);
+    await ctl.setSource("shop");
+    assert.equal(ctl.state.source, "shop");
+    assert.equal(ctl.state.label, "production");
+  });
+
   it("sets the data source and reports it in the state", async () => {
     const { ui, ctl } = await setup([]);
     assert.deepEqual((await ctl.sources()).map((s) => s.name), ["demo"]);

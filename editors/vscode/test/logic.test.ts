@@ -325,6 +325,13 @@ describe("status bar", () => {
     assert.equal(statusBarView({ source: "", sourceKnown: false, running: false, server: "stopped" }).text, "$(database) AIQ");
     assert.equal(statusBarView({ source: "shop", sourceKnown: true, running: false, server: "starting" }).text, "$(database) shop (starting…)");
   });
+
+  it("a labelled source says its label (production), beside the name and in the tooltip", () => {
+    const prod = statusBarView({ source: "shop", sourceKnown: true, running: false, server: "running", label: "production" });
+    assert.equal(prod.text, "$(database) shop [production]");
+    assert.match(prod.tooltip, /labelled production in sources\.yaml/);
+    assert.equal(statusBarView({ source: "", sourceKnown: true, running: false, server: "running", label: "production" }).text, "$(database) no database");
+  });
 });
 
 describe("confirm and clear dialogs", () => {

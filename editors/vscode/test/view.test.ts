@@ -41,6 +41,8 @@ test("the header names the source from the start: starting… until the server s
   assert.equal(view.sourceLabel(model), "shop");
   view.apply(model, { type: "state", source: "", running: false, sourceKnown: true, server: "running" });
   assert.equal(view.sourceLabel(model), "no database", "when the conversation has none");
+  view.apply(model, { type: "state", source: "shop", running: false, sourceKnown: true, server: "running", label: "production" });
+  assert.equal(view.sourceLabel(model), "shop [production]", "a labelled source says its label");
   view.apply(model, { type: "state", source: "demo", running: false });
   assert.equal(view.sourceLabel(model), "demo", "an older extension's message still reads");
 });

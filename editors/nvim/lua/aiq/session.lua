@@ -310,7 +310,11 @@ function M.source(name)
     vim.ui.select(list, {
       prompt = "aiq data source:",
       format_item = function(s)
-        return s.name == "" and "(no database)" or string.format("%s (%s)", s.name, s.type or "")
+        if s.name == "" then
+          return "(no database)"
+        end
+        local label = type(s.label) == "string" and s.label ~= "" and (" [" .. s.label .. "]") or ""
+        return string.format("%s (%s)%s", s.name, s.type or "", label)
       end,
     }, function(choice)
       if choice then
