@@ -263,7 +263,7 @@ func (d *decoder) usualMessage(m *Message) (bool, error) {
 		usual, err = s.stringMember(&seen, bit, dst)
 		return err
 	})
-	if err != nil || !usual || seen&2 == 0 {
+	if err != nil || !usual || seen&2 == 0 || emptyOmitted(seen, m) {
 		// Missing content is normalised to "": not as written.
 		return false, err
 	}
@@ -273,6 +273,12 @@ func (d *decoder) usualMessage(m *Message) (bool, error) {
 		return false, nil
 	}
 	return m.Role == RoleAssistant || len(m.ToolCalls) == 0, nil
+}
+
+// emptyOmitted reports whether a message read with the keys in seen gave
+// tool_call_id or name as "", which encoding omits: not as written.
+func emptyOmitted(seen int, m *Message) bool {
+	return seen&4 != 0 && m.ToolCallID == "" || seen&8 != 0 && m.Name == ""
 }
 
 // extra reads the value of an unknown key into extra; a second one of the
@@ -349,9 +355,7 @@ func (d *decoder) usualToolCall(c *ToolCall) (bool, error) {
 		usual, err = s.stringMember(&seen, bit, dst)
 		return err
 	})
-	if c.Type == "" {
-		c.Type = "function"
-	}
+	// A missing or empty type is normalised to "function": not as written.
 	return usual && seen&4 != 0 && c.ID != "" && c.Type == "function" && c.Function.Name != "", err
 }
 
@@ -368,7 +372,9 @@ func (d *decoder) usualFunction(fn *FunctionCall) (bool, error) {
 		case "arguments":
 			bit, dst = 2, &fn.Arguments
 		default:
-			return s.value() // dropped, as the general decoder drops them
+			// Dropped, as the general decoder drops them: not as written.
+			usual = false
+			return s.value()
 		}
 		if !usual {
 			return s.value()
@@ -377,7 +383,8 @@ func (d *decoder) usualFunction(fn *FunctionCall) (bool, error) {
 		usual, err = s.stringMember(&seen, bit, dst)
 		return err
 	})
-	return usual, err
+	// Missing arguments are normalised to "": not as written.
+	return usual && seen == 3, err
 }
 
 // first reports whether the value at pos starts with c and its key, bit in
