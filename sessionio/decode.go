@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -256,7 +257,7 @@ func (d *decoder) usualMessage(m *Message) (bool, error) {
 			return err
 		default:
 			var err error
-			usual, err = d.extra(&m.Extra, key)
+			usual, err = d.extra(&m.Extra, key, "role", "content", "tool_call_id", "name", "tool_calls")
 			return err
 		}
 		var err error
@@ -281,10 +282,12 @@ func emptyOmitted(seen int, m *Message) bool {
 	return seen&4 != 0 && m.ToolCallID == "" || seen&8 != 0 && m.Name == ""
 }
 
-// extra reads the value of an unknown key into extra; a second one of the
-// same key is not the usual shape.
-func (d *decoder) extra(extra *map[string]json.RawMessage, key string) (bool, error) {
-	if _, dup := (*extra)[key]; dup {
+// extra reads the value of an unknown key into extra. A second one of the
+// same key is not the usual shape, nor is a key that is one of fields in
+// another case, which encoding drops (see MarshalWithExtra).
+func (d *decoder) extra(extra *map[string]json.RawMessage, key string, fields ...string) (bool, error) {
+	_, dup := (*extra)[key]
+	if dup || slices.ContainsFunc(fields, func(f string) bool { return strings.EqualFold(f, key) }) {
 		return false, d.s.value()
 	}
 	raw, err := d.s.skip()
@@ -348,7 +351,7 @@ func (d *decoder) usualToolCall(c *ToolCall) (bool, error) {
 			return err
 		default:
 			var err error
-			usual, err = d.extra(&c.Extra, key)
+			usual, err = d.extra(&c.Extra, key, "id", "type", "function")
 			return err
 		}
 		var err error
