@@ -9,5 +9,8 @@
 //     (docs/mcp.md) to the agent an editor already has: Copilot agent mode,
 //     Cursor, Claude Code, Codex, Continue, Zed.
 //
+// rpc/internal/jsonline, which reads and checks messages framed one per
+// line, is shared by rpc/acp and rpc/mcp; it is no front end.
+//
 // This package itself holds no code.
 package rpc

@@ -1,7 +1,6 @@
 package acp
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -13,6 +12,8 @@ import (
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/aiq/aiq-rpc/rpc/internal/jsonline"
 )
 
 // maxLine bounds one message. The SDK's reader gives up the whole
@@ -112,8 +113,8 @@ func (o *output) reply(id json.RawMessage, code int, message string) error {
 
 // The JSON-RPC error codes.
 const (
-	codeParseError     = -32700
-	codeInvalidRequest = -32600
+	codeParseError     = jsonline.CodeParseError
+	codeInvalidRequest = jsonline.CodeInvalidRequest
 	codeMethodNotFound = -32601
 	codeInvalidParams  = -32602
 	codeInternalError  = -32603
@@ -124,10 +125,10 @@ const (
 // JSON, JSON that is not a message, and lines too long for it. It closes
 // to when in ends.
 func filter(in io.Reader, to *io.PipeWriter, out *output, log *slog.Logger) {
-	r := bufio.NewReaderSize(in, 64<<10)
+	r := jsonline.NewReader(in, maxLine)
 	for n := 1; ; n++ {
-		line, err := readLine(r)
-		if len(bytes.TrimSpace(line)) > 0 || errors.Is(err, errLineTooLong) {
+		line, err := r.ReadLine()
+		if len(bytes.TrimSpace(line)) > 0 || errors.Is(err, jsonline.ErrTooLong) {
 			code, problem, request := check(line, err)
 			if code == 0 {
 				if request {
@@ -141,12 +142,12 @@ func filter(in io.Reader, to *io.PipeWriter, out *output, log *slog.Logger) {
 				}
 			} else {
 				log.Warn("malformed message", "line", n, "problem", problem)
-				if err := out.reply(messageID(line), code, problem); err != nil {
+				if err := out.reply(jsonline.MessageID(line, true), code, problem); err != nil {
 					log.Error("answer malformed message", "err", err)
 				}
 			}
 		}
-		if err != nil && !errors.Is(err, errLineTooLong) {
+		if err != nil && !errors.Is(err, jsonline.ErrTooLong) {
 			if !errors.Is(err, io.EOF) {
 				log.Error("read stdin", "err", err)
 			}
@@ -156,50 +157,22 @@ func filter(in io.Reader, to *io.PipeWriter, out *output, log *slog.Logger) {
 	}
 }
 
-var errLineTooLong = fmt.Errorf("a message is over %d MiB", maxLine>>20)
-
-// readLine reads one line without its newline. A line over maxLine is
-// read to its end and dropped, and reported as errLineTooLong.
-func readLine(r *bufio.Reader) ([]byte, error) {
-	var line []byte
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if len(line)+len(chunk) > maxLine {
-			line = nil
-			for errors.Is(err, bufio.ErrBufferFull) {
-				_, err = r.ReadSlice('\n')
-			}
-			if err == nil || errors.Is(err, io.EOF) {
-				return nil, errLineTooLong
-			}
-			return nil, err
-		}
-		line = append(line, chunk...)
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			return bytes.TrimRight(line, "\r\n"), err
-		}
-	}
-}
-
 // check says what is wrong with a line as a JSON-RPC message, in the shape
 // the SDK reads; code 0 means nothing. request says that the line is a
 // request, which the SDK will answer.
 func check(line []byte, readErr error) (code int, problem string, request bool) {
-	if errors.Is(readErr, errLineTooLong) {
-		return codeInvalidRequest, fmt.Sprintf("the message is over %d MiB and was skipped; send smaller messages", maxLine>>20), false
+	if errors.Is(readErr, jsonline.ErrTooLong) {
+		return codeInvalidRequest, jsonline.TooLong(maxLine), false
 	}
 	if !json.Valid(line) {
-		if nestedDeeperThan(line, maxDepth) {
-			return codeParseError, fmt.Sprintf("parse error: the message is nested too deeply (limit %d)", maxDepth), false
-		}
-		return codeParseError, "parse error: the line is not JSON; send one JSON-RPC 2.0 message per line, as ACP requires", false
+		return codeParseError, jsonline.NotJSON(line, "send one JSON-RPC 2.0 message per line, as ACP requires"), false
 	}
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(line, &members); err != nil {
-		return codeInvalidRequest, fmt.Sprintf("invalid request: a message is a JSON object, not %s; send one JSON-RPC 2.0 object per line (ACP has no batches)", jsonKind(line)), false
+		return codeInvalidRequest, fmt.Sprintf("invalid request: a message is a JSON object, not %s; send one JSON-RPC 2.0 object per line (ACP has no batches)", jsonline.Kind(line)), false
 	}
 	id, hasID := members["id"]
-	if hasID && !validID(id) {
+	if hasID && !jsonline.IsID(id, true) {
 		return codeInvalidRequest, "invalid request: the id must be a string, a number or null", false
 	}
 	var version string
@@ -209,86 +182,13 @@ func check(line []byte, readErr error) (code int, problem string, request bool) 
 	method, hasMethod := members["method"]
 	var name string
 	if hasMethod && json.Unmarshal(method, &name) != nil {
-		return codeInvalidRequest, fmt.Sprintf("invalid request: method must be a string, not %s", jsonKind(method)), false
+		return codeInvalidRequest, fmt.Sprintf("invalid request: method must be a string, not %s", jsonline.Kind(method)), false
 	}
 	if !hasMethod && !hasID {
 		return codeInvalidRequest, "invalid request: the message has neither a method nor an id", false
 	}
-	if e, ok := members["error"]; ok && !hasMethod && jsonKind(e) != "an object" && jsonKind(e) != "null" {
-		return codeInvalidRequest, fmt.Sprintf("invalid request: error must be an object, not %s", jsonKind(e)), false
+	if e, ok := members["error"]; ok && !hasMethod && jsonline.Kind(e) != "an object" && jsonline.Kind(e) != "null" {
+		return codeInvalidRequest, fmt.Sprintf("invalid request: error must be an object, not %s", jsonline.Kind(e)), false
 	}
 	return 0, "", hasID && hasMethod && name != "$/cancel_request"
-}
-
-// maxDepth is encoding/json's nesting limit, past which the SDK cannot
-// read a message.
-const maxDepth = 10000
-
-// nestedDeeperThan reports whether the arrays and objects of data, read
-// outside strings, nest deeper than limit.
-func nestedDeeperThan(data []byte, limit int) bool {
-	depth, inString, escaped := 0, false, false
-	for _, c := range data {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '[' || c == '{':
-			if depth++; depth > limit {
-				return true
-			}
-		case c == ']' || c == '}':
-			depth--
-		}
-	}
-	return false
-}
-
-// jsonKind names the kind of a valid JSON value, for messages.
-func jsonKind(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return "nothing"
-	}
-	switch raw[0] {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "a number"
-}
-
-func validID(raw json.RawMessage) bool {
-	switch bytes.TrimSpace(raw)[0] {
-	case '"', 'n', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		return true
-	}
-	return false
-}
-
-// messageID is the id of a bad request, when it can be read, so the
-// client can match the answer; otherwise nil (null).
-func messageID(line []byte) json.RawMessage {
-	var msg struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if json.Unmarshal(line, &msg) != nil || len(msg.ID) == 0 || !validID(msg.ID) {
-		return nil
-	}
-	return msg.ID
 }

@@ -7,7 +7,8 @@ import (
 )
 
 // TestNoOtherFrontEnd: rpc/mcp depends on conversation and tools, never
-// on another front end (docs/architecture.md).
+// on another front end (docs/architecture.md); rpc/internal holds what
+// the front ends share.
 func TestNoOtherFrontEnd(t *testing.T) {
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
@@ -18,7 +19,7 @@ func TestNoOtherFrontEnd(t *testing.T) {
 		t.Fatalf("go list -deps: %v\n%s", err, out)
 	}
 	for _, dep := range strings.Fields(string(out)) {
-		if strings.HasPrefix(dep, "github.com/aiq/aiq-rpc/rpc/") && dep != "github.com/aiq/aiq-rpc/rpc/mcp" {
+		if strings.HasPrefix(dep, "github.com/aiq/aiq-rpc/rpc/") && dep != "github.com/aiq/aiq-rpc/rpc/mcp" && !strings.HasPrefix(dep, "github.com/aiq/aiq-rpc/rpc/internal/") {
 			t.Errorf("rpc/mcp depends on the front end %s", dep)
 		}
 	}

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -11,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/aiq/aiq-rpc/rpc/internal/jsonline"
 )
 
 // maxLine bounds one message, as the SDK's own reader does; a longer line
@@ -45,7 +46,7 @@ func isResponse(line []byte) bool {
 		ID     json.RawMessage `json:"id"`
 		Method *string         `json:"method"`
 	}
-	return json.Unmarshal(line, &msg) == nil && msg.Method == nil && validID(msg.ID)
+	return json.Unmarshal(line, &msg) == nil && msg.Method == nil && jsonline.IsID(msg.ID, false)
 }
 
 // drain waits, limit at the most, until every request is answered.
@@ -87,8 +88,8 @@ func (o *output) reply(id json.RawMessage, code int, message string) error {
 
 // The JSON-RPC error codes of the lines the filter answers.
 const (
-	codeParseError     = -32700
-	codeInvalidRequest = -32600
+	codeParseError     = jsonline.CodeParseError
+	codeInvalidRequest = jsonline.CodeInvalidRequest
 )
 
 // filter copies the messages of in to the SDK through to, one per line,
@@ -96,15 +97,15 @@ const (
 // is not JSON, JSON that is not one message, a line over maxLine. It
 // closes to when in ends.
 func filter(in io.Reader, to *io.PipeWriter, out *output, log *slog.Logger) {
-	r := bufio.NewReaderSize(in, 64<<10)
+	r := jsonline.NewReader(in, maxLine)
 	for n := 1; ; n++ {
-		line, err := readLine(r)
-		if len(bytes.TrimSpace(line)) > 0 || errors.Is(err, errLineTooLong) {
+		line, err := r.ReadLine()
+		if len(bytes.TrimSpace(line)) > 0 || errors.Is(err, jsonline.ErrTooLong) {
 			code, problem, request := check(line, err)
 			switch {
 			case code != 0:
 				log.Warn("mcp: malformed message", "line", n, "problem", problem)
-				if err := out.reply(messageID(line), code, problem); err != nil {
+				if err := out.reply(jsonline.MessageID(line, false), code, problem); err != nil {
 					log.Error("mcp: answer a malformed message", "err", err)
 				}
 			default:
@@ -116,7 +117,7 @@ func filter(in io.Reader, to *io.PipeWriter, out *output, log *slog.Logger) {
 				}
 			}
 		}
-		if err != nil && !errors.Is(err, errLineTooLong) {
+		if err != nil && !errors.Is(err, jsonline.ErrTooLong) {
 			if !errors.Is(err, io.EOF) {
 				log.Error("mcp: read stdin", "err", err)
 			}
@@ -127,95 +128,36 @@ func filter(in io.Reader, to *io.PipeWriter, out *output, log *slog.Logger) {
 	}
 }
 
-var errLineTooLong = fmt.Errorf("a message is over %d MiB", maxLine>>20)
-
-// readLine reads one line without its newline. A line over maxLine is
-// read to its end and dropped, and reported as errLineTooLong.
-func readLine(r *bufio.Reader) ([]byte, error) {
-	var line []byte
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if len(line)+len(chunk) > maxLine {
-			for errors.Is(err, bufio.ErrBufferFull) {
-				_, err = r.ReadSlice('\n')
-			}
-			if err == nil || errors.Is(err, io.EOF) {
-				return nil, errLineTooLong
-			}
-			return nil, err
-		}
-		line = append(line, chunk...)
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			return bytes.TrimRight(line, "\r\n"), err
-		}
-	}
-}
-
-// check says what is wrong with a line as one JSON-RPC message; code 0
-// means nothing.
-// request says that the line is a request, which the SDK will answer.
+// check says what is wrong with a line as one JSON-RPC message, in words;
+// code 0 means nothing. request says that the line is a request, which
+// the SDK will answer.
 func check(line []byte, readErr error) (code int, problem string, request bool) {
-	if errors.Is(readErr, errLineTooLong) {
-		return codeInvalidRequest, fmt.Sprintf("the message is over %d MiB and was skipped; send smaller messages", maxLine>>20), false
+	if errors.Is(readErr, jsonline.ErrTooLong) {
+		return codeInvalidRequest, jsonline.TooLong(maxLine), false
 	}
 	if !json.Valid(line) {
-		return codeParseError, "parse error: the line is not JSON; send one JSON-RPC 2.0 message per line", false
+		return codeParseError, jsonline.NotJSON(line, "send one JSON-RPC 2.0 message per line"), false
 	}
-	if t := bytes.TrimSpace(line); t[0] != '{' {
-		return codeInvalidRequest, "invalid request: a message is one JSON object; batches are not accepted, send one message per line", false
+	var members map[string]json.RawMessage
+	if json.Unmarshal(line, &members) != nil {
+		return codeInvalidRequest, fmt.Sprintf("invalid request: a message is one JSON object, not %s; batches are not accepted, send one message per line", jsonline.Kind(line)), false
 	}
-	var msg struct {
-		JSONRPC string           `json:"jsonrpc"`
-		ID      *json.RawMessage `json:"id"`
-		Method  *string          `json:"method"`
-		Result  json.RawMessage  `json:"result"`
-		Error   json.RawMessage  `json:"error"`
-	}
-	if err := json.Unmarshal(line, &msg); err != nil {
-		return codeInvalidRequest, "invalid request: " + shorten(err.Error()), false
-	}
+	id, hasID := members["id"]
+	method, hasMethod := members["method"]
+	var version string
+	_, hasResult := members["result"]
+	_, hasError := members["error"]
 	switch {
-	case msg.JSONRPC != "2.0":
+	case json.Unmarshal(members["jsonrpc"], &version) != nil || version != "2.0":
 		return codeInvalidRequest, `invalid request: "jsonrpc" must be "2.0"`, false
-	case msg.Method == nil && msg.ID == nil:
+	case hasMethod && jsonline.Kind(method) != "a string":
+		return codeInvalidRequest, fmt.Sprintf("invalid request: method must be a string, not %s", jsonline.Kind(method)), false
+	case !hasMethod && !hasID:
 		return codeInvalidRequest, "invalid request: the message has neither a method nor an id", false
-	case msg.ID != nil && !validID(*msg.ID):
-		return codeInvalidRequest, "invalid request: the id must be a string or a number", false
-	case msg.Method == nil && msg.Result == nil && msg.Error == nil:
+	case hasID && !jsonline.IsID(id, false):
+		return codeInvalidRequest, fmt.Sprintf("invalid request: the id must be a string or a number, not %s", jsonline.Kind(id)), false
+	case !hasMethod && !hasResult && !hasError:
 		return codeInvalidRequest, "invalid request: a message with an id and no method must be a response, with a result or an error", false
 	}
-	return 0, "", msg.ID != nil && msg.Method != nil
-}
-
-func validID(raw json.RawMessage) bool {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return false
-	}
-	switch raw[0] {
-	case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		return true
-	}
-	return false
-}
-
-// messageID is the id of a bad request when it can be read, so that the
-// client can match the answer; otherwise nil (null).
-func messageID(line []byte) json.RawMessage {
-	var msg struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if json.Unmarshal(line, &msg) != nil || !validID(msg.ID) {
-		return nil
-	}
-	return msg.ID
-}
-
-// shorten keeps a decoder's error short enough to read.
-func shorten(s string) string {
-	const max = 200
-	if len(s) <= max {
-		return s
-	}
-	return s[:max] + "…"
+	return 0, "", hasID && hasMethod
 }
