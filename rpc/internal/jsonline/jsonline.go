@@ -12,6 +12,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/aiq/aiq-rpc/sessionio"
 )
 
 // The JSON-RPC error codes of the lines a front end answers itself.
@@ -106,25 +108,7 @@ func NestedDeeperThan(data []byte, limit int) bool {
 
 // Kind names the kind of a valid JSON value, for messages: "an object",
 // "an array", "a string", "a boolean", "null", "a number" or "nothing".
-func Kind(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return "nothing"
-	}
-	switch raw[0] {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "a number"
-}
+func Kind(raw json.RawMessage) string { return sessionio.Kind(raw) }
 
 // IsID reports whether raw, a valid JSON value, is a string or a number,
 // or null when nullOK: what JSON-RPC 2.0 takes as an id.
