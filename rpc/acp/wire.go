@@ -125,35 +125,9 @@ const (
 // JSON, JSON that is not a message, and lines too long for it. It closes
 // to when in ends.
 func filter(in io.Reader, to *io.PipeWriter, out *output, log *slog.Logger) {
-	r := jsonline.NewReader(in, maxLine)
-	for n := 1; ; n++ {
-		line, err := r.ReadLine()
-		if len(bytes.TrimSpace(line)) > 0 || errors.Is(err, jsonline.ErrTooLong) {
-			code, problem, request := check(line, err)
-			if code == 0 {
-				if request {
-					out.unanswered.Add(1)
-				}
-				if _, err := to.Write(append(line, '\n')); err != nil {
-					if request {
-						out.unanswered.Add(-1)
-					}
-					return // the connection is gone
-				}
-			} else {
-				log.Warn("malformed message", "line", n, "problem", problem)
-				if err := out.reply(jsonline.MessageID(line, true), code, problem); err != nil {
-					log.Error("answer malformed message", "err", err)
-				}
-			}
-		}
-		if err != nil && !errors.Is(err, jsonline.ErrTooLong) {
-			if !errors.Is(err, io.EOF) {
-				log.Error("read stdin", "err", err)
-			}
-			to.CloseWithError(err)
-			return
-		}
+	f := jsonline.Filter{Max: maxLine, Check: check, Reply: out.reply, NullID: true, Requests: &out.unanswered, Log: log}
+	if err := f.Run(in, to); err != nil {
+		to.CloseWithError(err)
 	}
 }
 

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -94,37 +93,13 @@ const (
 
 // filter copies the messages of in to the SDK through to, one per line,
 // and answers the lines the SDK would end the connection over: text that
-// is not JSON, JSON that is not one message, a line over maxLine. It
-// closes to when in ends.
+// is not JSON, JSON that is not one message, a line over maxLine. When in
+// ends it waits for the answers to the requests passed on, then closes to.
 func filter(in io.Reader, to *io.PipeWriter, out *output, log *slog.Logger) {
-	r := jsonline.NewReader(in, maxLine)
-	for n := 1; ; n++ {
-		line, err := r.ReadLine()
-		if len(bytes.TrimSpace(line)) > 0 || errors.Is(err, jsonline.ErrTooLong) {
-			code, problem, request := check(line, err)
-			switch {
-			case code != 0:
-				log.Warn("mcp: malformed message", "line", n, "problem", problem)
-				if err := out.reply(jsonline.MessageID(line, false), code, problem); err != nil {
-					log.Error("mcp: answer a malformed message", "err", err)
-				}
-			default:
-				if request {
-					out.unanswered.Add(1)
-				}
-				if _, err := to.Write(append(line, '\n')); err != nil {
-					return // the SDK has closed its end
-				}
-			}
-		}
-		if err != nil && !errors.Is(err, jsonline.ErrTooLong) {
-			if !errors.Is(err, io.EOF) {
-				log.Error("mcp: read stdin", "err", err)
-			}
-			out.drain(drainLimit)
-			to.CloseWithError(err)
-			return
-		}
+	f := jsonline.Filter{Max: maxLine, Check: check, Reply: out.reply, Requests: &out.unanswered, Log: log.With("front", "mcp")}
+	if err := f.Run(in, to); err != nil {
+		out.drain(drainLimit)
+		to.CloseWithError(err)
 	}
 }
 

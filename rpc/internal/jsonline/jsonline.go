@@ -12,6 +12,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"sync/atomic"
 
 	"github.com/aiq/aiq-rpc/sessionio"
 )
@@ -133,4 +135,66 @@ func MessageID(line []byte, nullOK bool) json.RawMessage {
 		return nil
 	}
 	return msg.ID
+}
+
+// Filter passes the messages of a stream on to an SDK's reader, one per
+// line, and answers itself the lines the SDK would drop unanswered or end
+// the connection over.
+type Filter struct {
+	// Max bounds a line, in bytes.
+	Max int
+	// Check says what is wrong with a line (code 0: nothing), and whether
+	// it is a request, which the SDK will answer.
+	Check func(line []byte, readErr error) (code int, problem string, request bool)
+	// Reply answers a line Check found wrong.
+	Reply func(id json.RawMessage, code int, problem string) error
+	// NullID says that null is an id, as in ACP; MCP forbids it.
+	NullID bool
+	// Requests counts the requests passed on, so that the front end can
+	// wait for their answers before it ends.
+	Requests *atomic.Int64
+	// Log takes a warning for each bad line.
+	Log *slog.Logger
+}
+
+// Run copies in to to until in ends or to is closed, and returns the error
+// that ended in (io.EOF at its end), or nil when to was closed first.
+func (f *Filter) Run(in io.Reader, to io.Writer) error {
+	r := NewReader(in, f.Max)
+	for n := 1; ; n++ {
+		line, err := r.ReadLine()
+		if len(bytes.TrimSpace(line)) > 0 || errors.Is(err, ErrTooLong) {
+			if !f.pass(n, line, err, to) {
+				return nil
+			}
+		}
+		if err != nil && !errors.Is(err, ErrTooLong) {
+			if !errors.Is(err, io.EOF) {
+				f.Log.Error("read stdin", "err", err)
+			}
+			return err
+		}
+	}
+}
+
+// pass gives line n to to, or answers it; false means to is closed.
+func (f *Filter) pass(n int, line []byte, readErr error, to io.Writer) bool {
+	code, problem, request := f.Check(line, readErr)
+	if code != 0 {
+		f.Log.Warn("malformed message", "line", n, "problem", problem)
+		if err := f.Reply(MessageID(line, f.NullID), code, problem); err != nil {
+			f.Log.Error("answer a malformed message", "err", err)
+		}
+		return true
+	}
+	if request {
+		f.Requests.Add(1)
+	}
+	if _, err := to.Write(append(line, '\n')); err != nil {
+		if request {
+			f.Requests.Add(-1)
+		}
+		return false
+	}
+	return true
 }

@@ -1,9 +1,13 @@
 package jsonline
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"log/slog"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -61,5 +65,49 @@ func TestMessageID(t *testing.T) {
 		if got := string(MessageID([]byte(c.line), c.nullOK)); got != c.want {
 			t.Errorf("MessageID(%s, %v) = %q, want %q", c.line, c.nullOK, got, c.want)
 		}
+	}
+}
+
+// TestFilter: good lines are passed on and their requests counted; a bad
+// line is answered with its id and never passed on; the end of input is
+// returned.
+func TestFilter(t *testing.T) {
+	type answer struct {
+		id   string
+		code int
+	}
+	var answers []answer
+	var requests atomic.Int64
+	f := Filter{
+		Max: 1 << 10,
+		Check: func(line []byte, readErr error) (int, string, bool) {
+			if readErr != nil {
+				return CodeInvalidRequest, TooLong(1 << 10), false
+			}
+			if strings.Contains(string(line), "bad") {
+				return CodeInvalidRequest, "bad", false
+			}
+			return 0, "", strings.Contains(string(line), "method")
+		},
+		Reply: func(id json.RawMessage, code int, _ string) error {
+			answers = append(answers, answer{string(id), code})
+			return nil
+		},
+		Requests: &requests,
+		Log:      slog.New(slog.DiscardHandler),
+	}
+	in := `{"id":1,"method":"a"}` + "\n\n" + `{"id":2,"bad":1}` + "\n" + strings.Repeat("x", 2<<10) + "\n" + `{"method":"n"}` + "\n"
+	var to strings.Builder
+	if err := f.Run(strings.NewReader(in), &to); !errors.Is(err, io.EOF) {
+		t.Fatalf("Run: %v, want EOF", err)
+	}
+	if want := `{"id":1,"method":"a"}` + "\n" + `{"method":"n"}` + "\n"; to.String() != want {
+		t.Errorf("passed on %q, want %q", to.String(), want)
+	}
+	if want := []answer{{"2", CodeInvalidRequest}, {"", CodeInvalidRequest}}; fmt.Sprint(answers) != fmt.Sprint(want) {
+		t.Errorf("answered %v, want %v", answers, want)
+	}
+	if requests.Load() != 2 {
+		t.Errorf("%d requests counted, want 2", requests.Load())
 	}
 }
