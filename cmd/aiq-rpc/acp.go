@@ -26,15 +26,10 @@ func runACP(ctx context.Context, e env, f flags, args []string) int {
 		return 1
 	}
 	defer a.close()
-	home, err := findHome(e, f)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "aiq-rpc: %v\n", err)
-		return 1
-	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	signal.Ignore(syscall.SIGPIPE) // as runServe: save the sessions, then stop
-	agent := acp.New(a.ws, acp.Options{Name: "aiq-rpc", Version: version(), Home: home, Resume: resume, Log: a.log,
+	agent := acp.New(a.ws, acp.Options{Name: "aiq-rpc", Version: version(), Home: a.home, Resume: resume, Log: a.log,
 		CheckConfig: a.live.check})
 	a.live.subscribe(func(ch configChange) { agent.ConfigProblems(ch.Problems) })
 	stdin, restore := pollable(e.stdin)

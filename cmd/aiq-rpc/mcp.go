@@ -35,15 +35,10 @@ func runMCP(ctx context.Context, e env, f flags, args []string) int {
 		return 1
 	}
 	defer a.close()
-	home, err := findHome(e, f)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "aiq-rpc: %v\n", err)
-		return 1
-	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	signal.Ignore(syscall.SIGPIPE)
-	server := mcp.New(a.ws, mcp.Options{Name: "aiq-rpc", Version: version(), Home: home,
+	server := mcp.New(a.ws, mcp.Options{Name: "aiq-rpc", Version: version(), Home: a.home,
 		ConfirmTimeout: f.confirmTimeout, NoLog: f.noCallLog, Log: a.log})
 	stdin, restore := pollable(e.stdin)
 	defer restore()

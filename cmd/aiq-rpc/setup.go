@@ -17,6 +17,7 @@ import (
 
 // app is a configured server before it serves.
 type app struct {
+	home   sessionio.Home
 	ws     *conversation.Workspace
 	server *editor.Server
 	live   *liveConfig
@@ -89,7 +90,7 @@ func setup(ctx context.Context, e env, f flags, o setupOptions) (*app, error) {
 		}
 		server.ConfigChanged(ch)
 	})
-	return &app{ws: ws, server: server, live: live, log: logger, close: func() { ws.Close(); closeLog() }}, nil
+	return &app{home: home, ws: ws, server: server, live: live, log: logger, close: func() { ws.Close(); closeLog() }}, nil
 }
 
 // findHome is --home, else the home FindHome finds.
