@@ -93,11 +93,15 @@ func sessionPrompt(ctx context.Context, a *Agent, p promptRequest) (any, error) 
 	} else if ok {
 		return a.command(ctx, s, cmd, arg)
 	}
-	return a.turn(ctx, s, q)
+	return a.turn(ctx, s, q, func(u *updates) (conversation.Answer, error) {
+		return a.ws.Ask(ctx, s.wsID, q, a.confirmer(s), u.event)
+	})
 }
 
-// turn runs one question on the workspace and streams it to the client.
-func (a *Agent) turn(ctx context.Context, s *session, q conversation.Question) (sdk.PromptResponse, error) {
+// turn runs one turn on the workspace, a question (Ask) or a statement
+// (RunSQL) as run does it, and streams it to the client; q titles the
+// session after its first turn.
+func (a *Agent) turn(ctx context.Context, s *session, q conversation.Question, run func(*updates) (conversation.Answer, error)) (sdk.PromptResponse, error) {
 	info, err := a.ws.Info(ctx, s.wsID)
 	if err != nil {
 		return sdk.PromptResponse{}, err
@@ -106,7 +110,7 @@ func (a *Agent) turn(ctx context.Context, s *session, q conversation.Question) (
 		a.say(s.id, "*"+p+"*\n\n")
 	}
 	u := &updates{a: a, s: s, databaseType: info.DatabaseType, charts: map[string]string{}, ids: map[string]string{}}
-	ans, err := a.ws.Ask(ctx, s.wsID, q, a.confirmer(s), u.event)
+	ans, err := run(u)
 	switch {
 	case errors.Is(err, conversation.ErrTooManyModelCalls):
 		a.say(s.id, "\n\n"+conversation.UserMessage(err))
