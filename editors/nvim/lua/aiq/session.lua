@@ -193,13 +193,19 @@ function M.ask_clear()
   return vim.fn.confirm("Clear the aiq conversation? The session file is emptied too.", "&Yes\n&No", 2) == 1
 end
 
+-- clear asks once the session exists: the first command may reopen the
+-- last conversation (:help aiq-restore), which the user sees before saying
+-- yes to emptying it and its file.
 function M.clear()
-  if busy() or not M.ask_clear() then
+  if busy() then
     return
   end
   M.with_session(function(id, err)
     if not id then
       return server.report(err)
+    end
+    if busy() or not M.ask_clear() then
+      return
     end
     server.conn:request("chat/clear", { sessionId = id }, function(e)
       if e then
