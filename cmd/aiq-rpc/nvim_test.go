@@ -244,6 +244,7 @@ func TestNvimPlugin(t *testing.T) {
 			llmtest.Step{Text: "There are 4 orders."}, llmtest.Step{Text: "One is pending."})
 		n.run("history")
 		n.run("restore")
+		n.run("restore_source")
 		assert.Equal(t, []string{"How many orders are there?", "And how many are pending?"}, n.userMessages(2),
 			"the reopened conversation goes on")
 	})

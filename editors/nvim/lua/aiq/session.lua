@@ -359,6 +359,9 @@ function M.sessions()
 end
 
 local function set_source(name)
+  -- A source picked first starts a new conversation on it: the last one
+  -- belongs to the source it was had on.
+  state.restore_tried = true
   M.with_session(function(id, err)
     if not id then
       return server.report(err)
