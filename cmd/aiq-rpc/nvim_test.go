@@ -238,6 +238,17 @@ func TestNvimPlugin(t *testing.T) {
 		newNvimTest(t, nvim, sqlCall("call_1", "SELECT count(*) AS n FROM orders"), llmtest.Step{Text: "There are 4 orders."}).run("history")
 	})
 
+	t.Run("RestoreLastSession", func(t *testing.T) {
+		t.Parallel()
+		n := newNvimTest(t, nvim, sqlCall("call_1", "SELECT count(*) AS n FROM orders"),
+			llmtest.Step{Text: "There are 4 orders."}, llmtest.Step{Text: "One is pending."})
+		n.run("history")
+		n.run("restore")
+		n.run("restore_source")
+		assert.Equal(t, []string{"How many orders are there?", "And how many are pending?"}, n.userMessages(2),
+			"the reopened conversation goes on")
+	})
+
 	t.Run("PanelWidth", func(t *testing.T) {
 		t.Parallel()
 		newNvimTest(t, nvim,

@@ -23,7 +23,7 @@ T.run(function()
   end
   for _, tag in ipairs({
     "aiq", "aiq.txt", "aiq-install", "aiq-requirements", "aiq-setup", "aiq-commands", "aiq-keymaps",
-    "aiq-panel", "aiq-health", ":AiqAsk", ":AiqHistory", ":AiqClear", ":AiqSave", ":AiqLoad",
+    "aiq-panel", "aiq-health", "aiq-restore", ":AiqAsk", ":AiqHistory", ":AiqClear", ":AiqSave", ":AiqLoad",
     ":AiqSessions", ":AiqSource", ":AiqModel", ":AiqCancel", ":AiqRun", ":AiqRerun", ":AiqExport", ":AiqAllowances",
   }) do
     T.truthy(tags[tag], "the help file has no tag " .. tag)

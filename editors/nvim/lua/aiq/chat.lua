@@ -311,6 +311,24 @@ function M.set_lines(lines)
   panel.running, panel.streaming, panel.placeholder = nil, false, false
 end
 
+-- prepend puts lines above what the panel shows, after a blank line: a
+-- restored conversation arrives after the first question was shown, and
+-- belongs before it. The blocks below keep their marks.
+function M.prepend(lines)
+  if #lines == 0 then
+    return
+  end
+  write(function(buf)
+    if empty(buf) then
+      api.nvim_buf_set_lines(buf, 0, 1, false, lines)
+      panel.placeholder = false
+    else
+      local block = vim.list_extend(vim.list_extend({}, lines), { "" })
+      api.nvim_buf_set_lines(buf, 0, 0, false, block)
+    end
+  end)
+end
+
 -- set_placeholder shows text alone, until the next block replaces it.
 function M.set_placeholder(text)
   M.set_lines({ text })

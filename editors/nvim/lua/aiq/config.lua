@@ -14,6 +14,9 @@ M.defaults = {
   log_file = nil, -- default: stdpath("cache") .. "/aiq-rpc.log"
   -- Rows of a result shown in the panel before "… N more rows".
   max_rows = 50,
+  -- On the first command, reopen the last conversation on the source
+  -- (session/list's latest) and show it in the panel; false starts anew.
+  restore_last_session = true,
   panel = {
     -- The command that opens the panel's window.
     split = "botright vsplit",
@@ -50,6 +53,9 @@ function M.set(user)
   end
   if type(merged.max_rows) ~= "number" or merged.max_rows < 1 then
     error("aiq: the option 'max_rows' must be a positive number", 0)
+  end
+  if type(merged.restore_last_session) ~= "boolean" then
+    error("aiq: the option 'restore_last_session' must be true or false", 0)
   end
   local w = merged.panel.width
   if w ~= nil and (type(w) ~= "number" or w <= 0) then

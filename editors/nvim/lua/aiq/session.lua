@@ -1,6 +1,7 @@
 -- The plugin's one session on the server, and the commands on it:
 -- history, clear, save, load, the list of saved sessions, the source.
 local chat = require("aiq.chat")
+local config = require("aiq.config")
 local message = require("aiq.message")
 local render = require("aiq.render")
 local server = require("aiq.server")
@@ -14,8 +15,9 @@ local function name(path)
 end
 
 -- state: the session's id on the running server, and the file it saves
--- to, to reopen it after the server restarts.
-local state = { id = nil, path = nil }
+-- to, to reopen it after the server restarts; restore_tried: the last
+-- conversation is looked for once per Neovim, at its first session.
+local state = { id = nil, path = nil, restore_tried = false }
 
 -- busy: a running turn holds the session. aiq.turn requires this module,
 -- so it is required when needed.
@@ -40,12 +42,86 @@ end
 
 local session_waiters = nil
 
+-- history_lines calls done(lines) with session id's conversation as the
+-- panel shows it, or done(nil, err).
+local function history_lines(id, done)
+  server.conn:request("chat/history", { sessionId = id, detail = "full" }, function(err, result)
+    if err then
+      return done(nil, err)
+    end
+    done(render.messages(result.messages, require("aiq.turn").render_opts()))
+  end)
+end
+
+-- latest is the file of the last conversation on source that is worth
+-- reopening (session/list's latest, readable, with a turn), or nil.
+local function latest(list, source)
+  for _, s in ipairs(list or {}) do
+    if s.latest == true and (s.error == nil or s.error == vim.NIL) and (s.turns or 0) > 0 and s.source == source then
+      return s.path
+    end
+  end
+end
+
+-- restore reopens the last conversation on the source of fresh (a new,
+-- empty session, session/new's result) in its place, shows it in the
+-- panel above anything asked meanwhile, and calls done with the session
+-- to use. Nothing to reopen is silent; a file that will not load says so
+-- on one line, and fresh stays.
+local function restore(fresh, done)
+  server.conn:request("session/list", nil, function(err, result)
+    if err and err.stopped then
+      return done(nil, err)
+    elseif err then
+      server.notify("the last conversation could not be looked for: " .. message.error_text(err), vim.log.levels.WARN)
+    end
+    local path = not err and latest(result.sessions, fresh.source) or nil
+    if not path then
+      return done(fresh.sessionId)
+    end
+    server.conn:request("session/load", { path = path }, function(e, loaded)
+      if e and e.stopped then
+        return done(nil, e)
+      elseif e then
+        server.notify(
+          string.format("the last conversation could not be reopened: %s: %s", name(path), message.error_text(e)),
+          vim.log.levels.WARN
+        )
+        return done(fresh.sessionId)
+      end
+      state.path = loaded.path
+      server.conn:request("session/close", { sessionId = fresh.sessionId }, function() end)
+      -- The history is read before done lets a question in, so that it
+      -- holds the conversation only.
+      history_lines(loaded.sessionId, function(lines, he)
+        if he and he.stopped then
+          return done(nil, he)
+        end
+        server.report(he)
+        if lines and #lines > 0 then
+          chat.prepend(lines)
+          chat.open()
+        end
+        done(loaded.sessionId)
+      end)
+    end)
+  end)
+end
+
 -- open_session reopens the session file of before a restart, else makes
--- a new session.
+-- a new session, in the place of which the first one of this Neovim
+-- reopens the last conversation (option restore_last_session).
 local function open_session(done)
   local function new()
     server.conn:request("session/new", vim.empty_dict(), function(err, result)
-      done(not err and result.sessionId or nil, err)
+      if err then
+        return done(nil, err)
+      end
+      if state.restore_tried or not config.options.restore_last_session then
+        return done(result.sessionId)
+      end
+      state.restore_tried = true
+      restore(result, done)
     end)
   end
   if not state.path then
@@ -86,12 +162,11 @@ function M.with_session(fn)
 end
 
 local function show_history(id)
-  server.conn:request("chat/history", { sessionId = id, detail = "full" }, function(err, result)
+  history_lines(id, function(lines, err)
     if err then
       return server.report(err)
     end
     chat.open()
-    local lines = render.messages(result.messages, require("aiq.turn").render_opts())
     if #lines == 0 then
       chat.set_placeholder("_No questions yet in this session._")
     else
@@ -118,13 +193,19 @@ function M.ask_clear()
   return vim.fn.confirm("Clear the aiq conversation? The session file is emptied too.", "&Yes\n&No", 2) == 1
 end
 
+-- clear asks once the session exists: the first command may reopen the
+-- last conversation (:help aiq-restore), which the user sees before saying
+-- yes to emptying it and its file.
 function M.clear()
-  if busy() or not M.ask_clear() then
+  if busy() then
     return
   end
   M.with_session(function(id, err)
     if not id then
       return server.report(err)
+    end
+    if busy() or not M.ask_clear() then
+      return
     end
     server.conn:request("chat/clear", { sessionId = id }, function(e)
       if e then
@@ -211,6 +292,8 @@ function M.load(path)
     end
     local old = state.id
     state.id, state.path = result.sessionId, result.path
+    -- A session the user opened is not replaced by the last one.
+    state.restore_tried = true
     if old and old ~= result.sessionId then
       server.conn:request("session/close", { sessionId = old }, function() end)
     end
@@ -276,6 +359,9 @@ function M.sessions()
 end
 
 local function set_source(name)
+  -- A source picked first starts a new conversation on it: the last one
+  -- belongs to the source it was had on.
+  state.restore_tried = true
   M.with_session(function(id, err)
     if not id then
       return server.report(err)
