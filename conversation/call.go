@@ -191,9 +191,13 @@ func callText(tool, args string) string {
 }
 
 func callSystemPrompt(log, source string) string {
-	return fmt.Sprintf("This session logs the tool calls that an %s host's agent made to aiq on the source %q, one turn each: "+
+	return fmt.Sprintf(callLogPrompt+" that an %s host's agent made to aiq on the source %q, one turn each: "+
 		"the user messages are its calls, not a person's questions.", strings.ToUpper(log), source)
 }
+
+// callLogPrompt starts the system prompt of a log of calls, by which a
+// list tells a log from a conversation.
+const callLogPrompt = "This session logs the tool calls"
 
 // callLog is one log file of calls, kept in memory between appends.
 type callLog struct {

@@ -71,4 +71,10 @@ func TestCall(t *testing.T) {
 	s, _, err := conversation.Load(path)
 	require.NoError(t, err)
 	assert.Equal(t, 3, s.Turns())
+
+	list, err := conversation.ListSessions(home.SessionsDir())
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	assert.True(t, list[0].CallLog, "the list says the log is one")
+	assert.False(t, list[0].Latest, "an editor must not reopen a log of calls as its conversation")
 }

@@ -27,6 +27,9 @@ type Listed struct {
 	// (no database being a source of its own), which an editor reopens on
 	// start.
 	Latest bool `json:"latest,omitempty"`
+	// CallLog marks a log of an MCP host's calls (Workspace.Call), which
+	// is never latest: it is not a conversation an editor had.
+	CallLog bool `json:"callLog,omitempty"`
 }
 
 // maxQuestionShown bounds the first question in a list.
@@ -52,11 +55,12 @@ func ListSessions(dir string) ([]Listed, error) {
 }
 
 // markLatest marks the first session of each source in list, which is
-// newest first; a file that could not be read has no source to mark.
+// newest first; a file that could not be read has no source to mark, and
+// a log of calls is not a conversation.
 func markLatest(list []Listed) {
 	seen := map[string]bool{}
 	for i := range list {
-		if l := &list[i]; l.Error == "" && !seen[l.Source] {
+		if l := &list[i]; l.Error == "" && !l.CallLog && !seen[l.Source] {
 			seen[l.Source] = true
 			l.Latest = true
 		}
@@ -72,7 +76,8 @@ func listOne(path string) Listed {
 		}
 		return l
 	}
-	l := Listed{Path: path, Created: s.Created, Updated: s.Updated, Source: s.Source, DatabaseType: s.DatabaseType, Turns: s.Turns()}
+	l := Listed{Path: path, Created: s.Created, Updated: s.Updated, Source: s.Source, DatabaseType: s.DatabaseType, Turns: s.Turns(),
+		CallLog: strings.HasPrefix(s.SystemPrompt, callLogPrompt)}
 	for _, m := range s.Legacy {
 		if m.Role == string(RoleUser) {
 			l.FirstQuestion = truncate(strings.TrimSpace(m.Content), maxQuestionShown)
