@@ -54,6 +54,44 @@ func ListSessions(dir string) ([]Listed, error) {
 	return list, nil
 }
 
+// LatestSession returns the session ListSessions marks latest for source
+// ("" for sessions without a database), or false when there is none. It
+// reads the files newest first by modification time and stops at the
+// first file that cannot hold a newer session, so that an editor that
+// reopens the last conversation on start reads one or two files, not the
+// whole folder: a session's updated time is never later than the write
+// of its file.
+func LatestSession(dir, source string) (Listed, bool, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return Listed{}, false, fmt.Errorf("list sessions in %s: %w", dir, err)
+	}
+	type file struct {
+		path    string
+		modTime time.Time
+	}
+	files := make([]file, 0, len(paths))
+	for _, p := range paths {
+		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() {
+			files = append(files, file{p, info.ModTime()})
+		}
+	}
+	slices.SortFunc(files, func(a, b file) int { return b.modTime.Compare(a.modTime) })
+	var best Listed
+	found := false
+	for _, f := range files {
+		if found && f.modTime.Before(best.Updated) {
+			break
+		}
+		l := listOne(f.path)
+		if l.Error == "" && !l.CallLog && l.Source == source && (!found || l.Updated.After(best.Updated)) {
+			best, found = l, true
+		}
+	}
+	best.Latest = found
+	return best, found, nil
+}
+
 // markLatest marks the first session of each source in list, which is
 // newest first; a file that could not be read has no source to mark, and
 // a log of calls is not a conversation.

@@ -334,6 +334,14 @@ func TestSessionMethods(t *testing.T) {
 	f.client.Result("session/list", nil, &list)
 	require.Len(t, list.Sessions, 1, "the turn's autosave; mine.json is elsewhere")
 	assert.Equal(t, "hello", list.Sessions[0].FirstQuestion)
+	var latest struct{ Sessions []conversation.Listed }
+	f.client.Result("session/list", map[string]string{"latestFor": list.Sessions[0].Source}, &latest)
+	require.Len(t, latest.Sessions, 1, "latestFor gives the latest session of the source")
+	assert.Equal(t, list.Sessions[0].Path, latest.Sessions[0].Path)
+	assert.True(t, latest.Sessions[0].Latest)
+	f.client.Result("session/list", map[string]string{"latestFor": "nowhere"}, &latest)
+	assert.Empty(t, latest.Sessions, "no session on that source")
+	assert.Equal(t, -32602, errorCode(t, f.client.Call("session/list", map[string]int{"latestFor": 3})))
 
 	var refreshed conversation.Info
 	f.client.Result("schema/refresh", map[string]string{"sessionId": info.SessionID}, &refreshed)

@@ -91,8 +91,27 @@ func sessionSave(ctx context.Context, s *Server, req request, p struct {
 	return s.ws.Save(ctx, p.SessionID, p.Path)
 }
 
-func sessionList(ctx context.Context, s *Server, req request, _ struct{}) (any, error) {
-	list, err := conversation.ListSessions(s.opts.Home.SessionsDir())
+// sessionListParams are session/list's: with LatestFor, the list holds
+// only the session marked latest for that source, found without reading
+// the whole folder.
+type sessionListParams struct {
+	LatestFor *string `json:"latestFor"`
+}
+
+func sessionList(ctx context.Context, s *Server, req request, p sessionListParams) (any, error) {
+	var list []conversation.Listed
+	var err error
+	if p.LatestFor != nil {
+		var l conversation.Listed
+		var ok bool
+		l, ok, err = conversation.LatestSession(s.opts.Home.SessionsDir(), *p.LatestFor)
+		list = []conversation.Listed{}
+		if ok {
+			list = append(list, l)
+		}
+	} else {
+		list, err = conversation.ListSessions(s.opts.Home.SessionsDir())
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -69,7 +69,8 @@ end
 -- to use. Nothing to reopen is silent; a file that will not load says so
 -- on one line, and fresh stays.
 local function restore(fresh, done)
-  server.conn:request("session/list", nil, function(err, result)
+  -- latestFor reads one or two files, not the whole sessions folder.
+  server.conn:request("session/list", { latestFor = fresh.source or "" }, function(err, result)
     if err and err.stopped then
       return done(nil, err)
     elseif err then
