@@ -20,7 +20,11 @@
    *   | { kind: "thought", text: string }
    *   | { kind: "sql", callId: string, sql: string, statement?: Statement, summary?: string }
    *   | { kind: "tool", callId: string, tool: string, summary?: string }
-   *   | { kind: "chart", callId: string, chart: Chart }} Item
+   *   | { kind: "chart", callId: string, chart: Chart }
+   *   | { kind: "confirm", id: number, prompt: ConfirmPrompt, state: "open" | "sent" | "done", message: string }} Item
+   * @typedef {{ message: string, sql: string, note: string, buttons: { label: string, decision: string }[] }} ConfirmPrompt
+   *   A write dialog: open until answered ("sent" once the panel posted the
+   *   answer), "done" when the extension closed it; message then takes its place.
    * @typedef {{ col: number, dir: "asc" | "desc" }} Sort
    * @typedef {{ kind: "turn", id: number, query: string, selection?: { text: string, languageId: string },
    *   items: Item[], status: string, done: boolean, cancelled: boolean, error: string,
@@ -32,7 +36,7 @@
    */
 
   /** The ToView message types this file handles; the tests compare them with src/messages.ts. */
-  const HANDLED_TYPES = ["state", "turnStart", "progress", "turnEnd", "turnError", "history", "clear", "notice"];
+  const HANDLED_TYPES = ["state", "turnStart", "progress", "turnEnd", "turnError", "history", "clear", "notice", "confirm", "confirmEnd"];
 
   /** @returns {Model} */
   function emptyModel() {
@@ -127,6 +131,28 @@
         const turn = findTurn(model, msg.turnId);
         if (!turn || !msg.event) return { model, changed: "none" };
         applyEvent(turn, msg.event);
+        return { model, changed: turn.id };
+      }
+      case "confirm": {
+        const turn = findTurn(model, msg.turnId);
+        const p = msg.prompt;
+        if (!turn || turn.done || !p || typeof p !== "object" || !Array.isArray(p.buttons)) return { model, changed: "none" };
+        /** @type {ConfirmPrompt} */
+        const prompt = {
+          message: String(p.message || ""),
+          sql: String(p.sql || ""),
+          note: String(p.note || ""),
+          buttons: p.buttons.map((/** @type {any} */ b) => ({ label: String(b && b.label), decision: String(b && b.decision) })),
+        };
+        turn.items.push({ kind: "confirm", id: Number(msg.id), prompt, state: "open", message: "" });
+        return { model, changed: turn.id };
+      }
+      case "confirmEnd": {
+        const turn = findTurn(model, msg.turnId);
+        const item = turn && turn.items.find((it) => it.kind === "confirm" && it.id === msg.id);
+        if (!turn || !item || item.kind !== "confirm") return { model, changed: "none" };
+        item.state = "done";
+        item.message = msg.decision === "closed" && typeof msg.message === "string" ? msg.message : "";
         return { model, changed: turn.id };
       }
       case "turnEnd": {
@@ -284,6 +310,11 @@
    */
   function settleRunning(turn) {
     for (const it of turn.items) {
+      // Nothing waits for a dialog of a finished turn.
+      if (it.kind === "confirm" && it.state !== "done") {
+        it.state = "done";
+        it.message = "The statement did not run: the answer ended before you answered.";
+      }
       if (it.kind === "sql" && it.statement && it.statement.status === "running") {
         it.statement = { sql: it.statement.sql, status: "cancelled", error: "The statement did not finish." };
       }
@@ -624,6 +655,8 @@
       // Without a model the answer is the AIQ CLI's summary of the result
       // ("Query executed successfully ... Sample data: ..."): the table says it better.
       if (item.kind === "text" && showsResult && RESULT_SUMMARY.test(item.text)) return;
+      // An answered dialog goes: the statement's own block says what became of it.
+      if (item.kind === "confirm" && item.state === "done" && !item.message) return;
       blocks.push({ item, index });
       if (item.kind !== "sql") return;
       const later = turn.items.slice(index + 1);
@@ -635,6 +668,33 @@
       if (chart) blocks.push({ autoChart: chart, index });
     });
     return blocks;
+  }
+
+  /**
+   * The open dialog of the conversation (the newest), if any.
+   * @param {Model} model
+   */
+  function openConfirm(model) {
+    for (let i = model.entries.length - 1; i >= 0; i--) {
+      const e = model.entries[i];
+      if (e.kind !== "turn") continue;
+      const item = e.items.find((it) => it.kind === "confirm" && it.state === "open");
+      if (item) return item;
+    }
+    return undefined;
+  }
+
+  /**
+   * What a key pressed while a write dialog is open decides, as VS Code's
+   * modal did: Escape rejects, and so does Enter anywhere but on an Allow
+   * button (there it presses that button); other keys decide nothing.
+   * @param {string} key @param {string | undefined} focusedDecision the decision of the focused button, if one is
+   * @returns {"reject" | null}
+   */
+  function confirmKey(key, focusedDecision) {
+    if (key === "Escape") return "reject";
+    if (key === "Enter" && (focusedDecision === undefined || focusedDecision === "reject")) return "reject";
+    return null;
   }
 
   const RESULT_SUMMARY = /^\s*(Query|Statement) executed successfully\./;
@@ -1037,7 +1097,7 @@
   }
 
   return {
-    HANDLED_TYPES, emptyModel, sourceLabel, modelLabel, restart, sortKey, apply, historyTurns, turnBlocks, statementNote, chooseChart, chartGeometry, niceTicks, formatTick, formatValue,
+    HANDLED_TYPES, openConfirm, confirmKey, emptyModel, sourceLabel, modelLabel, restart, sortKey, apply, historyTurns, turnBlocks, statementNote, chooseChart, chartGeometry, niceTicks, formatTick, formatValue,
     sortRows, nextSort, compareValues, formatCell, formatNumber, isKeyColumn, SEPARATORS, isNumericColumn, asNumber, tokenizeSQL, parseMarkdown, parseInline, settledEnd,
   };
 });

@@ -76,9 +76,12 @@ test("each handled type changes the model (none is listed but ignored)", () => {
     history: { type: "history", turns: [{ role: "user", content: "x" }] },
     clear: { type: "clear" },
     notice: { type: "notice", level: "info", message: "saved" },
+    confirm: { type: "confirm", turnId: 1, id: 1, prompt: PROMPT },
+    confirmEnd: { type: "confirmEnd", turnId: 1, id: 1, decision: "closed", message: "The statement did not run." },
   };
   for (const type of view.HANDLED_TYPES) {
     const model = view.apply(view.emptyModel(), { type: "turnStart", turnId: 1, query: "q" }).model;
+    if (type === "confirmEnd") view.apply(model, samples.confirm);
     const before = JSON.stringify(model);
     view.apply(model, samples[type]);
     assert.notEqual(JSON.stringify(model), before, `${type} left the model as it was`);
@@ -86,6 +89,53 @@ test("each handled type changes the model (none is listed but ignored)", () => {
   const model = view.emptyModel();
   assert.equal(view.apply(model, { type: "nonsense" }).changed, "none");
   assert.equal(view.apply(model, null).changed, "none");
+});
+
+const PROMPT = {
+  message: "AIQ wants to run a statement that writes. DELETE removes rows.",
+  sql: "DELETE FROM orders WHERE id = 1",
+  note: "Reject (Enter, Escape) does not run it.",
+  buttons: [{ label: "Reject", decision: "reject" }, { label: "Allow once", decision: "allow_once" }],
+};
+
+test("the write dialog opens in its turn; answered it goes, closed unanswered it says the statement did not run", () => {
+  const model = view.emptyModel();
+  view.apply(model, { type: "turnStart", turnId: 1, query: "Delete order 1" });
+  assert.equal(view.openConfirm(model), undefined);
+  assert.equal(view.apply(model, { type: "confirm", turnId: 1, id: 7, prompt: PROMPT }).changed, 1);
+  const [t] = turns(model);
+  assert.deepEqual(view.turnBlocks(t).map((b: any) => b.item.kind), ["confirm"]);
+  assert.equal(view.openConfirm(model).id, 7);
+  assert.deepEqual(view.openConfirm(model).prompt, PROMPT);
+
+  view.apply(model, { type: "confirmEnd", turnId: 1, id: 7, decision: "reject" });
+  assert.equal(view.openConfirm(model), undefined, "answered: no dialog is open");
+  assert.deepEqual(view.turnBlocks(t), [], "and it is not drawn");
+
+  view.apply(model, { type: "confirm", turnId: 1, id: 8, prompt: PROMPT });
+  view.apply(model, { type: "confirmEnd", turnId: 1, id: 8, decision: "closed", message: "The statement did not run: the question was stopped before you answered." });
+  assert.equal(view.openConfirm(model), undefined);
+  const closed = view.turnBlocks(t).map((b: any) => b.item);
+  assert.deepEqual(closed.map((i: any) => [i.id, i.message]), [[8, "The statement did not run: the question was stopped before you answered."]]);
+
+  // A turn that ends under an open dialog closes it (a replay that lost the confirmEnd).
+  view.apply(model, { type: "confirm", turnId: 1, id: 9, prompt: PROMPT });
+  view.apply(model, { type: "turnError", turnId: 1, message: "aiq-rpc stopped." });
+  assert.equal(view.openConfirm(model), undefined);
+  assert.match(t.items.find((i: any) => i.id === 9).message, /did not run/);
+  // No dialog opens in a finished turn.
+  assert.equal(view.apply(model, { type: "confirm", turnId: 1, id: 10, prompt: PROMPT }).changed, "none");
+});
+
+test("Escape, and Enter anywhere but on an Allow button, reject the write dialog", () => {
+  assert.equal(view.confirmKey("Escape", undefined), "reject");
+  assert.equal(view.confirmKey("Escape", "allow_once"), "reject");
+  assert.equal(view.confirmKey("Enter", undefined), "reject", "focus in the input or on Copy");
+  assert.equal(view.confirmKey("Enter", "reject"), "reject");
+  assert.equal(view.confirmKey("Enter", "allow_once"), null, "Enter on Allow once presses it");
+  assert.equal(view.confirmKey("Enter", "allow_always"), null);
+  assert.equal(view.confirmKey("a", undefined), null);
+  assert.equal(view.confirmKey("Tab", undefined), null, "Tab moves between the buttons");
 });
 
 test("the recorded conversation reduces to three turns with their SQL, charts and answers", () => {
