@@ -561,30 +561,25 @@
   const AGGREGATES = /\bgroup\s+by\b|\bdistinct\b|\b(count|sum|avg|total|min|max)\s*\(/i;
 
   /**
-   * A chart for a result when one makes sense, else null. A category and a
-   * measure give a line over dates in order; other categories only when the
-   * rows are groups (the SQL aggregates) with a few distinct labels: a pie
-   * for a few positive parts of a whole, else bars. Two measures and no
-   * category give a scatter. A column that names rows (id, *_id, code, ...)
-   * is never the measure, nor the category: no "Id by name", no pie of ids,
-   * no bars of per-row prices by name.
+   * A chart for a result when one helps, else null: exactly one category
+   * (a text column that does not name rows) and exactly one measure (a
+   * numeric column that does not name rows: no id, *_id, key, code, year),
+   * at least two rows, the rows being groups. Columns that name rows may
+   * stand beside them (GROUP BY category_id, category). A line over dates
+   * in order, a pie for a few positive parts of a whole, else bars; never a
+   * scatter of two measures, never a chart of single rows (no "Id by name",
+   * no timestamps against name lengths), of two categories or two measures.
    * @param {Statement | undefined} st @returns {Chart | null}
    */
   function chooseChart(st) {
     if (!st || st.status !== "success" || !st.columns || !st.rows || st.rows.length < 2) return null;
     const rows = st.rows;
     const cols = st.columns;
-    const isKey = cols.map((c) => KEY_NAME.test(String(c)));
-    const numeric = cols.map((_, i) => isNumericColumn(rows, i));
-    const measures = cols.map((_, i) => i).filter((i) => numeric[i] && !isKey[i]);
-    const text = cols.map((_, i) => i).filter((i) => !numeric[i] && rows.every((r) => isNull(r[i]) || typeof r[i] === "string"));
-    if (text.length) {
-      const category = text.find((i) => !isKey[i]);
-      if (category === undefined || !measures.length) return null;
-      return categoryChart(st, category, measures[0]);
-    }
-    if (measures.length < 2) return null;
-    return scatterChart(st, measures[0], measures[1]);
+    const others = cols.map((_, i) => i).filter((i) => !isKeyColumn(cols[i]));
+    const measures = others.filter((i) => isNumericColumn(rows, i));
+    const categories = others.filter((i) => !measures.includes(i) && rows.every((r) => isNull(r[i]) || typeof r[i] === "string"));
+    if (categories.length !== 1 || measures.length !== 1 || others.length !== 2) return null;
+    return categoryChart(st, categories[0], measures[0]);
   }
 
   /** "Orders by status". @param {string} y @param {string} x */
@@ -608,10 +603,15 @@
       values.push(y);
     }
     let chartType = "bar";
-    if (labels.length >= 2 && labels.every((l) => DATE_LIKE.test(l)) && labels.every((l, i) => i === 0 || labels[i - 1] <= l)) {
+    const grouped = AGGREGATES.test(st.sql || "");
+    if (labels.length < 2 || new Set(labels).size !== labels.length) {
+      return null; // one point, or labels that repeat (groups of more than one column)
+    } else if (labels.every((l) => DATE_LIKE.test(l)) && labels.every((l, i) => i === 0 || labels[i - 1] <= l)) {
+      // Days and months are periods, a series as they are; instants (with a clock) only when grouped.
+      if (!grouped && labels.some((l) => l.length > 10)) return null;
       chartType = "line";
-    } else if (!AGGREGATES.test(st.sql || "") || new Set(labels).size !== labels.length || labels.length > MAX_BARS || labels.length < 2) {
-      return null; // single rows, or groups of more than one column, or too many to read
+    } else if (!grouped || labels.length > MAX_BARS) {
+      return null; // single rows, or too many to read
     } else if (labels.length <= 6 && values.every((v) => v > 0) && !NOT_PARTS.test(cols[yi])) {
       chartType = "pie";
     }
@@ -620,24 +620,6 @@
     const chart = { chartType, x: cols[xi], y: cols[yi], title: chartTitle(cols[yi], cols[xi]), labels, values };
     if (skipped) chart.skipped = skipped;
     if (truncated) chart.truncated = true;
-    return chart;
-  }
-
-  /** @param {Statement} st @param {number} xi @param {number} yi @returns {Chart} */
-  function scatterChart(st, xi, yi) {
-    const cols = /** @type {string[]} */ (st.columns);
-    /** @type {{x: number, y: number}[]} */ const points = [];
-    let skipped = 0;
-    for (const row of /** @type {unknown[][]} */ (st.rows)) {
-      const x = asNumber(row[xi]);
-      const y = asNumber(row[yi]);
-      if (x === null || y === null) skipped++;
-      else points.push({ x, y });
-    }
-    /** @type {Chart} */
-    const chart = { chartType: "scatter", x: cols[xi], y: cols[yi], title: chartTitle(cols[yi], cols[xi]), points };
-    if (skipped) chart.skipped = skipped;
-    if (st.truncated) chart.truncated = true;
     return chart;
   }
 

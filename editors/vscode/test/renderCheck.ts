@@ -221,9 +221,13 @@ function bigStatement(): any {
   const rows: unknown[][] = [];
   for (let i = 0; i < BIG_ROWS; i++) {
     const day = new Date(Date.UTC(2024, 0, 1) + i * 86400000).toISOString().slice(0, 10);
-    rows.push([day, 1000 + i, `customer ${(i * 7919) % 500}`, ((i * 37) % 1000) + 0.5, i % 9 === 0 ? null : "note"]);
+    rows.push([day, 1000 + i, `C-${(i * 7919) % 500}`, ((i * 37) % 1000) + 0.5, i % 9 === 0 ? null : "B-7"]);
   }
-  return { sql: "SELECT day, id, customer, amount, note FROM orders LIMIT 500", status: "success", rowCount: BIG_ROWS, columns: ["day", "id", "customer", "amount", "note"], rows };
+  // One category (day) and one measure (amount); the others name rows, so the default chart is amount by day.
+  return {
+    sql: "SELECT day, id, customer_code, amount, batch_no FROM orders LIMIT 500", status: "success", rowCount: BIG_ROWS,
+    columns: ["day", "id", "customer_code", "amount", "batch_no"], rows,
+  };
 }
 
 /** An answer with paragraphs, a list and a SQL block, cut into PIECES pieces. */
