@@ -368,6 +368,8 @@
       case "chart":
         if (!hit || hit.width !== chartWidth) drawn.set(item, { width: chartWidth, node: chartFigure(item.chart, false) });
         return drawn.get(item).node;
+      case "confirm":
+        return confirmNode(item, hit);
       default: {
         if (hit && hit.summary === item.summary) return hit.node;
         const line = el("div", "tool-line", item.tool);
@@ -377,6 +379,70 @@
       }
     }
   }
+
+  // ---- The write dialog ----
+
+  /**
+   * A statement that waits for the user: the heading, the SQL, the note and
+   * the buttons, Reject first and focused when it opens. Once closed by the
+   * extension without an answer, its message takes its place.
+   * @param {any} item @param {any} hit
+   */
+  function confirmNode(item, hit) {
+    if (item.state === "done") {
+      if (!hit || hit.state !== "done") {
+        const line = el("div", "cancelled confirm-closed", item.message);
+        line.setAttribute("role", "status");
+        drawn.set(item, { state: "done", node: line });
+      }
+      return drawn.get(item).node;
+    }
+    if (hit) {
+      for (const b of hit.buttons) b.disabled = item.state !== "open";
+      return hit.node;
+    }
+    const box = el("div", "confirm");
+    box.setAttribute("role", "alertdialog");
+    const heading = el("div", "confirm-message", item.prompt.message);
+    heading.id = `confirm-${item.id}`;
+    box.setAttribute("aria-labelledby", heading.id);
+    const row = el("div", "confirm-buttons");
+    const buttons = item.prompt.buttons.map((/** @type {{ label: string, decision: string }} */ b, /** @type {number} */ i) => {
+      const btn = button(b.label, () => answer(item, b.decision), i === 0 ? "primary confirm-safe" : "secondary confirm-allow");
+      btn.dataset.decision = b.decision;
+      return btn;
+    });
+    row.append(...buttons);
+    box.append(heading, codeBlock(item.prompt.sql, "sql", "confirm-sql"), el("div", "confirm-note", item.prompt.note), row);
+    drawn.set(item, { state: item.state, node: box, buttons });
+    // Reject has the focus once the dialog is in the page, so Enter rejects.
+    setTimeout(() => {
+      if (item.state === "open" && buttons[0] && buttons[0].isConnected) buttons[0].focus();
+    }, 0);
+    return box;
+  }
+
+  /** Sends the answer once; the dialog waits, disabled, for the extension to close it. @param {any} item @param {string} decision */
+  function answer(item, decision) {
+    if (item.state !== "open") return;
+    item.state = "sent";
+    vscode.postMessage({ type: "confirmAnswer", id: item.id, decision });
+    dirty.all = true;
+    scheduleDraw();
+  }
+
+  // Escape, and Enter anywhere but on an Allow button, reject an open dialog.
+  document.addEventListener("keydown", (e) => {
+    const item = V.openConfirm(model);
+    if (!item || e.isComposing) return;
+    const target = /** @type {HTMLElement | null} */ (e.target instanceof HTMLElement ? e.target : null);
+    const focused = target && target.tagName === "BUTTON" && target.dataset.decision ? target.dataset.decision : undefined;
+    if (V.confirmKey(e.key, focused) === "reject") {
+      e.preventDefault();
+      e.stopPropagation();
+      answer(item, "reject");
+    }
+  }, true);
 
   /**
    * The model's reasoning: a "Thinking" block, collapsed unless the user

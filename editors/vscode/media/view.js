@@ -20,7 +20,11 @@
    *   | { kind: "thought", text: string }
    *   | { kind: "sql", callId: string, sql: string, statement?: Statement, summary?: string }
    *   | { kind: "tool", callId: string, tool: string, summary?: string }
-   *   | { kind: "chart", callId: string, chart: Chart }} Item
+   *   | { kind: "chart", callId: string, chart: Chart }
+   *   | { kind: "confirm", id: number, prompt: ConfirmPrompt, state: "open" | "sent" | "done", message: string }} Item
+   * @typedef {{ message: string, sql: string, note: string, buttons: { label: string, decision: string }[] }} ConfirmPrompt
+   *   A write dialog: open until answered ("sent" once the panel posted the
+   *   answer), "done" when the extension closed it; message then takes its place.
    * @typedef {{ col: number, dir: "asc" | "desc" }} Sort
    * @typedef {{ kind: "turn", id: number, query: string, selection?: { text: string, languageId: string },
    *   items: Item[], status: string, done: boolean, cancelled: boolean, error: string,
@@ -32,7 +36,7 @@
    */
 
   /** The ToView message types this file handles; the tests compare them with src/messages.ts. */
-  const HANDLED_TYPES = ["state", "turnStart", "progress", "turnEnd", "turnError", "history", "clear", "notice"];
+  const HANDLED_TYPES = ["state", "turnStart", "progress", "turnEnd", "turnError", "history", "clear", "notice", "confirm", "confirmEnd"];
 
   /** @returns {Model} */
   function emptyModel() {
@@ -127,6 +131,28 @@
         const turn = findTurn(model, msg.turnId);
         if (!turn || !msg.event) return { model, changed: "none" };
         applyEvent(turn, msg.event);
+        return { model, changed: turn.id };
+      }
+      case "confirm": {
+        const turn = findTurn(model, msg.turnId);
+        const p = msg.prompt;
+        if (!turn || turn.done || !p || typeof p !== "object" || !Array.isArray(p.buttons)) return { model, changed: "none" };
+        /** @type {ConfirmPrompt} */
+        const prompt = {
+          message: String(p.message || ""),
+          sql: String(p.sql || ""),
+          note: String(p.note || ""),
+          buttons: p.buttons.map((/** @type {any} */ b) => ({ label: String(b && b.label), decision: String(b && b.decision) })),
+        };
+        turn.items.push({ kind: "confirm", id: Number(msg.id), prompt, state: "open", message: "" });
+        return { model, changed: turn.id };
+      }
+      case "confirmEnd": {
+        const turn = findTurn(model, msg.turnId);
+        const item = turn && turn.items.find((it) => it.kind === "confirm" && it.id === msg.id);
+        if (!turn || !item || item.kind !== "confirm") return { model, changed: "none" };
+        item.state = "done";
+        item.message = msg.decision === "closed" && typeof msg.message === "string" ? msg.message : "";
         return { model, changed: turn.id };
       }
       case "turnEnd": {
@@ -284,6 +310,11 @@
    */
   function settleRunning(turn) {
     for (const it of turn.items) {
+      // Nothing waits for a dialog of a finished turn.
+      if (it.kind === "confirm" && it.state !== "done") {
+        it.state = "done";
+        it.message = "The statement did not run: the answer ended before you answered.";
+      }
       if (it.kind === "sql" && it.statement && it.statement.status === "running") {
         it.statement = { sql: it.statement.sql, status: "cancelled", error: "The statement did not finish." };
       }
@@ -530,30 +561,25 @@
   const AGGREGATES = /\bgroup\s+by\b|\bdistinct\b|\b(count|sum|avg|total|min|max)\s*\(/i;
 
   /**
-   * A chart for a result when one makes sense, else null. A category and a
-   * measure give a line over dates in order; other categories only when the
-   * rows are groups (the SQL aggregates) with a few distinct labels: a pie
-   * for a few positive parts of a whole, else bars. Two measures and no
-   * category give a scatter. A column that names rows (id, *_id, code, ...)
-   * is never the measure, nor the category: no "Id by name", no pie of ids,
-   * no bars of per-row prices by name.
+   * A chart for a result when one helps, else null: exactly one category
+   * (a text column that does not name rows) and exactly one measure (a
+   * numeric column that does not name rows: no id, *_id, key, code, year),
+   * at least two rows, the rows being groups. Columns that name rows may
+   * stand beside them (GROUP BY category_id, category). A line over dates
+   * in order, a pie for a few positive parts of a whole, else bars; never a
+   * scatter of two measures, never a chart of single rows (no "Id by name",
+   * no timestamps against name lengths), of two categories or two measures.
    * @param {Statement | undefined} st @returns {Chart | null}
    */
   function chooseChart(st) {
     if (!st || st.status !== "success" || !st.columns || !st.rows || st.rows.length < 2) return null;
     const rows = st.rows;
     const cols = st.columns;
-    const isKey = cols.map((c) => KEY_NAME.test(String(c)));
-    const numeric = cols.map((_, i) => isNumericColumn(rows, i));
-    const measures = cols.map((_, i) => i).filter((i) => numeric[i] && !isKey[i]);
-    const text = cols.map((_, i) => i).filter((i) => !numeric[i] && rows.every((r) => isNull(r[i]) || typeof r[i] === "string"));
-    if (text.length) {
-      const category = text.find((i) => !isKey[i]);
-      if (category === undefined || !measures.length) return null;
-      return categoryChart(st, category, measures[0]);
-    }
-    if (measures.length < 2) return null;
-    return scatterChart(st, measures[0], measures[1]);
+    const others = cols.map((_, i) => i).filter((i) => !isKeyColumn(cols[i]));
+    const measures = others.filter((i) => isNumericColumn(rows, i));
+    const categories = others.filter((i) => !measures.includes(i) && rows.every((r) => isNull(r[i]) || typeof r[i] === "string"));
+    if (categories.length !== 1 || measures.length !== 1 || others.length !== 2) return null;
+    return categoryChart(st, categories[0], measures[0]);
   }
 
   /** "Orders by status". @param {string} y @param {string} x */
@@ -577,10 +603,15 @@
       values.push(y);
     }
     let chartType = "bar";
-    if (labels.length >= 2 && labels.every((l) => DATE_LIKE.test(l)) && labels.every((l, i) => i === 0 || labels[i - 1] <= l)) {
+    const grouped = AGGREGATES.test(st.sql || "");
+    if (labels.length < 2 || new Set(labels).size !== labels.length) {
+      return null; // one point, or labels that repeat (groups of more than one column)
+    } else if (labels.every((l) => DATE_LIKE.test(l)) && labels.every((l, i) => i === 0 || labels[i - 1] <= l)) {
+      // Days and months are periods, a series as they are; instants (with a clock) only when grouped.
+      if (!grouped && labels.some((l) => l.length > 10)) return null;
       chartType = "line";
-    } else if (!AGGREGATES.test(st.sql || "") || new Set(labels).size !== labels.length || labels.length > MAX_BARS || labels.length < 2) {
-      return null; // single rows, or groups of more than one column, or too many to read
+    } else if (!grouped || labels.length > MAX_BARS) {
+      return null; // single rows, or too many to read
     } else if (labels.length <= 6 && values.every((v) => v > 0) && !NOT_PARTS.test(cols[yi])) {
       chartType = "pie";
     }
@@ -589,24 +620,6 @@
     const chart = { chartType, x: cols[xi], y: cols[yi], title: chartTitle(cols[yi], cols[xi]), labels, values };
     if (skipped) chart.skipped = skipped;
     if (truncated) chart.truncated = true;
-    return chart;
-  }
-
-  /** @param {Statement} st @param {number} xi @param {number} yi @returns {Chart} */
-  function scatterChart(st, xi, yi) {
-    const cols = /** @type {string[]} */ (st.columns);
-    /** @type {{x: number, y: number}[]} */ const points = [];
-    let skipped = 0;
-    for (const row of /** @type {unknown[][]} */ (st.rows)) {
-      const x = asNumber(row[xi]);
-      const y = asNumber(row[yi]);
-      if (x === null || y === null) skipped++;
-      else points.push({ x, y });
-    }
-    /** @type {Chart} */
-    const chart = { chartType: "scatter", x: cols[xi], y: cols[yi], title: chartTitle(cols[yi], cols[xi]), points };
-    if (skipped) chart.skipped = skipped;
-    if (st.truncated) chart.truncated = true;
     return chart;
   }
 
@@ -624,6 +637,8 @@
       // Without a model the answer is the AIQ CLI's summary of the result
       // ("Query executed successfully ... Sample data: ..."): the table says it better.
       if (item.kind === "text" && showsResult && RESULT_SUMMARY.test(item.text)) return;
+      // An answered dialog goes: the statement's own block says what became of it.
+      if (item.kind === "confirm" && item.state === "done" && !item.message) return;
       blocks.push({ item, index });
       if (item.kind !== "sql") return;
       const later = turn.items.slice(index + 1);
@@ -635,6 +650,33 @@
       if (chart) blocks.push({ autoChart: chart, index });
     });
     return blocks;
+  }
+
+  /**
+   * The open dialog of the conversation (the newest), if any.
+   * @param {Model} model
+   */
+  function openConfirm(model) {
+    for (let i = model.entries.length - 1; i >= 0; i--) {
+      const e = model.entries[i];
+      if (e.kind !== "turn") continue;
+      const item = e.items.find((it) => it.kind === "confirm" && it.state === "open");
+      if (item) return item;
+    }
+    return undefined;
+  }
+
+  /**
+   * What a key pressed while a write dialog is open decides, as VS Code's
+   * modal did: Escape rejects, and so does Enter anywhere but on an Allow
+   * button (there it presses that button); other keys decide nothing.
+   * @param {string} key @param {string | undefined} focusedDecision the decision of the focused button, if one is
+   * @returns {"reject" | null}
+   */
+  function confirmKey(key, focusedDecision) {
+    if (key === "Escape") return "reject";
+    if (key === "Enter" && (focusedDecision === undefined || focusedDecision === "reject")) return "reject";
+    return null;
   }
 
   const RESULT_SUMMARY = /^\s*(Query|Statement) executed successfully\./;
@@ -1037,7 +1079,7 @@
   }
 
   return {
-    HANDLED_TYPES, emptyModel, sourceLabel, modelLabel, restart, sortKey, apply, historyTurns, turnBlocks, statementNote, chooseChart, chartGeometry, niceTicks, formatTick, formatValue,
+    HANDLED_TYPES, openConfirm, confirmKey, emptyModel, sourceLabel, modelLabel, restart, sortKey, apply, historyTurns, turnBlocks, statementNote, chooseChart, chartGeometry, niceTicks, formatTick, formatValue,
     sortRows, nextSort, compareValues, formatCell, formatNumber, isKeyColumn, SEPARATORS, isNumericColumn, asNumber, tokenizeSQL, parseMarkdown, parseInline, settledEnd,
   };
 });

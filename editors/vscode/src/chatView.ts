@@ -52,10 +52,10 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
     }
   }
 
-  /** Shows the panel without taking the focus from the editor. */
-  async reveal(): Promise<void> {
+  /** Shows the panel, by default without taking the focus from the editor. */
+  async reveal(preserveFocus = true): Promise<void> {
     if (this.view) {
-      this.view.show(true);
+      this.view.show(preserveFocus);
       return;
     }
     await vscode.commands.executeCommand(`${ChatViewProvider.viewType}.focus`);

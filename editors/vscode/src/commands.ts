@@ -118,6 +118,9 @@ export class Commands {
       case "cancel":
         this.controller.cancel();
         return;
+      case "confirmAnswer":
+        this.controller.answerConfirm(msg.id, msg.decision);
+        return;
       case "copy":
         void guarded(() => this.copy(msg.text), this.log);
         return;

@@ -1,16 +1,21 @@
 // The dialogs that can write or delete, as the user sees them: the question,
 // the SQL, the buttons, and what each button (or closing the dialog) means.
 //
-// Every one of them answers Enter and Escape with the safe choice. In VS
-// Code's modal showWarningMessage the first item that is not a close
-// affordance is the primary button, focused when the dialog opens, so Enter
-// presses it; the close affordance (VS Code adds "Cancel" when no item is
-// one) is what Escape and the close box return, and undefined reaches us.
-// So the safe choice comes first and undefined means it too. (Making the safe
-// choice the close affordance would be wrong: VS Code then moves it to the
-// end and the next item, a write, becomes the primary button.)
+// Every one of them answers Enter and Escape with the safe choice. The
+// write dialog opens in the chat panel (media/chat.js), where Reject has
+// the focus and Escape, or Enter anywhere but on an Allow button, rejects;
+// the extension closes it when the server dies or the turn ends. The Clear
+// dialog is VS Code's modal showWarningMessage: there the first item that
+// is not a close affordance is the primary button, focused when the dialog
+// opens, so Enter presses it; the close affordance (VS Code adds "Cancel"
+// when no item is one) is what Escape and the close box return, and
+// undefined reaches us. So the safe choice comes first and undefined means
+// it too. (Making the safe choice the close affordance would be wrong: VS
+// Code then moves it to the end and the next item becomes the primary
+// button.)
 
-import type { Allowance, ConfirmDecision, ConfirmParams } from "./protocol";
+import type { ConfirmPrompt } from "./messages";
+import type { Allowance, ConfirmParams } from "./protocol";
 
 export const ALLOW_ONCE = "Allow once";
 export const ALLOW_ALWAYS = "Allow always";
@@ -53,19 +58,27 @@ function riskHeading(risk: string): string {
 
 /**
  * The write's dialog. "Allow always" is offered only with a scope, and the
- * detail says exactly what it covers; a statement without one (a DROP, a
+ * note says exactly what it covers; a statement without one (a DROP, a
  * DELETE without WHERE, ...) asks every time.
  */
-export function confirmPrompt(p: ConfirmParams): ModalPrompt {
+export function confirmPrompt(p: ConfirmParams): ConfirmPrompt {
   const reason = p.reason?.trim() || "This statement changes the database.";
   const always = p.scope
     ? `"Allow always" covers only this: ${p.scope}.`
     : 'This statement asks every time: no "Allow always" covers it.';
   const dry = dryRunText(p);
+  const buttons: ConfirmPrompt["buttons"] = [
+    { label: REJECT, decision: "reject" },
+    { label: ALLOW_ONCE, decision: "allow_once" },
+  ];
+  if (p.scope) {
+    buttons.push({ label: ALLOW_ALWAYS, decision: "allow_always" });
+  }
   return {
     message: `${p.label ? `[${p.label.toUpperCase()}] ` : ""}${riskHeading(p.risk)} ${reason}${dry ? " " + dry : ""}`,
-    detail: `${p.sql}\n\nReject (Enter, Escape) does not run it. ${always}`,
-    items: safeFirst(REJECT, p.scope ? [ALLOW_ONCE, ALLOW_ALWAYS] : [ALLOW_ONCE]),
+    sql: p.sql,
+    note: `Reject (Enter, Escape) does not run it. ${always}`,
+    buttons,
   };
 }
 
@@ -98,18 +111,6 @@ export function allowanceItems(list: Allowance[]): { label: string; description:
     items.push({ label: "Revoke all", description: "every statement that writes asks first", id: "all" });
   }
   return items;
-}
-
-/** The decision of the item chosen; closing the dialog, or anything unknown, is a reject. */
-export function decisionFor(choice: ModalItem | string | undefined): ConfirmDecision {
-  switch (typeof choice === "object" ? choice.title : choice) {
-    case ALLOW_ONCE:
-      return "allow_once";
-    case ALLOW_ALWAYS:
-      return "allow_always";
-    default:
-      return "reject";
-  }
 }
 
 export function clearPrompt(): ModalPrompt {

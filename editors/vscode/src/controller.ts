@@ -5,6 +5,7 @@
 
 import * as path from "node:path";
 import { AiqClient, CancellationTokenSource, StartError, type CancellationToken, type ExitInfo } from "./client";
+import { confirmPrompt } from "./confirm";
 import { detailOf, messageOf, ReportedError, turnErrorMessage, UserError } from "./errors";
 import type { LookupDeps } from "./findServer";
 import type { ProgressEvent, ToView } from "./messages";
@@ -38,7 +39,11 @@ export interface ControllerUi {
   /** The popup for a server that died on its own. */
   crashed(message: string): void;
   showMessage(params: ShowMessageParams): void;
-  confirm(params: ConfirmParams): Promise<ConfirmDecision>;
+  /**
+   * A write dialog opened in the chat view (a "confirm" view message): the
+   * panel should show. The answer comes back through answerConfirm(id).
+   */
+  confirmOpened(id: number, params: ConfirmParams): void;
   /** The state changed (for the status bar). */
   state(state: ControllerState): void;
   /** The server's stderr and, when tracing, the wire. */
@@ -80,8 +85,9 @@ export class Controller {
   private crashDuringTurn?: string;
   /** The crash was said already: the reload after the restart is not another message. */
   private crashSaid = false;
-  /** Write dialogs open now; a crash under one means its statement did not run. */
-  private confirming = 0;
+  /** Write dialogs open in the view, by id; a crash or the turn's end closes them unanswered. */
+  private readonly dialogs = new Map<number, { turnId: number; resolve: (d: ConfirmDecision) => void }>();
+  private nextDialogId = 1;
 
   constructor(private readonly options: ControllerOptions) {
     this.policy = options.policy ?? new RestartPolicy();
@@ -191,6 +197,10 @@ export class Controller {
       this.options.ui.log(`The question failed: ${detailOf(err)}\n`);
       return undefined;
     } finally {
+      // A dialog the server stopped waiting for: its statement did not run, whatever is chosen now.
+      this.closeDialogs(cts.token.isCancellationRequested
+        ? "The statement did not run: the question was stopped before you answered."
+        : "The statement did not run: the answer ended before you answered.");
       this.turn = undefined;
       cts.dispose();
       this.publishState();
@@ -231,6 +241,42 @@ export class Controller {
       }
       throw err;
     }
+  }
+
+  /**
+   * Opens the write dialog in the turn's place in the view and waits for
+   * the user's answer. Without a turn there is no place to show it: reject.
+   */
+  private confirm(params: ConfirmParams): Promise<ConfirmDecision> {
+    const turnId = this.turn?.id;
+    if (turnId === undefined) {
+      return Promise.resolve("reject");
+    }
+    const id = this.nextDialogId++;
+    const answered = new Promise<ConfirmDecision>((resolve) => this.dialogs.set(id, { turnId, resolve }));
+    this.post({ type: "confirm", turnId, id, prompt: confirmPrompt(params) });
+    this.options.ui.confirmOpened(id, params);
+    return answered;
+  }
+
+  /** The user's answer to dialog id; an answer to a dialog closed already is too late and changes nothing. */
+  answerConfirm(id: number, decision: ConfirmDecision): void {
+    const dialog = this.dialogs.get(id);
+    if (!dialog) {
+      return;
+    }
+    this.dialogs.delete(id);
+    this.post({ type: "confirmEnd", turnId: dialog.turnId, id, decision });
+    dialog.resolve(decision);
+  }
+
+  /** Closes every open dialog unanswered (a reject); message, if any, takes its place in the view. */
+  private closeDialogs(message?: string): void {
+    for (const [id, dialog] of this.dialogs) {
+      this.post({ type: "confirmEnd", turnId: dialog.turnId, id, decision: "closed", ...(message ? { message } : {}) });
+      dialog.resolve("reject");
+    }
+    this.dialogs.clear();
   }
 
   /** Cancels the running turn; false when none runs. */
@@ -480,10 +526,7 @@ export class Controller {
         clientVersion: this.options.clientVersion,
         initializeTimeoutMs: this.options.initializeTimeoutMs,
         handlers: {
-          confirm: (p) => {
-            this.confirming++;
-            return ui.confirm(p).finally(() => this.confirming--);
-          },
+          confirm: (p) => this.confirm(p),
           showMessage: (p) => ui.showMessage(p),
           configChanged: () => void this.refreshModel(),
           stderr: (text) => ui.log(text),
@@ -518,7 +561,8 @@ export class Controller {
     const what = restartNow
       ? " AIQ restarted it."
       : ` It stopped ${this.policy.maxRestarts + 1} times within ${this.policy.windowMs / 60_000} minutes; AIQ restarts it on your next command.`;
-    const unanswered = this.confirming > 0 ? " The statement waiting for your answer did not run." : "";
+    const unanswered = this.dialogs.size > 0 ? " The statement waiting for your answer did not run." : "";
+    this.closeDialogs(); // the turn's error, below, says why
     const message = crashMessage(info) + what + unanswered;
     this.crashSaid = true;
     if (this.turn) {

@@ -1,7 +1,9 @@
 // Checks what the webview posts before acting on it: the webview runs
 // scripts, so its messages are read as untrusted input.
 
-import type { FromView, Statement } from "./messages";
+import type { ConfirmChoice, FromView, Statement } from "./messages";
+
+const CHOICES: ConfirmChoice[] = ["allow_once", "allow_always", "reject"];
 
 export function parseFromView(data: unknown): FromView | undefined {
   if (typeof data !== "object" || data === null) {
@@ -19,6 +21,10 @@ export function parseFromView(data: unknown): FromView | undefined {
       const statement = resultStatement(m.statement);
       return statement && { type: m.type, statement };
     }
+    case "confirmAnswer":
+      return Number.isSafeInteger(m.id) && typeof m.decision === "string" && CHOICES.includes(m.decision as ConfirmChoice)
+        ? { type: "confirmAnswer", id: m.id as number, decision: m.decision as ConfirmChoice }
+        : undefined;
     case "runSql":
     case "editSql":
       return typeof m.sql === "string" ? { type: m.type, sql: m.sql } : undefined;

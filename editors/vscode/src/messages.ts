@@ -84,6 +84,21 @@ export interface HistoryMessage {
   tool_call_id?: string;
 }
 
+/** A decision of the write dialog, as chat/confirm's response has it. */
+export type ConfirmChoice = "allow_once" | "allow_always" | "reject";
+
+/**
+ * The write dialog as the panel shows it inside the turn that asked: the
+ * heading, the SQL, a note (what the keys do, what "Allow always" covers)
+ * and the buttons, the safe one first.
+ */
+export interface ConfirmPrompt {
+  message: string;
+  sql: string;
+  note: string;
+  buttons: { label: string; decision: ConfirmChoice }[];
+}
+
 /** Messages the extension posts to the webview. */
 export type ToView =
   /**
@@ -108,6 +123,14 @@ export type ToView =
   | { type: "history"; turns: HistoryTurn[]; messages?: HistoryMessage[] }
   /** Empties the conversation (after chat/clear). */
   | { type: "clear" }
+  /** A statement waits for the user's answer: the dialog opens in the turn. */
+  | { type: "confirm"; turnId: number; id: number; prompt: ConfirmPrompt }
+  /**
+   * The dialog closes: answered (decision), or "closed" without an answer
+   * (the server died, the turn ended) and its statement did not run;
+   * message, when there is one, says so in the dialog's place.
+   */
+  | { type: "confirmEnd"; turnId: number; id: number; decision: ConfirmChoice | "closed"; message?: string }
   /** A line for the user that is not part of a turn (saved to ..., server restarted). */
   | { type: "notice"; level: "info" | "warning" | "error"; message: string };
 
@@ -127,6 +150,8 @@ export type FromView =
   | { type: "runSql"; sql: string }
   /** Open this statement in an editor, to change it and run it. */
   | { type: "editSql"; sql: string }
+  /** The user's answer to the write dialog id. */
+  | { type: "confirmAnswer"; id: number; decision: ConfirmChoice }
   /** Open this result in an editor tab. */
   | { type: "openResult"; statement: Statement }
   /** Write every row of this result to a file. */

@@ -1,11 +1,10 @@
-// The controller's Ui in VS Code terms: popups, the modal confirm, the
-// output channel and the status bar item.
+// The controller's Ui in VS Code terms: popups, the chat panel (where the
+// write dialog opens), the output channel and the status bar item.
 
 import * as vscode from "vscode";
 import type { ChatViewProvider } from "./chatView";
-import { confirmPrompt, decisionFor } from "./confirm";
 import type { ControllerUi } from "./controller";
-import type { ConfirmDecision, ConfirmParams, ShowMessageParams } from "./protocol";
+import type { ShowMessageParams } from "./protocol";
 import { modelBarView, statusBarView, type ControllerState } from "./status";
 
 const OPEN_SETTINGS = "Open Settings";
@@ -57,14 +56,9 @@ export class VscodeUi implements ControllerUi {
     }
   }
 
-  async confirm(p: ConfirmParams): Promise<ConfirmDecision> {
-    const prompt = confirmPrompt(p);
-    const choice = await vscode.window.showWarningMessage(
-      prompt.message,
-      { modal: true, detail: prompt.detail },
-      ...prompt.items,
-    );
-    return decisionFor(choice);
+  confirmOpened(): void {
+    // The dialog is in the panel: show it, with the focus, where Reject is focused.
+    void this.chat.reveal(false);
   }
 
   state(state: ControllerState): void {

@@ -182,7 +182,9 @@ function nodeBench(): Row[] {
     V.apply(model, turnStart(1));
     return { model, msgs: pieces.map((p) => textPiece(1, p)) };
   };
-  const line = V.chooseChart(st);
+  // The default chart takes one category and one measure: the total per minute.
+  const perMinute = { ...st, sql: "SELECT ordered_at, sum(total) AS total FROM orders GROUP BY ordered_at", columns: ["ordered_at", "total"], rows: st.rows.map((r: unknown[]) => [r[0], r[4]]) };
+  const line = V.chooseChart(perMinute);
   const barChart = V.chooseChart(bar);
   return [
     { name: "reduce turn: start, tool_call, 500x8 tool_result, turnEnd", samples: timeIt(NODE_RUNS, () => st, reduceResultTurn) },
@@ -191,7 +193,7 @@ function nodeBench(): Row[] {
     { name: "sortRows 500 by total (decimal text, NULLs)", samples: timeIt(NODE_RUNS, () => st.rows, (r) => V.sortRows(r, col("total"), "desc")) },
     { name: "sortRows 500 by quantity (int, NULLs)", samples: timeIt(NODE_RUNS, () => st.rows, (r) => V.sortRows(r, col("quantity"), "asc")) },
     { name: "sortRows 500 by customer (text, localeCompare)", samples: timeIt(NODE_RUNS, () => st.rows, (r) => V.sortRows(r, col("customer"), "asc")) },
-    { name: "chooseChart 500 rows -> line", samples: timeIt(NODE_RUNS, () => st, (s) => V.chooseChart(s)), note: `${line.chartType}, ${line.labels.length} points` },
+    { name: "chooseChart 500 rows -> line", samples: timeIt(NODE_RUNS, () => perMinute, (s) => V.chooseChart(s)), note: `${line.chartType}, ${line.labels.length} points` },
     { name: "chartGeometry line, 500 points", samples: timeIt(NODE_RUNS, () => line, (c) => V.chartGeometry(c, { width: 440, height: 240 })) },
     { name: "chooseChart + chartGeometry 40 groups -> bar", samples: timeIt(NODE_RUNS, () => bar, (s) => V.chartGeometry(V.chooseChart(s))), note: `${barChart.chartType}, ${barChart.labels.length} bars` },
     { name: `reduce ${PIECES} text pieces (~20 chars)`, samples: timeIt(NODE_RUNS, streamSetup, ({ model, msgs }) => msgs.forEach((m: unknown) => V.apply(model, m))), note: `${full.length} chars` },

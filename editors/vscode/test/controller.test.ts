@@ -44,6 +44,7 @@ async function setup(steps: Step[], opts: { serverPath?: () => string; policy?: 
     env: childEnv(),
     policy: opts.policy,
   });
+  ui.answer = (id, decision) => ctl.answerConfirm(id, decision);
   cleanups.push(() => ctl.dispose());
   return { model, home, ui, ctl };
 }
@@ -190,13 +191,8 @@ describe("Controller with the real aiq-rpc", () => {
   });
 
   it("a crash under an open write dialog: one message says the statement did not run and the server restarted", async () => {
-    class HoldingUi extends FakeUi {
-      override async confirm(params: ConfirmParams): Promise<ConfirmDecision> {
-        void super.confirm(params);
-        return new Promise<ConfirmDecision>(() => undefined); // the user has not answered
-      }
-    }
-    const ui = new HoldingUi();
+    const ui = new FakeUi();
+    ui.decision = "hold"; // the user has not answered
     const del = "DELETE FROM orders WHERE id = 1";
     const { ctl } = await setup([{ text: ["Hello."] }, { toolCalls: [{ id: "w", name: "execute_sql", arguments: { sql: del } }] }], { ui });
     await ctl.ask("Hello"); // a conversation saved before, so the restart reloads it
@@ -208,6 +204,10 @@ describe("Controller with the real aiq-rpc", () => {
     const errors = ui.of("turnError").map((e) => e.message);
     assert.equal(errors.length, 1);
     assert.match(errors[0], /stopped unexpectedly.*AIQ restarted it\..*statement waiting for your answer did not run/s);
+    const [opened] = ui.of("confirm");
+    assert.deepEqual(ui.of("confirmEnd"), [{ type: "confirmEnd", turnId: opened.turnId, id: opened.id, decision: "closed" }], "the dialog closed; the turn's error says why");
+    ctl.answerConfirm(opened.id, "allow_once"); // a click on the closed dialog: nothing happens
+    assert.equal(ui.of("confirmEnd").length, 1);
     await ctl.showHistory();
     assert.ok(ctl.serverPid && ctl.serverPid !== pid, "restarted");
     assert.deepEqual([ui.notices(), ui.crashes], [[], []], "nothing else is said");
@@ -388,6 +388,29 @@ describe("Controller with the real aiq-rpc", () => {
     assert.equal(ui.confirms.length, 1);
     assert.equal(ui.confirms[0].sql, del);
     assert.equal(r?.statements[0].status, "rejected");
+    const [opened] = ui.of("confirm");
+    assert.equal(opened.prompt.sql, del);
+    assert.deepEqual(opened.prompt.buttons.map((b) => b.label), ["Reject", "Allow once"], "a DELETE without WHERE: no Allow always");
+    assert.deepEqual(ui.of("confirmEnd"), [{ type: "confirmEnd", turnId: opened.turnId, id: opened.id, decision: "reject" }]);
+  });
+
+  it("a write dialog open when the turn is stopped closes: the panel says its statement did not run", async () => {
+    const del = "DELETE FROM orders WHERE id = 2";
+    const { ui, ctl, model } = await setup([{ toolCalls: [{ id: "w", name: "execute_sql", arguments: { sql: del } }] }, { text: ["Not deleted."] }]);
+    ui.decision = "hold";
+    const held = ctl.ask("Delete order 2");
+    await ui.until(() => ui.of("confirm").length === 1, "the write dialog");
+    assert.equal(ctl.cancel(), true);
+    const r = await within(held, WAIT_MS, "the stopped turn");
+    assert.equal(r?.stopReason, "cancelled");
+    const [opened] = ui.of("confirm");
+    const ends = ui.of("confirmEnd");
+    assert.equal(ends.length, 1);
+    assert.deepEqual([ends[0].id, ends[0].decision], [opened.id, "closed"]);
+    assert.match(ends[0].message ?? "", /statement did not run: the question was stopped/);
+    ctl.answerConfirm(opened.id, "allow_once"); // too late: nothing happens
+    assert.equal(ui.of("confirmEnd").length, 1);
+    assert.ok(model.requests.length <= 2);
   });
 
   it("a new window reopens the last conversation on the source and shows it, unless aiq.restoreLastSession is off", async () => {

@@ -6,7 +6,7 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, it } from "node:test";
-import { ALLOW_ALWAYS, ALLOW_ONCE, allowanceItems, CLEAR, dryRunText, clearChosen, clearPrompt, confirmPrompt, decisionFor, NO, REJECT } from "../src/confirm";
+import { ALLOW_ALWAYS, ALLOW_ONCE, allowanceItems, CLEAR, dryRunText, clearChosen, clearPrompt, confirmPrompt, NO, REJECT } from "../src/confirm";
 import { ResponseError } from "vscode-jsonrpc/node";
 import { DOCTOR_HINT, detailOf, messageOf, presentError, ReportedError, turnErrorMessage, UserError } from "../src/errors";
 import { parseFromView } from "../src/fromView";
@@ -341,14 +341,13 @@ describe("confirm and clear dialogs", () => {
       scope: "Allow DELETE on t for this conversation",
     });
     assert.match(p.message, /DELETE removes rows\./);
-    assert.match(p.detail, /^DELETE FROM t/);
-    assert.match(p.detail, /"Allow always" covers only this: Allow DELETE on t for this conversation\./);
-    assert.deepEqual(p.items.map((i) => i.title).sort(), ["Allow always", "Allow once", "Reject"]);
-    assert.equal(decisionFor(p.items.find((i) => i.title === ALLOW_ONCE)), "allow_once");
-    assert.equal(decisionFor(ALLOW_ALWAYS), "allow_always");
-    assert.equal(decisionFor(REJECT), "reject");
-    assert.equal(decisionFor(undefined), "reject");
-    assert.equal(decisionFor("Cancel"), "reject");
+    assert.equal(p.sql, "DELETE FROM t WHERE id = 1");
+    assert.match(p.note, /^Reject \(Enter, Escape\) does not run it\. "Allow always" covers only this: Allow DELETE on t for this conversation\./);
+    assert.deepEqual(p.buttons.map((b) => [b.label, b.decision]), [
+      [REJECT, "reject"],
+      [ALLOW_ONCE, "allow_once"],
+      [ALLOW_ALWAYS, "allow_always"],
+    ], "the safe one first");
   });
 
   it("the write dialog says what the dry run found", () => {
@@ -373,13 +372,13 @@ describe("confirm and clear dialogs", () => {
   it("the write dialog names the source's label first", () => {
     const p = confirmPrompt({ sessionId: "s1", tool: "execute_sql", sql: "DELETE FROM t WHERE id = 1", risk: "write", reason: "", label: "production" });
     assert.match(p.message, /^\[PRODUCTION\] AIQ wants to run a statement that writes/);
-    assert.deepEqual(p.items.map((i) => i.title), [REJECT, ALLOW_ONCE], "no scope: no Allow always");
+    assert.deepEqual(p.buttons.map((b) => b.label), [REJECT, ALLOW_ONCE], "no scope: no Allow always");
   });
 
   it("a statement without a scope offers no Allow always and says it asks every time", () => {
     const p = confirmPrompt({ sessionId: "s1", tool: "execute_sql", sql: "DELETE FROM t", risk: "write", reason: "DELETE removes rows." });
-    assert.deepEqual(p.items.map((i) => i.title), [REJECT, ALLOW_ONCE]);
-    assert.match(p.detail, /asks every time/);
+    assert.deepEqual(p.buttons.map((b) => b.label), [REJECT, ALLOW_ONCE]);
+    assert.match(p.note, /asks every time/);
   });
 
   it("the allowances quick pick revokes one, or all when there are several", () => {
@@ -399,14 +398,6 @@ describe("confirm and clear dialogs", () => {
     assert.match(p.message, /reaches outside the database\. pg_read_file reads a file/);
     assert.doesNotMatch(p.message, /writes/);
     assert.match(confirmPrompt({ sessionId: "s1", tool: "execute_sql", sql: "DROP TABLE t", risk: "ddl", reason: "" }).message, /changes the schema/);
-  });
-
-  it("Enter and Escape on the write dialog reject, in VS Code's modal", () => {
-    const keys = modalKeys(confirmPrompt({ sessionId: "s1", tool: "execute_sql", sql: "DELETE FROM t WHERE id = 1", risk: "write", reason: "", scope: "Allow DELETE on t for this conversation" }).items);
-    assert.equal(keys.buttons[0], REJECT, "the primary button, focused at open, is Reject");
-    assert.equal(decisionFor(keys.enter), "reject");
-    assert.equal(decisionFor(keys.escape), "reject");
-    assert.ok(keys.buttons.includes(ALLOW_ONCE) && keys.buttons.includes(ALLOW_ALWAYS), "both allows stay on offer");
   });
 
   it("Enter and Escape on the Clear dialog keep the conversation; only Clear clears", () => {
@@ -485,6 +476,9 @@ describe("messages from the view", () => {
     });
     assert.equal(parseFromView({ type: "exportResult", statement: { ...st, rows: [[1, 2]] } }), undefined, "a row that does not match the columns");
     assert.equal(parseFromView({ type: "openResult", statement: { ...st, columns: [1] } }), undefined, "a column that is not a name");
+    assert.deepEqual(parseFromView({ type: "confirmAnswer", id: 3, decision: "allow_once" }), { type: "confirmAnswer", id: 3, decision: "allow_once" });
+    assert.equal(parseFromView({ type: "confirmAnswer", id: 3, decision: "allow_everything" }), undefined, "only the three decisions");
+    assert.equal(parseFromView({ type: "confirmAnswer", id: "3", decision: "reject" }), undefined);
     assert.equal(parseFromView({ type: "copy" }), undefined);
     assert.equal(parseFromView({ type: "run", text: "rm -rf" }), undefined);
     assert.equal(parseFromView(null), undefined);

@@ -221,9 +221,13 @@ function bigStatement(): any {
   const rows: unknown[][] = [];
   for (let i = 0; i < BIG_ROWS; i++) {
     const day = new Date(Date.UTC(2024, 0, 1) + i * 86400000).toISOString().slice(0, 10);
-    rows.push([day, 1000 + i, `customer ${(i * 7919) % 500}`, ((i * 37) % 1000) + 0.5, i % 9 === 0 ? null : "note"]);
+    rows.push([day, 1000 + i, `C-${(i * 7919) % 500}`, ((i * 37) % 1000) + 0.5, i % 9 === 0 ? null : "B-7"]);
   }
-  return { sql: "SELECT day, id, customer, amount, note FROM orders LIMIT 500", status: "success", rowCount: BIG_ROWS, columns: ["day", "id", "customer", "amount", "note"], rows };
+  // One category (day) and one measure (amount); the others name rows, so the default chart is amount by day.
+  return {
+    sql: "SELECT day, id, customer_code, amount, batch_no FROM orders LIMIT 500", status: "success", rowCount: BIG_ROWS,
+    columns: ["day", "id", "customer_code", "amount", "batch_no"], rows,
+  };
 }
 
 /** An answer with paragraphs, a list and a SQL block, cut into PIECES pieces. */
@@ -322,6 +326,45 @@ async function checkStreaming(page: Page): Promise<void> {
   check(await same("table"), "and redraws the table's rows only: the table is the same element");
 }
 
+/** The write dialog in the panel: Reject focused, Enter and Escape reject, Allow once allows, a close leaves a line. */
+async function checkConfirm(page: Page): Promise<void> {
+  const prompt = {
+    message: "AIQ wants to run a statement that writes. DELETE removes rows.",
+    sql: "DELETE FROM orders WHERE status = 'cancelled'",
+    note: 'Reject (Enter, Escape) does not run it. "Allow always" covers only this: Allow DELETE on orders for this conversation.',
+    buttons: [{ label: "Reject", decision: "reject" }, { label: "Allow once", decision: "allow_once" }, { label: "Allow always", decision: "allow_always" }],
+  };
+  const dialog = page.locator(`${turn(40)} .confirm`);
+  const isFocused = (label: string) => dialog.locator("button", { hasText: label }).evaluate((b: any) => b.ownerDocument.activeElement === b);
+  await postAll(page, [{ type: "turnStart", turnId: 40, query: "Delete the cancelled orders" }]);
+  for (const [id, key] of [[1, "Enter"], [2, "Escape"]] as const) {
+    await postAll(page, [{ type: "confirm", turnId: 40, id, prompt }]);
+    await dialog.waitFor({ timeout: WAIT_MS });
+    await page.waitForFunction(() => (globalThis as any).document.activeElement?.textContent === "Reject", undefined, { timeout: WAIT_MS });
+    check(await isFocused("Reject"), `dialog ${id}: Reject has the focus when it opens`);
+    await page.keyboard.press(key);
+    await waitPosted(page, { type: "confirmAnswer", id, decision: "reject" }, `${key} rejects`);
+    check(await dialog.locator("button", { hasText: "Allow once" }).isDisabled(), "the answered dialog's buttons are disabled until it closes");
+    await postAll(page, [{ type: "confirmEnd", turnId: 40, id, decision: "reject" }]);
+    await dialog.waitFor({ state: "detached", timeout: WAIT_MS });
+  }
+  await postAll(page, [{ type: "confirm", turnId: 40, id: 3, prompt }]);
+  await dialog.locator("button", { hasText: "Allow once" }).focus();
+  await page.keyboard.press("Enter");
+  await waitPosted(page, { type: "confirmAnswer", id: 3, decision: "allow_once" }, "Enter on Allow once allows once");
+  await postAll(page, [{ type: "confirmEnd", turnId: 40, id: 3, decision: "allow_once" }]);
+  await dialog.waitFor({ state: "detached", timeout: WAIT_MS });
+
+  await postAll(page, [
+    { type: "confirm", turnId: 40, id: 4, prompt },
+    { type: "confirmEnd", turnId: 40, id: 4, decision: "closed", message: "The statement did not run: the question was stopped before you answered." },
+  ]);
+  await page.locator(`${turn(40)} .confirm-closed`).waitFor({ timeout: WAIT_MS });
+  check((await dialog.count()) === 0, "a dialog closed by the extension goes");
+  check((await texts(page, `${turn(40)} .confirm-closed`)).join("") === "The statement did not run: the question was stopped before you answered.", "and says in its place that the statement did not run");
+  await postAll(page, [{ type: "turnEnd", turnId: 40, result: { stopReason: "cancelled", answer: "", statements: [], warnings: [] } }]);
+}
+
 /** Early rows (issue 11): a running SELECT's first page shows at once, marked, and its result replaces it. */
 async function checkEarlyRows(page: Page): Promise<void> {
   const st = bigStatement();
@@ -412,6 +455,7 @@ async function run(outFile: string): Promise<void> {
 
     await checkNarrow(page, outFile.replace(/\.png$/, "-narrow.png"));
     await checkEarlyRows(page);
+    await checkConfirm(page);
     await checkStreaming(page);
 
     const violations: string[] = await page.evaluate(() => (globalThis as any).__aiq.violations);

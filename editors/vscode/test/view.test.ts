@@ -76,9 +76,12 @@ test("each handled type changes the model (none is listed but ignored)", () => {
     history: { type: "history", turns: [{ role: "user", content: "x" }] },
     clear: { type: "clear" },
     notice: { type: "notice", level: "info", message: "saved" },
+    confirm: { type: "confirm", turnId: 1, id: 1, prompt: PROMPT },
+    confirmEnd: { type: "confirmEnd", turnId: 1, id: 1, decision: "closed", message: "The statement did not run." },
   };
   for (const type of view.HANDLED_TYPES) {
     const model = view.apply(view.emptyModel(), { type: "turnStart", turnId: 1, query: "q" }).model;
+    if (type === "confirmEnd") view.apply(model, samples.confirm);
     const before = JSON.stringify(model);
     view.apply(model, samples[type]);
     assert.notEqual(JSON.stringify(model), before, `${type} left the model as it was`);
@@ -86,6 +89,53 @@ test("each handled type changes the model (none is listed but ignored)", () => {
   const model = view.emptyModel();
   assert.equal(view.apply(model, { type: "nonsense" }).changed, "none");
   assert.equal(view.apply(model, null).changed, "none");
+});
+
+const PROMPT = {
+  message: "AIQ wants to run a statement that writes. DELETE removes rows.",
+  sql: "DELETE FROM orders WHERE id = 1",
+  note: "Reject (Enter, Escape) does not run it.",
+  buttons: [{ label: "Reject", decision: "reject" }, { label: "Allow once", decision: "allow_once" }],
+};
+
+test("the write dialog opens in its turn; answered it goes, closed unanswered it says the statement did not run", () => {
+  const model = view.emptyModel();
+  view.apply(model, { type: "turnStart", turnId: 1, query: "Delete order 1" });
+  assert.equal(view.openConfirm(model), undefined);
+  assert.equal(view.apply(model, { type: "confirm", turnId: 1, id: 7, prompt: PROMPT }).changed, 1);
+  const [t] = turns(model);
+  assert.deepEqual(view.turnBlocks(t).map((b: any) => b.item.kind), ["confirm"]);
+  assert.equal(view.openConfirm(model).id, 7);
+  assert.deepEqual(view.openConfirm(model).prompt, PROMPT);
+
+  view.apply(model, { type: "confirmEnd", turnId: 1, id: 7, decision: "reject" });
+  assert.equal(view.openConfirm(model), undefined, "answered: no dialog is open");
+  assert.deepEqual(view.turnBlocks(t), [], "and it is not drawn");
+
+  view.apply(model, { type: "confirm", turnId: 1, id: 8, prompt: PROMPT });
+  view.apply(model, { type: "confirmEnd", turnId: 1, id: 8, decision: "closed", message: "The statement did not run: the question was stopped before you answered." });
+  assert.equal(view.openConfirm(model), undefined);
+  const closed = view.turnBlocks(t).map((b: any) => b.item);
+  assert.deepEqual(closed.map((i: any) => [i.id, i.message]), [[8, "The statement did not run: the question was stopped before you answered."]]);
+
+  // A turn that ends under an open dialog closes it (a replay that lost the confirmEnd).
+  view.apply(model, { type: "confirm", turnId: 1, id: 9, prompt: PROMPT });
+  view.apply(model, { type: "turnError", turnId: 1, message: "aiq-rpc stopped." });
+  assert.equal(view.openConfirm(model), undefined);
+  assert.match(t.items.find((i: any) => i.id === 9).message, /did not run/);
+  // No dialog opens in a finished turn.
+  assert.equal(view.apply(model, { type: "confirm", turnId: 1, id: 10, prompt: PROMPT }).changed, "none");
+});
+
+test("Escape, and Enter anywhere but on an Allow button, reject the write dialog", () => {
+  assert.equal(view.confirmKey("Escape", undefined), "reject");
+  assert.equal(view.confirmKey("Escape", "allow_once"), "reject");
+  assert.equal(view.confirmKey("Enter", undefined), "reject", "focus in the input or on Copy");
+  assert.equal(view.confirmKey("Enter", "reject"), "reject");
+  assert.equal(view.confirmKey("Enter", "allow_once"), null, "Enter on Allow once presses it");
+  assert.equal(view.confirmKey("Enter", "allow_always"), null);
+  assert.equal(view.confirmKey("a", undefined), null);
+  assert.equal(view.confirmKey("Tab", undefined), null, "Tab moves between the buttons");
 });
 
 test("the recorded conversation reduces to three turns with their SQL, charts and answers", () => {
@@ -350,7 +400,7 @@ test("restart keeps the user's table sorts and nothing else; clear forgets them"
 const GROUPED = "SELECT k, count(*) FROM t GROUP BY k";
 const st = (columns: string[], rows: unknown[][], extra = {}) => ({ sql: GROUPED, status: "success", rowCount: rows.length, columns, rows, ...extra });
 
-test("chooseChart: bars, a line over ordered dates, a pie for a few positive parts, a scatter, or none", () => {
+test("chooseChart: bars, a line over ordered dates, a pie for a few positive parts, or none", () => {
   const cats = st(["category", "revenue"], "abcdefgh".split("").map((c, i) => [c, i + 1]));
   assert.equal(view.chooseChart(cats).chartType, "bar");
   assert.deepEqual(view.chooseChart(cats).values, [1, 2, 3, 4, 5, 6, 7, 8]);
@@ -372,7 +422,7 @@ test("chooseChart: bars, a line over ordered dates, a pie for a few positive par
   assert.equal(view.chooseChart(decimalText).skipped, 1);
 
   const xy = st(["price", "sold"], [[1, 10], [2, 8], [3, 9]]);
-  assert.deepEqual(view.chooseChart(xy), { chartType: "scatter", x: "price", y: "sold", title: "Sold by price", points: [{ x: 1, y: 10 }, { x: 2, y: 8 }, { x: 3, y: 9 }] });
+  assert.equal(view.chooseChart(xy), null, "two measures and no category: no automatic scatter");
 
   assert.equal(view.chooseChart(st(["name", "city"], [["a", "b"], ["c", "d"]])), null, "no numeric column");
   assert.equal(view.chooseChart(st(["n"], [[1], [2]])), null, "one column");
@@ -402,6 +452,51 @@ test("chooseChart: only a category and a measure that make sense", () => {
   assert.equal(view.chooseChart(st(["k", "n"], Array.from({ length: 41 }, (_, i) => [`k${i}`, i + 1]))), null);
   // A series over dates needs no GROUP BY.
   assert.equal(view.chooseChart(st(["day", "revenue"], [["2026-10-01", 3], ["2026-10-02", 5]], { sql: "SELECT day, revenue FROM daily" })).chartType, "line");
+});
+
+test("chooseChart refuses every shape but one category and one measure over at least two groups", () => {
+  const refused: [string, any][] = [
+    ["ids by name", st(["id", "name"], [[1, "alice"], [2, "bob"]], { sql: "SELECT id, name FROM users" })],
+    ["an id as the measure", st(["name", "customer_id"], [["a", 1], ["b", 2]])],
+    ["a key as the measure", st(["status", "key"], [["a", 1], ["b", 2]])],
+    ["a code as the category", st(["zip", "n"], [["10115", 1], ["80331", 2]].map(([z, n]) => [`Z${z}`, n]))],
+    ["timestamps against name lengths", st(["created_at", "name_length"], [["2026-10-01 10:00:00", 5], ["2026-10-01 11:30:00", 3], ["2026-10-02 09:00:00", 7]],
+      { sql: "SELECT created_at, length(name) AS name_length FROM customers ORDER BY created_at" })],
+    ["a single row", st(["status", "orders"], [["delivered", 1728]])],
+    ["no row", st(["status", "orders"], [])],
+    ["two measures (a scatter)", st(["price", "sold"], [[1, 10], [2, 8], [3, 9]])],
+    ["a category and two measures", st(["category", "revenue", "orders"], [["a", 10, 1], ["b", 20, 2]])],
+    ["two categories and a measure", st(["city", "status", "n"], [["Berlin", "a", 1], ["Lyon", "b", 2]])],
+    ["a category and nothing to measure", st(["name", "city"], [["a", "b"], ["c", "d"]])],
+    ["a measure and a year", st(["year", "revenue"], [[2024, 10], [2025, 20]])],
+    ["a day that repeats", st(["day", "n"], [["2026-10-01", 1], ["2026-10-01", 2]], { sql: "SELECT day, n FROM t" })],
+    ["per-row values by name", st(["name", "price"], [["tea", 3.5], ["mug", 9]], { sql: "SELECT name, price FROM products" })],
+  ];
+  for (const [why, shape] of refused) assert.equal(view.chooseChart(shape), null, why);
+
+  const accepted: [string, any, string][] = [
+    ["a count per status", st(["status", "orders"], [["delivered", 1728], ["shipped", 122]]), "pie"],
+    ["revenue per category, ten of them", st(["category", "revenue"], "abcdefghij".split("").map((c, i) => [c, i + 1])), "bar"],
+    ["a category beside its id", st(["category_id", "category", "revenue"], [[1, "a", 10], [2, "b", 20]]), "pie"],
+    ["orders per day, not grouped (a daily table)", st(["day", "orders"], [["2026-10-01", 3], ["2026-10-02", 5]], { sql: "SELECT day, orders FROM daily" }), "line"],
+    ["orders per hour, grouped", st(["hour", "orders"], [["2026-10-01 10:00", 3], ["2026-10-01 11:00", 5]]), "line"],
+  ];
+  for (const [why, shape, type] of accepted) assert.equal(view.chooseChart(shape)?.chartType, type, why);
+});
+
+test("turnBlocks: at most one default chart per result, none beside the model's chart, none for a replayed session", () => {
+  const model = view.emptyModel();
+  const result = st(["status", "orders"], [["delivered", 1728], ["shipped", 122]]);
+  view.apply(model, { type: "turnStart", turnId: 1, query: "Orders per status, twice" });
+  for (const callId of ["a", "b"]) {
+    view.apply(model, { type: "progress", turnId: 1, event: { kind: "tool_call", tool: "execute_sql", callId, sql: result.sql } });
+    view.apply(model, { type: "progress", turnId: 1, event: { kind: "tool_result", tool: "execute_sql", callId, statement: result } });
+  }
+  view.apply(model, { type: "progress", turnId: 1, event: { kind: "chart", callId: "c", chart: { chartType: "bar", x: "status", y: "orders", labels: ["delivered", "shipped"], values: [1728, 122] } } });
+  const [t] = turns(model);
+  const kinds = view.turnBlocks(t).map((b: any) => (b.autoChart ? "auto" : b.item.kind));
+  assert.deepEqual(kinds, ["sql", "auto", "sql", "chart"], "one default chart for the first result; the model charted the second");
+  assert.equal(view.turnBlocks({ ...t, id: -1 }).filter((b: any) => b.autoChart).length, 0, "a replayed session draws no charts of its own");
 });
 
 test("turnBlocks: a result gets its default chart unless a chart event draws it", () => {

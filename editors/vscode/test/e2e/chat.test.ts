@@ -9,7 +9,8 @@ import { after, afterEach, before, it } from "node:test";
 import type { Locator } from "playwright-core";
 import { extensionRoot } from "../support/chatPage";
 import type { RecordedRequest, Step } from "../support/scriptedModel";
-import { ask, dialog, e2eSuite, openFile, openPanel, runCommand, startVsCode, turn, type VsCode } from "./codeServer";
+import { aiqRpcBinary } from "../support/aiqRpc";
+import { ask, e2eSuite, openFile, openPanel, runCommand, startVsCode, turn, type VsCode } from "./codeServer";
 
 const REVENUE_SQL =
   "SELECT p.category, round(sum(oi.quantity * oi.unit_price_cents) / 100.0, 2) AS revenue\n" +
@@ -33,6 +34,18 @@ function lastToolResult(req: RecordedRequest): any {
 const screenshotDir = process.env.AIQ_SCREENSHOT_DIR
   ? path.resolve(process.env.INIT_CWD || process.cwd(), process.env.AIQ_SCREENSHOT_DIR)
   : path.join(extensionRoot, "test-output");
+
+/** The ids of the processes running binary (the extension's aiq-rpc; this test process starts no other). */
+function processesOf(binary: string): number[] {
+  const real = fs.realpathSync(binary);
+  return fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d)).filter((d) => {
+    try {
+      return fs.readlinkSync(`/proc/${d}/exe`) === real;
+    } catch {
+      return false; // gone, or not ours to read
+    }
+  }).map(Number);
+}
 
 e2eSuite("the AIQ panel in code-server", () => {
   let vs: VsCode;
@@ -115,10 +128,13 @@ e2eSuite("the AIQ panel in code-server", () => {
     await shoot("vscode-chart.png", "panel");
   });
 
-  it("asks before a write: Escape and Enter reject it, Allow once runs it", async () => {
+  /** The write dialog, in the panel. */
+  const writeDialog = () => vs.chat.locator(".confirm");
+
+  it("asks before a write in the panel: Escape and Enter reject it, Allow once runs it", async () => {
     const before = await countOrders();
     assert.ok(before > 0);
-    const confirm = dialog(vs.page);
+    const confirm = writeDialog();
 
     const asked = { Escape: "Please delete the cancelled orders.", Enter: "Delete the cancelled orders now." };
     for (const key of ["Escape", "Enter"] as const) {
@@ -128,11 +144,14 @@ e2eSuite("the AIQ panel in code-server", () => {
       await confirm.waitFor();
       assert.match((await confirm.textContent()) ?? "", /DELETE FROM orders WHERE status = 'cancelled'/);
       assert.match((await confirm.textContent()) ?? "", /"Allow always" covers only this: Allow DELETE on orders for this conversation\./);
+      assert.deepEqual(await confirm.locator(".confirm-buttons button").allTextContents(), ["Reject", "Allow once", "Allow always"]);
+      await waitUntil(() => confirm.locator("button", { hasText: "Reject" }).evaluate((b) => b.ownerDocument.activeElement === b), "Reject to have the focus");
       if (key === "Escape") {
-        await shoot("vscode-confirm.png", "window");
+        await confirm.evaluate((el) => el.scrollIntoView({ block: "end" }));
+        await shoot("vscode-confirm.png", "panel");
       }
       await vs.page.keyboard.press(key);
-      await confirm.waitFor({ state: "hidden" });
+      await confirm.waitFor({ state: "detached" });
       await turn(vs, question).locator(".answer", { hasText: "Left as it is." }).waitFor();
       assert.equal(lastToolResult(vs.model.requests[vs.model.requests.length - 1]).status, "rejected", `${key} rejects the write`);
     }
@@ -147,6 +166,29 @@ e2eSuite("the AIQ panel in code-server", () => {
     assert.equal(deleted.status, "success");
     assert.ok(deleted.row_count > 0, "some orders were cancelled");
     assert.equal(await countOrders(), before - deleted.row_count, "Allow once ran the DELETE");
+  });
+
+  it("closes an open write dialog when aiq-rpc dies: one message says the statement did not run and AIQ restarted it", async () => {
+    const before = await countOrders();
+    const question = "Delete the shipped orders";
+    vs.model.reset(sql("delete-shipped", "DELETE FROM orders WHERE status = 'shipped'"), { text: ["Never said."] });
+    await ask(vs, question);
+    const confirm = writeDialog();
+    await confirm.waitFor();
+    const pids = processesOf(await aiqRpcBinary());
+    assert.equal(pids.length, 1, `one aiq-rpc runs: ${pids}`);
+    process.kill(pids[0], "SIGKILL");
+
+    await confirm.waitFor({ state: "detached" });
+    const t = turn(vs, question);
+    const error = t.locator(".error");
+    await error.waitFor();
+    assert.match((await error.textContent()) ?? "", /stopped unexpectedly.*AIQ restarted it\..*statement waiting for your answer did not run/s);
+    assert.equal(await t.locator(".error, .confirm-closed").count(), 1, "one message");
+    assert.equal(await t.locator("button", { hasText: /^Allow/ }).count(), 0, "no Allow button is left");
+    await vs.chat.locator("button.stop").waitFor({ state: "hidden" });
+    assert.equal(await countOrders(), before, "the DELETE did not run, and the restarted server answers");
+    assert.notDeepEqual(processesOf(await aiqRpcBinary()), pids, "a new aiq-rpc");
   });
 
   it("stops a held answer with AIQ: Cancel or the panel's Stop, and answers the next question", async () => {
@@ -309,6 +351,15 @@ e2eSuite("the AIQ panel in code-server", () => {
   it("logged no errors in the workbench or the panel", async () => {
     assert.deepEqual(workbenchErrors(), []);
   });
+
+  /** Polls cond until it holds; fails with what after a minute. */
+  async function waitUntil(cond: () => Promise<boolean>, what: string): Promise<void> {
+    const deadline = Date.now() + 60_000;
+    while (!(await cond())) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await vs.page.waitForTimeout(50);
+    }
+  }
 
   /** Console errors but code-server's own: it does not ship vsda, which VS Code asks for. */
   function workbenchErrors(): string[] {

@@ -15,7 +15,10 @@ export class FakeUi implements ControllerUi {
   readonly states: ControllerState[] = [];
   readonly confirms: ConfirmParams[] = [];
   logText = "";
-  decision: ConfirmDecision = "reject";
+  /** How the user answers each write dialog; "hold": not at all. */
+  decision: ConfirmDecision | "hold" = "reject";
+  /** Gives the controller the user's answer (Controller.answerConfirm); set by the test. */
+  answer?: (id: number, decision: ConfirmDecision) => void;
   private waiters: { check: () => boolean; resolve: () => void }[] = [];
 
   view(msg: ToView): void {
@@ -34,10 +37,14 @@ export class FakeUi implements ControllerUi {
     this.messages.push(params);
     this.changed();
   }
-  async confirm(params: ConfirmParams): Promise<ConfirmDecision> {
+  confirmOpened(id: number, params: ConfirmParams): void {
     this.confirms.push(params);
     this.changed();
-    return this.decision;
+    const decision = this.decision;
+    if (decision !== "hold") {
+      // The user answers after the dialog is shown, not inside the call that shows it.
+      setImmediate(() => this.answer?.(id, decision));
+    }
   }
   state(state: ControllerState): void {
     this.states.push(state);
