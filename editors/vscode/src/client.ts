@@ -392,8 +392,9 @@ export class AiqClient {
     return this.call("session/close", { sessionId });
   }
 
-  async list(): Promise<SessionSummary[]> {
-    const r = await this.call<{ sessions?: SessionSummary[] }>("session/list");
+  /** The saved sessions, newest first; with latestFor, only the latest one of that source, read without reading the whole folder. */
+  async list(latestFor?: string): Promise<SessionSummary[]> {
+    const r = await this.call<{ sessions?: SessionSummary[] }>("session/list", latestFor === undefined ? undefined : { latestFor });
     return r.sessions ?? [];
   }
 

@@ -607,7 +607,7 @@ export class Controller {
   private async restoreLatest(client: AiqClient, fresh: string, source: string): Promise<boolean> {
     let file: string | undefined;
     try {
-      file = (await client.list()).find((s) => s.latest && !s.error && s.turns > 0 && s.source === source)?.path;
+      file = (await client.list(source)).find((s) => s.latest && !s.error && s.turns > 0 && s.source === source)?.path;
       if (!file) {
         return false;
       }

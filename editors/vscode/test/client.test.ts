@@ -224,6 +224,9 @@ describe("AiqClient with the real aiq-rpc", () => {
     const listed = await client.list();
     assert.equal(listed[0]?.path, saved.path);
     assert.equal(listed[0]?.firstQuestion, "Say hello");
+    const latest = await client.list(listed[0]?.source);
+    assert.deepEqual(latest.map((l) => [l.path, l.latest]), [[saved.path, true]]);
+    assert.deepEqual(await client.list("no such source"), []);
     await client.shutdown();
 
     const other = await start(home);
