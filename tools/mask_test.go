@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aiq/aiq-rpc/sessionio"
 	"github.com/aiq/aiq-rpc/tools/dbtest"
 )
 
@@ -77,6 +78,28 @@ func TestMaskedColumns(t *testing.T) {
 			t.Errorf("tokens %v: want one stable token per value, NULL kept", m.Rows)
 		}
 
+		// A masked column under another name, in an expression, a CTE,
+		// a subquery or a set operation.
+		for _, q := range []string{
+			"SELECT email AS e FROM customers",
+			"SELECT upper(email) FROM customers",
+			"WITH x AS (SELECT email AS e FROM customers) SELECT e FROM x",
+			"SELECT e FROM (SELECT email e FROM customers) s",
+			"SELECT city FROM customers UNION SELECT email FROM customers",
+			"SELECT min(phone) AS first FROM customers",
+		} {
+			r := execSQL(t, s, q)
+			wantStatus(t, r, StatusSuccess)
+			if v := modelJSON(t, s, r); !strings.Contains(v, "<masked:") {
+				t.Errorf("%s: the model's rows %s hold no token", q, v)
+			}
+			noSecret(q, modelJSON(t, s, r))
+		}
+		upper := execSQL(t, s, "SELECT upper(email) AS u FROM customers ORDER BY id")
+		if editor := mustJSON(t, upper.Full()); !strings.Contains(editor, "BOB@EXAMPLE.COM") {
+			t.Errorf("the editor's view %s lacks the real value", editor)
+		}
+
 		agg := execSQL(t, s, "SELECT count(DISTINCT email) AS n FROM customers")
 		if v := modelJSON(t, s, agg); !strings.Contains(v, "[[2]]") {
 			t.Errorf("count(distinct email) for the model: %s, want 2", v)
@@ -86,6 +109,9 @@ func TestMaskedColumns(t *testing.T) {
 		wantStatus(t, found, StatusSuccess)
 		if len(found.Rows) != 1 || count(found.Rows[0][0]) != 2 {
 			t.Errorf("the token round trip found %v, want the row of id 2", found.Rows)
+		}
+		if v := modelJSON(t, s, found); !strings.Contains(v, "Oslo") || strings.Count(v, "<masked:") != 0 {
+			t.Errorf("the model's view %s of a row found by a token: want its columns shown", v)
 		}
 		if found.SQL != "SELECT id, city FROM customers WHERE email = '"+bob+"'" {
 			t.Errorf("the statement shown is %q, want the model's text with its token", found.SQL)
@@ -115,6 +141,13 @@ func TestMaskedColumns(t *testing.T) {
 		wantStatus(t, execSQL(t, s, "SELECT email, count(*) AS n FROM customers GROUP BY email ORDER BY email"), StatusSuccess)
 		chart := runTool(t, s, ToolRenderChart, `{"chart_type": "bar", "x": "email", "y": "n"}`)
 		noSecret("render_chart", modelJSON(t, s, chart))
+
+		wantStatus(t, execSQL(t, s, "SELECT email AS e, count(*) AS n FROM customers GROUP BY email ORDER BY email"), StatusSuccess)
+		aliased := runTool(t, s, ToolRenderChart, `{"chart_type": "bar", "x": "e", "y": "n"}`)
+		if v := modelJSON(t, s, aliased); !strings.Contains(v, "<masked:e:") {
+			t.Errorf("render_chart over email AS e: %s, want tokens as labels", v)
+		}
+		noSecret("render_chart over email AS e", modelJSON(t, s, aliased))
 
 		other := NewSet(db, nil)
 		again := execSQL(t, other, "SELECT email FROM customers WHERE id = 2")
@@ -155,5 +188,59 @@ func TestMaskBind(t *testing.T) {
 	}
 	if (*Masker)(nil).Masks("email") {
 		t.Error("a nil Masker masks")
+	}
+}
+
+// TestMaskedColumnsByStatement: which result columns the statement's text
+// masks, beyond their names: a masked column under another name, in an
+// expression, a CTE, a subquery or a set operation is masked; a count of
+// it, and a column beside a masked column in WHERE, are not.
+func TestMaskedColumnsByStatement(t *testing.T) {
+	m := NewMasker(sessionio.Source{Type: sessionio.TypeSQLite, Mask: []string{"customers.email"}, MaskPattern: []string{"*ssn*"}})
+	tok := m.token("email", "ann@example.com").(string)
+	for _, tt := range []struct {
+		sql     string
+		columns []string
+		want    string // one letter a column: m masked, - shown
+	}{
+		{"SELECT id, email FROM customers", []string{"id", "email"}, "-m"},
+		{"SELECT * FROM customers", []string{"id", "name", "email"}, "--m"},
+		{"SELECT email AS e FROM customers", []string{"e"}, "m"},
+		{`SELECT "Email" e, id FROM customers`, []string{"e", "id"}, "m-"},
+		{"SELECT c.email e, id FROM customers c", []string{"e", "id"}, "m-"},
+		{"SELECT upper(email) FROM customers", []string{"upper(email)"}, "m"},
+		{"SELECT min(email) AS first, count(*) AS n FROM customers", []string{"first", "n"}, "m-"},
+		{"SELECT substr(email, 1, 3) AS s, name FROM customers", []string{"s", "name"}, "m-"},
+		{"WITH x AS (SELECT email AS e FROM customers) SELECT e FROM x", []string{"e"}, "m"},
+		{"WITH x AS (SELECT email AS e FROM customers) SELECT count(DISTINCT e) AS n, max(e) AS top FROM x", []string{"n", "top"}, "-m"},
+		{"SELECT e FROM (SELECT email e FROM customers) s", []string{"e"}, "m"},
+		{"SELECT name FROM customers UNION SELECT email FROM customers", []string{"name"}, "m"},
+		{"SELECT count(*) FROM customers UNION ALL SELECT email FROM customers", []string{"count(*)"}, "m"},
+		{"SELECT count(email) AS n, count(DISTINCT email) FROM customers", []string{"n", "count(DISTINCT email)"}, "--"},
+		{"SELECT name FROM customers WHERE email = 'x' ORDER BY email", []string{"name"}, "-"},
+		{"SELECT c.name FROM customers c JOIN orders o ON o.email = c.email", []string{"name"}, "-"},
+		{"SELECT name FROM customers WHERE email = '" + tok + "'", []string{"name"}, "-"},
+		{"SELECT '" + tok + "' AS v", []string{"v"}, "m"},
+		{"SELECT v FROM (SELECT '" + tok + "' AS v) s", []string{"v"}, "m"},
+		{"SELECT 'email' AS x, name -- email\nFROM customers", []string{"x", "name"}, "--"},
+		{"SELECT my_ssn_no AS x, name FROM people", []string{"x", "name"}, "m-"},
+		{"SELECT *, upper(email) AS u FROM customers", []string{"id", "name", "email", "u"}, "mmmm"},
+		{"SELECT * FROM customers WHERE email = '" + tok + "'", []string{"id", "name", "email"}, "--m"},
+		{"SELECT e FROM customers c(i, n, e)", []string{"e"}, "m"},
+		{"WITH x(i, n, e) AS (SELECT * FROM customers) SELECT e FROM x", []string{"e"}, "m"},
+		{"SELECT 1, 'a', 'b' UNION ALL SELECT * FROM customers", []string{"1", "'a'", "'b'"}, "mmm"},
+		{"SELECT name, row_to_json(c.*) AS j FROM customers c", []string{"name", "j"}, "-m"},
+		{"SELECT CAST(price AS decimal(10, 2)) AS p, name FROM products", []string{"p", "name"}, "--"},
+		{"SELECT name FROM customers UNION SELECT city FROM shops", []string{"name"}, "-"},
+		{"UPDATE customers SET note = 'x' WHERE email = '" + tok + "' RETURNING id", []string{"id"}, "m"},
+		{"SELECT name, email FROM customers", []string{"name"}, "m"},
+	} {
+		got := ""
+		for _, masked := range m.maskedColumns(tt.sql, tt.columns) {
+			got += map[bool]string{true: "m", false: "-"}[masked]
+		}
+		if got != tt.want {
+			t.Errorf("%q: masked %q, want %q", tt.sql, got, tt.want)
+		}
 	}
 }

@@ -417,7 +417,8 @@ func (s *Set) renderChart(args json.RawMessage) (any, error) {
 	if err := c.fill(last.Rows, xi, yi); err != nil {
 		return nil, err
 	}
-	return s.mask.maskChart(c)
+	masked := s.mask.maskedColumns(last.SQL, last.Columns)
+	return s.mask.maskChart(c, masked[xi], masked[yi])
 }
 
 // columnIndex finds the column of that name: exactly, else regardless of
