@@ -225,7 +225,7 @@ func (s *Set) executeSQL(ctx context.Context, args json.RawMessage) (any, error)
 	var res *StatementResult
 	v, err := Classify(a.SQL, s.db.Dialect())
 	if HasToken(a.SQL) {
-		if ctx, res = s.bindTokens(ctx, a.SQL, v, err); res != nil {
+		if ctx, res = s.bindTokens(ctx, a.SQL, err); res != nil {
 			return res, nil
 		}
 	}
