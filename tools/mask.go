@@ -387,6 +387,19 @@ func (s *Set) bindTokens(ctx context.Context, sql string, classErr error) (conte
 	return withBound(ctx, bound{sql: sql, query: query, args: args}), nil
 }
 
+// Masker returns the Set's masker, to share with other Sets of the same
+// source (UseMasker).
+func (s *Set) Masker() *Masker { return s.mask }
+
+// UseMasker makes the Set mask with m instead of its own masker, so that
+// its tokens are those of m's session: call it before the Set runs a
+// tool. A nil m is ignored.
+func (s *Set) UseMasker(m *Masker) {
+	if m != nil {
+		s.mask = m
+	}
+}
+
 // ModelView is what the model reads of r: its ModelView, with the values
 // of the source's masked columns as tokens.
 func (s *Set) ModelView(r *StatementResult) any { return s.mask.ModelView(r) }
