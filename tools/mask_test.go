@@ -284,6 +284,11 @@ func TestMaskedColumnsByStatement(t *testing.T) {
 		{"SELECT name FROM customers UNION SELECT city FROM shops", []string{"name"}, "-"},
 		{"UPDATE customers SET note = 'x' WHERE email = '" + tok + "' RETURNING id", []string{"id"}, "m"},
 		{"SELECT name, email FROM customers", []string{"name"}, "m"},
+		{"SELECT name FROM customers WHERE id IN (SELECT id FROM customers WHERE email LIKE 'a%')", []string{"name"}, "m"},
+		{"SELECT count(*) AS n FROM (SELECT email FROM customers) s", []string{"n"}, "-"},
+		{"SELECT DISTINCT ON (email) name FROM customers", []string{"name"}, "-"},
+		{"WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 3) SELECT n FROM t", []string{"n"}, "m"},
+		{"SELECT name FROM customers WHERE email = (SELECT 'x')", []string{"name"}, "-"},
 	} {
 		got := ""
 		for _, masked := range m.maskedColumns(tt.sql, tt.columns) {
@@ -291,6 +296,23 @@ func TestMaskedColumnsByStatement(t *testing.T) {
 		}
 		if got != tt.want {
 			t.Errorf("%q: masked %q, want %q", tt.sql, got, tt.want)
+		}
+	}
+
+	// MySQL: a double-quoted "email" is a string by default and a name
+	// with ANSI_QUOTES, so it masks; executable comments mask all.
+	my := NewMasker(sessionio.Source{Type: sessionio.TypeMySQL, Mask: []string{"customers.email"}})
+	for _, tt := range []struct {
+		sql  string
+		want bool
+	}{
+		{`SELECT "email" AS x FROM customers`, true},
+		{`SELECT "it's" AS x FROM customers`, false},
+		{"SELECT /*+ MAX_EXECUTION_TIME(100) */ name AS x FROM customers", true},
+		{"SELECT name AS x FROM customers WHERE email = 'a'", false},
+	} {
+		if got := my.maskedColumns(tt.sql, []string{"x"})[0]; got != tt.want {
+			t.Errorf("MySQL %q: masked %v, want %v", tt.sql, got, tt.want)
 		}
 	}
 }

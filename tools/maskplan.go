@@ -12,8 +12,13 @@ func (m *Masker) maskedColumns(sql string, columns []string) []bool {
 	for i, c := range columns {
 		out[i] = m.Masks(c)
 	}
-	for _, r := range sqlReadings(sql, m.dialect) {
+	// Every way a server may read the text, as Classify does: a column
+	// masked under one reading is masked.
+	for n, r := range sqlReadings(sql, m.dialect) {
 		toks, regions, err := lexSQL(sql, m.dialect, r)
+		if err != nil && n > 0 && !isClassifyError(err, errAmbiguous) {
+			continue // not SQL when read this way: no server ran it so
+		}
 		if err != nil || regions > 0 {
 			// The engine ran it, read in a way this lexer does not
 			// follow, or with code that some servers skip: no column
@@ -42,12 +47,13 @@ func allTrue(b []bool) []bool {
 type stmtScan struct {
 	toks []sqlToken
 	// ref marks the tokens that are refs: masked names, token literals
-	// and stars inside an expression. nested marks the tokens inside a parenthesised SELECT,
-	// WITH, VALUES or TABLE.
-	ref, nested []bool
-	anyRef      bool
-	nestedRef   bool
-	setOp       bool
+	// and stars inside an expression.
+	ref    []bool
+	anyRef bool
+	// nestedRef says that a ref is inside a parenthesised SELECT, WITH,
+	// VALUES or TABLE: a subquery or a CTE's body.
+	nestedRef bool
+	setOp     bool
 	// renames says that a column may get another name without being
 	// named: a column alias list, or a star or TABLE beside a set
 	// operation.
@@ -60,7 +66,7 @@ type stmtScan struct {
 
 // scanStatement reads toks, the tokens of sql.
 func (m *Masker) scanStatement(sql string, toks []sqlToken) *stmtScan {
-	s := &stmtScan{toks: toks, ref: make([]bool, len(toks)), nested: make([]bool, len(toks))}
+	s := &stmtScan{toks: toks, ref: make([]bool, len(toks))}
 	m.mu.Lock()
 	for i, t := range toks {
 		switch t.kind {
@@ -104,8 +110,7 @@ func (m *Masker) scanStatement(sql string, toks []sqlToken) *stmtScan {
 				s.ref[i], s.anyRef = true, true
 			}
 		}
-		s.nested[i] = inQuery > 0 && !t.isPunct("(") || inQuery > 1
-		s.nestedRef = s.nestedRef || s.ref[i] && s.nested[i]
+		s.nestedRef = s.nestedRef || s.ref[i] && inQuery > 0
 	}
 	s.renames = s.renames || star && s.setOp
 	s.items = selectItems(toks)
