@@ -42,8 +42,11 @@ const maxMaskedValues = 100_000
 //
 //   - A result column whose name is masked is masked (this alone covers
 //     SELECT *).
-//   - A star inside an expression (row_to_json(c.*)) is a ref, as its
-//     columns are unknown.
+//   - A star inside an expression (row_to_json(c.*), c.*::text) is a
+//     ref, as its columns are unknown; so is, on PostgreSQL, a possible
+//     whole-row reference: a name the statement gives a table in FROM or
+//     JOIN (its name or alias), used unqualified and unqualifying
+//     elsewhere (SELECT c FROM customers c, row_to_json(c)).
 //   - When the statement has UNION, INTERSECT or EXCEPT and a ref, or
 //     may rename a column without naming it (a column alias list,
 //     t(a, b), on a table, a derived table or a CTE; a star, or TABLE,
@@ -64,10 +67,10 @@ const maxMaskedValues = 100_000
 // subquery over email are masked. A statement with MySQL executable
 // comments, or one the lexer cannot read, has every column masked, and so
 // has one with a column alias list even on unmasked tables (WITH
-// RECURSIVE t(n) AS ...): the rule errs towards masking. Not
-// covered: a view or a function that returns a masked column under
-// another name, and a PostgreSQL whole-row reference (SELECT c FROM
-// customers c, row_to_json(c)), which names neither the column nor a star.
+// RECURSIVE t(n) AS ...): the rule errs towards masking. Not covered: a
+// view or a function that returns a masked column under another name, a
+// value the database quotes in an error message, and a value a confirmed
+// write copies into a column that is not masked.
 //
 // A Masker's names follow the source's configuration (SetSource) while
 // its key, and so its tokens, stay those of its session. A nil *Masker

@@ -89,7 +89,11 @@ func TestMaskedColumns(t *testing.T) {
 			"SELECT e FROM (SELECT email e FROM customers) s",
 			"SELECT city FROM customers UNION SELECT email FROM customers",
 			"SELECT min(phone) AS first FROM customers",
+			map[string]string{"postgres": "SELECT c FROM customers c"}[e.name], // a whole row
 		} {
+			if q == "" {
+				continue
+			}
 			r := execSQL(t, s, q)
 			wantStatus(t, r, StatusSuccess)
 			if v := modelJSON(t, s, r); !strings.Contains(v, "<masked:") {
@@ -296,6 +300,30 @@ func TestMaskedColumnsByStatement(t *testing.T) {
 		}
 		if got != tt.want {
 			t.Errorf("%q: masked %q, want %q", tt.sql, got, tt.want)
+		}
+	}
+
+	// PostgreSQL: a whole-row reference holds the masked column's
+	// values under the table's or alias's name.
+	pg := NewMasker(sessionio.Source{Type: sessionio.TypePostgreSQL, Mask: []string{"customers.email"}})
+	for _, tt := range []struct {
+		sql, want string
+	}{
+		{"SELECT c, name FROM customers c", "m-"},
+		{"SELECT row_to_json(c) AS j, name FROM customers AS c", "m-"},
+		{"SELECT customers::text AS t, name FROM public.customers", "m-"},
+		{"SELECT o.id, name FROM orders o JOIN customers c ON c.id = o.customer_id", "--"},
+		{"SELECT x.id, x.name FROM customers x, orders o WHERE o.customer_id = x.id", "--"},
+		{"SELECT (SELECT to_json(c) FROM customers c LIMIT 1) AS j, count(*) AS n FROM orders", "m-"},
+		{"SELECT c.*::text AS t, name FROM customers c", "m-"},
+		{"SELECT extract(year FROM d) AS y, d FROM events WHERE a IS DISTINCT FROM b", "--"},
+	} {
+		got := ""
+		for _, masked := range pg.maskedColumns(tt.sql, []string{"a", "b"}) {
+			got += map[bool]string{true: "m", false: "-"}[masked]
+		}
+		if got != tt.want {
+			t.Errorf("PostgreSQL %q: masked %q, want %q", tt.sql, got, tt.want)
 		}
 	}
 

@@ -104,18 +104,109 @@ func (m *Masker) scanStatement(sql string, toks []sqlToken) *stmtScan {
 			s.setOp = true
 		case t.isWord("TABLE") || isStar(toks, i):
 			star = true
-			if n := len(stack); n > 0 && !stack[n-1] && t.isPunct("*") {
-				// A star inside an expression, row_to_json(c.*): its
-				// columns' values under the expression's name.
+			if n := len(stack); t.isPunct("*") && (n > 0 && !stack[n-1] || !starEnds(toks, i+1)) {
+				// A star inside an expression, row_to_json(c.*) or
+				// c.*::text: its columns' values under the
+				// expression's name.
 				s.ref[i], s.anyRef = true, true
 			}
 		}
 		s.nestedRef = s.nestedRef || s.ref[i] && inQuery > 0
 	}
+	if m.dialect == DialectPostgres {
+		uses, nested := wholeRows(toks)
+		for n, i := range uses {
+			s.ref[i], s.anyRef = true, true
+			s.nestedRef = s.nestedRef || nested[n]
+		}
+	}
 	s.renames = s.renames || star && s.setOp
 	s.items = selectItems(toks)
 	return s
 }
+
+// starEnds reports whether toks[i] may follow a star item: a comma, a
+// closing parenthesis, a word that ends a select list, or the end.
+func starEnds(toks []sqlToken, i int) bool {
+	if i >= len(toks) {
+		return true
+	}
+	t := toks[i]
+	return t.isPunct(",") || t.isPunct(")") || t.kind == tokWord && selectEnds[t.text]
+}
+
+// wholeRows returns the tokens of a PostgreSQL statement that may be
+// whole-row references, which name neither a column nor a star: SELECT c
+// FROM customers c, row_to_json(c). They are the uses, neither qualified
+// nor qualifying, of a name that the statement puts in a FROM or JOIN
+// (a table's last name part, or its alias), other than there; nested says
+// which of them are inside a parenthesised query.
+func wholeRows(toks []sqlToken) (uses []int, nested []bool) {
+	type level struct{ query, paren, from bool }
+	levels := []level{{}} // the statement, then each open parenthesis
+	inQuery := make([]bool, len(toks))
+	names := map[string]bool{}
+	at := map[int]bool{}
+	queries := 0
+	for i, t := range toks {
+		top := &levels[len(levels)-1]
+		inQuery[i] = queries > 0
+		switch {
+		case t.isPunct("("):
+			q := i+1 < len(toks) && (toks[i+1].isWord("SELECT") || toks[i+1].isWord("WITH") || toks[i+1].isWord("VALUES"))
+			levels = append(levels, level{query: q, paren: true})
+			if q {
+				queries++
+			}
+			continue
+		case t.isPunct(")"):
+			if len(levels) > 1 {
+				if top.query {
+					queries--
+				}
+				levels = levels[:len(levels)-1]
+			}
+			continue
+		case t.isWord("FROM") && i > 0 && toks[i-1].isWord("DISTINCT"): // a IS DISTINCT FROM b
+			continue
+		case t.isWord("FROM") || t.isWord("JOIN"):
+			top.from = true
+		case t.kind == tokWord && (selectEnds[t.text] || t.isWord("SELECT") || t.isWord("ON") || t.isWord("USING")):
+			top.from = false
+			continue
+		case !t.isPunct(","):
+			continue
+		}
+		if !top.from || top.paren && !top.query {
+			continue // not a FROM list: extract(year FROM d)
+		}
+		j := i + 1
+		for j+2 < len(toks) && isName(toks[j]) && toks[j+1].isPunct(".") && isName(toks[j+2]) {
+			j += 2 // schema.table: the table
+		}
+		if j >= len(toks) || !isName(toks[j]) || toks[j].kind == tokWord && aliasKeywords[toks[j].text] {
+			continue
+		}
+		names[toks[j].text], at[j] = true, true
+		k := j + 1
+		if k < len(toks) && toks[k].isWord("AS") {
+			k++
+		}
+		if k < len(toks) && isName(toks[k]) && !(toks[k].kind == tokWord && (aliasKeywords[toks[k].text] || selectEnds[toks[k].text])) {
+			names[toks[k].text], at[k] = true, true
+		}
+	}
+	for i, t := range toks {
+		if !isName(t) || !names[t.text] || at[i] ||
+			i > 0 && toks[i-1].isPunct(".") || i+1 < len(toks) && (toks[i+1].isPunct(".") || toks[i+1].isPunct("(")) {
+			continue
+		}
+		uses, nested = append(uses, i), append(nested, inQuery[i])
+	}
+	return uses, nested
+}
+
+func isName(t sqlToken) bool { return t.kind == tokWord || t.kind == tokQuoted }
 
 // isStar reports whether toks[i] is a star that stands for columns: *
 // after SELECT, DISTINCT, ALL, a comma or a dot; not count(*) nor a
