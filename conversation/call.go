@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/aiq/aiq-rpc/sessionio"
+	"github.com/aiq/aiq-rpc/tools"
 )
 
 // Call is one tool call that a front end runs without a model of its own,
@@ -30,6 +31,41 @@ type Call struct {
 	// sessions folder: "mcp" writes mcp_YYYYMMDD_<source>.json. "" logs
 	// nothing.
 	Log string
+	// Tokens, when set, keeps the masked-value tokens (sources.yaml's
+	// mask) of the calls that share it, so that a token one call returned
+	// finds its rows in the next; nil gives the call tokens of its own.
+	Tokens *TokenScope
+}
+
+// TokenScope is the session of a series of Calls as masking sees it, such
+// as the calls of one MCP server: per source, one key for the tokens, and
+// the values they stand for. Its zero value is ready to use, and it is
+// safe for concurrent use.
+type TokenScope struct {
+	mu      sync.Mutex
+	maskers map[string]*tools.Masker // by source name and type
+}
+
+// share makes box mask with the scope's masker of src, which then follows
+// src's mask settings as this call read them; the first box of a source
+// gives the scope its masker.
+func (t *TokenScope) share(box Toolbox, src sessionio.Source) {
+	b, ok := box.(maskSharer)
+	if t == nil || !ok {
+		return
+	}
+	key := src.Name + "\x00" + src.Type
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if m, ok := t.maskers[key]; ok {
+		m.SetSource(src)
+		b.useMasker(m)
+		return
+	}
+	if t.maskers == nil {
+		t.maskers = map[string]*tools.Masker{}
+	}
+	t.maskers[key] = b.masker()
 }
 
 // CallResult is what a Call did.
@@ -143,6 +179,7 @@ func (w *Workspace) Call(ctx context.Context, c Call) (CallResult, error) {
 	if err != nil {
 		return CallResult{}, fmt.Errorf("%w: open %s: %w", ErrSourceUnavailable, src.Name, err)
 	}
+	c.Tokens.share(box, src)
 	args := strings.TrimSpace(string(c.Args))
 	if args == "" || args == "null" {
 		args = "{}"

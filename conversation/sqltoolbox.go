@@ -163,6 +163,16 @@ func statementOf(r *tools.StatementResult) Statement {
 	}
 }
 
+// maskSharer is a toolbox whose masker a TokenScope can share with the
+// other toolboxes of its source.
+type maskSharer interface {
+	masker() *tools.Masker
+	useMasker(m *tools.Masker)
+}
+
+func (b *sqlToolbox) masker() *tools.Masker     { return b.set.Masker() }
+func (b *sqlToolbox) useMasker(m *tools.Masker) { b.set.UseMasker(m) }
+
 // Allowances lists the session's "Allow always" answers.
 func (b *sqlToolbox) Allowances() []Allowance { return b.set.Allowances() }
 

@@ -120,6 +120,21 @@ func (b *sessionToolbox) ask(ctx context.Context, req ConfirmRequest) (Decision,
 	return c(ctx, req)
 }
 
+// followMask makes the masking of an open session follow sources.yaml as
+// it reads now, so that a mask added while the session runs applies from
+// its next turn; the session's key, and so its tokens, stay. When the
+// source cannot be read now, the session keeps what it had: the turn's
+// statements say what is wrong.
+func (w *Workspace) followMask(box *sessionToolbox) {
+	m, ok := box.Toolbox.(maskSharer)
+	if !ok {
+		return
+	}
+	if src, err := w.lookupSource(box.source); err == nil {
+		m.masker().SetSource(src)
+	}
+}
+
 // toolbox returns the session's toolbox, opening it on first use; nil when
 // the session has no database.
 func (w *Workspace) toolbox(ctx context.Context, o *openSession) (*sessionToolbox, error) {
@@ -130,6 +145,7 @@ func (w *Workspace) toolbox(ctx context.Context, o *openSession) (*sessionToolbo
 		return nil, nil
 	}
 	if box != nil && box.source == name {
+		w.followMask(box)
 		return box, nil
 	}
 	src, err := w.lookupSource(name)

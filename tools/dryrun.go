@@ -29,10 +29,11 @@ type DryRun struct {
 
 // dryRunner is an engine that can run a data change and roll it back.
 type dryRunner interface {
-	// dryRun runs sql, a plain change of table (as written in it), in a
-	// transaction it always rolls back, and returns the rows it changed.
-	// skip says why it did not run it, when it did not.
-	dryRun(ctx context.Context, sql, table string) (rows int64, skip string, err error)
+	// dryRun runs sql with args bound, a plain change of table (as
+	// written in it), in a transaction it always rolls back, and returns
+	// the rows it changed. skip says why it did not run it, when it did
+	// not.
+	dryRun(ctx context.Context, sql string, args []any, table string) (rows int64, skip string, err error)
 }
 
 // DryRun counts the rows a write would change without changing them, for
@@ -58,7 +59,10 @@ func (db *DB) DryRun(ctx context.Context, query string) DryRun {
 	}
 	runCtx, cancel := context.WithTimeout(ctx, db.opts.StatementTimeout)
 	defer cancel()
-	rows, skip, err := runner.dryRun(runCtx, query, table)
+	// A statement with masked tokens runs with their values bound, as
+	// it will when confirmed (withBound).
+	bound, args := boundFor(ctx, query)
+	rows, skip, err := runner.dryRun(runCtx, bound, args, table)
 	switch {
 	case skip != "":
 		return DryRun{Status: DryRunSkipped, Reason: skip}
@@ -107,7 +111,7 @@ func nameParts(name string) []string {
 // dryRun on PostgreSQL: a table with triggers or rules (other than the
 // internal triggers of foreign keys, whose cascades the rollback undoes)
 // is skipped.
-func (p *postgres) dryRun(ctx context.Context, query, table string) (int64, string, error) {
+func (p *postgres) dryRun(ctx context.Context, query string, args []any, table string) (int64, string, error) {
 	c, err := p.acquire(ctx)
 	if err != nil {
 		return 0, "", err
@@ -140,7 +144,7 @@ func (p *postgres) dryRun(ctx context.Context, query, table string) (int64, stri
 	if _, err := tx.Exec(ctx, fmt.Sprintf("SET LOCAL statement_timeout = %d", p.timeout)); err != nil {
 		return 0, "", fmt.Errorf("set the statement timeout: %w", err)
 	}
-	tag, err := tx.Exec(ctx, query, pgx.QueryExecModeExec)
+	tag, err := tx.Exec(ctx, query, append([]any{pgx.QueryExecModeExec}, args...)...)
 	if err != nil {
 		return 0, "", err
 	}
@@ -149,7 +153,7 @@ func (p *postgres) dryRun(ctx context.Context, query, table string) (int64, stri
 }
 
 // dryRun on MySQL and MariaDB: only an InnoDB table without triggers.
-func (m *mysqlDB) dryRun(ctx context.Context, query, table string) (int64, string, error) {
+func (m *mysqlDB) dryRun(ctx context.Context, query string, args []any, table string) (int64, string, error) {
 	c, err := m.conn(ctx)
 	if err != nil {
 		return 0, "", err
@@ -186,7 +190,7 @@ func (m *mysqlDB) dryRun(ctx context.Context, query, table string) (int64, strin
 		return 0, "", fmt.Errorf("begin the transaction: %w", err)
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, query)
+	res, err := tx.ExecContext(ctx, query, args...)
 	if err != nil {
 		return 0, "", err
 	}
@@ -199,7 +203,7 @@ func (m *mysqlDB) dryRun(ctx context.Context, query, table string) (int64, strin
 
 // dryRun on SQLite: a table without triggers. The rollback releases the
 // write lock the statement took on the file.
-func (s *sqliteDB) dryRun(ctx context.Context, query, table string) (int64, string, error) {
+func (s *sqliteDB) dryRun(ctx context.Context, query string, args []any, table string) (int64, string, error) {
 	c, err := s.conn(ctx)
 	if err != nil {
 		return 0, "", err
@@ -237,7 +241,7 @@ func (s *sqliteDB) dryRun(ctx context.Context, query, table string) (int64, stri
 		return 0, "", fmt.Errorf("begin the transaction: %w", err)
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, query)
+	res, err := tx.ExecContext(ctx, query, args...)
 	if err != nil {
 		return 0, "", err
 	}

@@ -31,38 +31,95 @@ const maxMaskedValues = 100_000
 // one session, so that equal values have equal tokens within the session
 // (grouping and counting still work) and different tokens in another.
 //
-// Which result columns are masked is decided by name alone, as a result
-// has no reliable origin per column: a column is masked when its name, in
-// any case, is the column part of a mask entry of any table of the source,
-// or matches a mask_pattern. An expression on a masked column under
-// another name (upper(email) AS e, substr(email, 1, 3)) is not masked.
+// Which result columns are masked is decided from the result's column
+// names and the statement's text, read with the classifier's lexer
+// (string literals and comments skipped), as a result has no reliable
+// origin per column. A name is masked when, in any case, it is the column
+// part of a mask entry of any table of the source, or matches a
+// mask_pattern; the refs of a statement are its names that are masked
+// (as identifiers, quoted or not, qualified or not) and its string
+// literals that are tokens (whose values are bound to the statement).
 //
-// A nil *Masker masks nothing.
+//   - A result column whose name is masked is masked (this alone covers
+//     SELECT *).
+//   - A star inside an expression (row_to_json(c.*), c.*::text) is a
+//     ref, as its columns are unknown; so is, on PostgreSQL, a possible
+//     whole-row reference: a name the statement gives a table in FROM or
+//     JOIN (its name or alias), used unqualified and unqualifying
+//     elsewhere (SELECT c FROM customers c, row_to_json(c)).
+//   - When the statement has UNION, INTERSECT or EXCEPT and a ref, or
+//     may rename a column without naming it (a column alias list,
+//     t(a, b), on a table, a derived table or a CTE; a star, or TABLE,
+//     beside a set operation): every column is masked.
+//   - When a ref is inside a nested SELECT (a subquery, a CTE's body):
+//     every column is masked except one whose select item in the
+//     outermost select list is exactly count(...) [AS name].
+//   - Else the outermost select list is split at its top-level commas:
+//     with a star item, a ref in an item masks every column (a star's
+//     columns cannot be told apart); with as many items as columns,
+//     column i is masked when item i holds a ref, unless the item is
+//     exactly count(...) (count(DISTINCT email) is a number, not a
+//     value); a list that cannot be split so, or a statement that is not
+//     a SELECT (UPDATE ... RETURNING), with a ref masks every column.
+//
+// So a ref only in WHERE, JOIN or ORDER BY of the outermost SELECT masks
+// nothing more, while email AS e, upper(email), min(email) and a CTE or
+// subquery over email are masked. A statement with MySQL executable
+// comments, or one the lexer cannot read, has every column masked, and so
+// has one with a column alias list even on unmasked tables (WITH
+// RECURSIVE t(n) AS ...): the rule errs towards masking. Not covered: a
+// view or a function that returns a masked column under another name, a
+// value the database quotes in an error message, and a value a confirmed
+// write copies into a column that is not masked.
+//
+// A Masker's names follow the source's configuration (SetSource) while
+// its key, and so its tokens, stay those of its session. A nil *Masker
+// masks nothing.
 type Masker struct {
-	key      []byte
+	key     []byte
+	dialect Dialect
+
+	mu       sync.Mutex
 	names    map[string]bool
 	patterns []string
-
-	mu     sync.Mutex
-	values map[string]any // hex part of a token -> the value
+	values   map[string]any // hex part of a token -> the value
 }
 
-// NewMasker returns the masker of src for one session, or nil when src
-// masks no column.
+// NewMasker returns the masker of src for one session, with a key of its
+// own; it masks nothing while src masks no column.
 func NewMasker(src sessionio.Source) *Masker {
-	if len(src.Mask) == 0 && len(src.MaskPattern) == 0 {
-		return nil
-	}
-	m := &Masker{key: make([]byte, 32), names: map[string]bool{}, values: map[string]any{}}
+	m := &Masker{key: make([]byte, 32), dialect: DialectOf(src.Type), values: map[string]any{}}
 	rand.Read(m.key) // never fails (crypto/rand's documented behaviour since Go 1.24)
+	m.SetSource(src)
+	return m
+}
+
+// SetSource makes m mask the columns src's mask and mask_pattern name
+// now, keeping its key and the values it issued tokens for, so that the
+// tokens of the session stay valid.
+func (m *Masker) SetSource(src sessionio.Source) {
+	names := map[string]bool{}
 	for _, c := range src.Mask {
 		col := c[strings.LastIndexByte(c, '.')+1:]
-		m.names[strings.ToLower(unquoteIdent(col))] = true
+		names[strings.ToLower(unquoteIdent(col))] = true
 	}
+	var patterns []string
 	for _, p := range src.MaskPattern {
-		m.patterns = append(m.patterns, strings.ToLower(p))
+		patterns = append(patterns, strings.ToLower(p))
 	}
-	return m
+	m.mu.Lock()
+	m.names, m.patterns = names, patterns
+	m.mu.Unlock()
+}
+
+// active reports whether m masks any column.
+func (m *Masker) active() bool {
+	if m == nil {
+		return false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.names) > 0 || len(m.patterns) > 0
 }
 
 // Masks reports whether a result column of this name is masked.
@@ -70,7 +127,12 @@ func (m *Masker) Masks(column string) bool {
 	if m == nil {
 		return false
 	}
-	name := strings.ToLower(column)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.masksLocked(strings.ToLower(column))
+}
+
+func (m *Masker) masksLocked(name string) bool {
 	if m.names[name] {
 		return true
 	}
@@ -134,21 +196,21 @@ func tokenLabel(column string) string {
 }
 
 // maskRows returns a copy of rows with the values of the masked columns
-// replaced by their tokens, or rows itself when none is masked.
-func (m *Masker) maskRows(columns []string, rows [][]any) [][]any {
-	var masked []int
-	for i, c := range columns {
-		if m.Masks(c) {
-			masked = append(masked, i)
+// (masked[i] true) replaced by their tokens, or rows itself when none is.
+func (m *Masker) maskRows(columns []string, masked []bool, rows [][]any) [][]any {
+	var cols []int
+	for i, ok := range masked {
+		if ok {
+			cols = append(cols, i)
 		}
 	}
-	if len(masked) == 0 {
+	if len(cols) == 0 {
 		return rows
 	}
 	out := make([][]any, len(rows))
 	for r, row := range rows {
 		cp := append([]any(nil), row...)
-		for _, i := range masked {
+		for _, i := range cols {
 			if i < len(cp) {
 				cp[i] = m.token(columns[i], cp[i])
 			}
@@ -160,11 +222,11 @@ func (m *Masker) maskRows(columns []string, rows [][]any) [][]any {
 
 // ModelView is r.ModelView with the masked columns' values as tokens.
 func (m *Masker) ModelView(r *StatementResult) any {
-	if m == nil || r.Status != StatusSuccess {
+	if !m.active() || r.Status != StatusSuccess {
 		return r.ModelView()
 	}
 	cp := *r
-	cp.Rows = m.maskRows(r.Columns, r.Rows)
+	cp.Rows = m.maskRows(r.Columns, m.maskedColumns(r.SQL, r.Columns), r.Rows)
 	return cp.ModelView()
 }
 
@@ -312,14 +374,12 @@ func boundFor(ctx context.Context, sql string) (string, []any) {
 	return sql, nil
 }
 
-// bindTokens prepares a statement that holds masked tokens: a read whose
+// bindTokens prepares a statement that holds masked tokens: one whose
 // tokens are whole string literals runs with their values bound (the
-// returned ctx); anything else is refused with a result that says why.
-func (s *Set) bindTokens(ctx context.Context, sql string, v Verdict, classErr error) (context.Context, *StatementResult) {
-	if classErr == nil && v.Class == Write {
-		return ctx, s.refused(sql, StatusRejected, "The statement holds a masked token, which only a read may use, so it did not run.",
-			"not run: a masked token may only be used in a read (SELECT); a write must name its rows another way, or the user runs it")
-	}
+// returned ctx), a write as a read, and its dry run too, after the same
+// confirmation, which shows the statement as written; anything else is
+// refused with a result that says why.
+func (s *Set) bindTokens(ctx context.Context, sql string, classErr error) (context.Context, *StatementResult) {
 	if classErr != nil {
 		return ctx, nil // Run refuses it with the classifier's reason
 	}
@@ -330,18 +390,32 @@ func (s *Set) bindTokens(ctx context.Context, sql string, v Verdict, classErr er
 	return withBound(ctx, bound{sql: sql, query: query, args: args}), nil
 }
 
+// Masker returns the Set's masker, to share with other Sets of the same
+// source (UseMasker).
+func (s *Set) Masker() *Masker { return s.mask }
+
+// UseMasker makes the Set mask with m instead of its own masker, so that
+// its tokens are those of m's session: call it before the Set runs a
+// tool. A nil m is ignored.
+func (s *Set) UseMasker(m *Masker) {
+	if m != nil {
+		s.mask = m
+	}
+}
+
 // ModelView is what the model reads of r: its ModelView, with the values
 // of the source's masked columns as tokens.
 func (s *Set) ModelView(r *StatementResult) any { return s.mask.ModelView(r) }
 
 // maskChart hides a chart's masked values, which the model reads too: the
 // labels of a masked x become tokens; a masked y, or a masked x of a
-// scatter chart, whose numbers would show, is refused.
-func (m *Masker) maskChart(c *Chart) (*Chart, error) {
-	if m.Masks(c.Y) || c.ChartType == "scatter" && m.Masks(c.X) {
+// scatter chart, whose numbers would show, is refused. maskX and maskY
+// say whether the result masks the chart's columns.
+func (m *Masker) maskChart(c *Chart, maskX, maskY bool) (*Chart, error) {
+	if maskY || c.ChartType == "scatter" && maskX {
 		return nil, fmt.Errorf("render_chart cannot plot the masked column's numbers; chart a count or another column instead")
 	}
-	if m.Masks(c.X) {
+	if maskX {
 		for i, l := range c.Labels {
 			c.Labels[i] = m.token(c.X, l).(string)
 		}

@@ -1,11 +1,14 @@
 package tools
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/aiq/aiq-rpc/sessionio"
 	"github.com/aiq/aiq-rpc/tools/dbtest"
 )
 
@@ -31,7 +34,7 @@ func modelJSON(t *testing.T, s *Set, res any) string {
 // profile_column and of a chart holds tokens, never a masked value; the
 // editor's rows hold the values; count(distinct) passes through; a token
 // as a string literal finds its row through a bound parameter; a token in
-// a write, in a longer string, or from another session is refused; and
+// a longer string or from another session is refused; and
 // two sessions give the same value different tokens.
 func TestMaskedColumns(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e testEngine) {
@@ -77,6 +80,32 @@ func TestMaskedColumns(t *testing.T) {
 			t.Errorf("tokens %v: want one stable token per value, NULL kept", m.Rows)
 		}
 
+		// A masked column under another name, in an expression, a CTE,
+		// a subquery or a set operation.
+		for _, q := range []string{
+			"SELECT email AS e FROM customers",
+			"SELECT upper(email) FROM customers",
+			"WITH x AS (SELECT email AS e FROM customers) SELECT e FROM x",
+			"SELECT e FROM (SELECT email e FROM customers) s",
+			"SELECT city FROM customers UNION SELECT email FROM customers",
+			"SELECT min(phone) AS first FROM customers",
+			map[string]string{"postgres": "SELECT c FROM customers c"}[e.name], // a whole row
+		} {
+			if q == "" {
+				continue
+			}
+			r := execSQL(t, s, q)
+			wantStatus(t, r, StatusSuccess)
+			if v := modelJSON(t, s, r); !strings.Contains(v, "<masked:") {
+				t.Errorf("%s: the model's rows %s hold no token", q, v)
+			}
+			noSecret(q, modelJSON(t, s, r))
+		}
+		upper := execSQL(t, s, "SELECT upper(email) AS u FROM customers ORDER BY id")
+		if editor := mustJSON(t, upper.Full()); !strings.Contains(editor, "BOB@EXAMPLE.COM") {
+			t.Errorf("the editor's view %s lacks the real value", editor)
+		}
+
 		agg := execSQL(t, s, "SELECT count(DISTINCT email) AS n FROM customers")
 		if v := modelJSON(t, s, agg); !strings.Contains(v, "[[2]]") {
 			t.Errorf("count(distinct email) for the model: %s, want 2", v)
@@ -87,12 +116,14 @@ func TestMaskedColumns(t *testing.T) {
 		if len(found.Rows) != 1 || count(found.Rows[0][0]) != 2 {
 			t.Errorf("the token round trip found %v, want the row of id 2", found.Rows)
 		}
+		if v := modelJSON(t, s, found); !strings.Contains(v, "Oslo") || strings.Count(v, "<masked:") != 0 {
+			t.Errorf("the model's view %s of a row found by a token: want its columns shown", v)
+		}
 		if found.SQL != "SELECT id, city FROM customers WHERE email = '"+bob+"'" {
 			t.Errorf("the statement shown is %q, want the model's text with its token", found.SQL)
 		}
 
 		for _, bad := range []string{
-			"UPDATE customers SET city = 'x' WHERE email = '" + bob + "'",
 			"SELECT id FROM customers WHERE email LIKE '%" + bob + "%'",
 			"SELECT id FROM customers WHERE email = '<masked:email:0123456789ab>'",
 			"SELECT id FROM customers WHERE email = " + bob,
@@ -116,12 +147,68 @@ func TestMaskedColumns(t *testing.T) {
 		chart := runTool(t, s, ToolRenderChart, `{"chart_type": "bar", "x": "email", "y": "n"}`)
 		noSecret("render_chart", modelJSON(t, s, chart))
 
+		wantStatus(t, execSQL(t, s, "SELECT email AS e, count(*) AS n FROM customers GROUP BY email ORDER BY email"), StatusSuccess)
+		aliased := runTool(t, s, ToolRenderChart, `{"chart_type": "bar", "x": "e", "y": "n"}`)
+		if v := modelJSON(t, s, aliased); !strings.Contains(v, "<masked:e:") {
+			t.Errorf("render_chart over email AS e: %s, want tokens as labels", v)
+		}
+		noSecret("render_chart over email AS e", modelJSON(t, s, aliased))
+
 		other := NewSet(db, nil)
 		again := execSQL(t, other, "SELECT email FROM customers WHERE id = 2")
 		if v := modelJSON(t, other, again); strings.Contains(v, bob) || !maskTokenRe.MatchString(v) {
 			t.Errorf("another session's token for the same value: %s, want a different token (was %s)", v, bob)
 		}
 		wantStatus(t, execSQL(t, other, "SELECT id FROM customers WHERE email = '"+bob+"'"), StatusRejected)
+	})
+}
+
+// TestMaskedTokenInWrite: on every engine, a write that names its rows by
+// a token runs with the value bound, after a confirmation that shows the
+// statement as written, and its dry run counts the rows the bound
+// statement changes.
+func TestMaskedTokenInWrite(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e testEngine) {
+		src := e.source(t)
+		dbtest.Exec(t, src,
+			"CREATE TABLE customers (id int PRIMARY KEY, email varchar(100), note varchar(30))",
+			"INSERT INTO customers (id, email, note) VALUES (1, 'ann@example.com', 'a'), (2, 'bob@example.com', 'b'), (3, 'ann@example.com', 'c')",
+		)
+		src.Mask = []string{"customers.email"}
+		db := openDB(t, src, Options{})
+		var asked []ConfirmRequest
+		s := NewSet(db, func(_ context.Context, req ConfirmRequest) (Decision, error) {
+			asked = append(asked, req)
+			return AllowOnce, nil
+		})
+		var m struct{ Rows [][]any }
+		if err := json.Unmarshal([]byte(modelJSON(t, s, execSQL(t, s, "SELECT id, email FROM customers ORDER BY id"))), &m); err != nil || len(m.Rows) != 3 {
+			t.Fatalf("the model's rows: %v %v", m.Rows, err)
+		}
+		ann := m.Rows[0][1].(string)
+		if !maskTokenRe.MatchString(ann) {
+			t.Fatalf("the model's rows %v hold no token", m.Rows)
+		}
+
+		update := "UPDATE customers SET note = 'x' WHERE email = '" + ann + "'"
+		res := execSQL(t, s, update)
+		wantStatus(t, res, StatusSuccess)
+		if len(asked) != 1 || asked[0].SQL != update {
+			t.Fatalf("the confirmations %+v, want one showing %q", asked, update)
+		}
+		if asked[0].DryRun != DryRunOK || asked[0].AffectedRows == nil || *asked[0].AffectedRows != 2 {
+			t.Errorf("the dry run %q %v %q, want 2 rows counted", asked[0].DryRun, asked[0].AffectedRows, asked[0].DryRunReason)
+		}
+		if res.RowCount != 2 || res.SQL != update {
+			t.Errorf("the update: %d rows, sql %q; want 2 and the statement as written", res.RowCount, res.SQL)
+		}
+		notes := execSQL(t, s, "SELECT id, note FROM customers ORDER BY id")
+		if got := fmt.Sprint(notes.Rows); got != "[[1 x] [2 b] [3 x]]" {
+			t.Errorf("the notes after the update: %s, want ann's two rows changed", got)
+		}
+		if strings.Contains(modelJSON(t, s, res), "ann@example.com") {
+			t.Errorf("the update's result for the model shows the value: %s", modelJSON(t, s, res))
+		}
 	})
 }
 
@@ -155,5 +242,105 @@ func TestMaskBind(t *testing.T) {
 	}
 	if (*Masker)(nil).Masks("email") {
 		t.Error("a nil Masker masks")
+	}
+}
+
+// TestMaskedColumnsByStatement: which result columns the statement's text
+// masks, beyond their names: a masked column under another name, in an
+// expression, a CTE, a subquery or a set operation is masked; a count of
+// it, and a column beside a masked column in WHERE, are not.
+func TestMaskedColumnsByStatement(t *testing.T) {
+	m := NewMasker(sessionio.Source{Type: sessionio.TypeSQLite, Mask: []string{"customers.email"}, MaskPattern: []string{"*ssn*"}})
+	tok := m.token("email", "ann@example.com").(string)
+	for _, tt := range []struct {
+		sql     string
+		columns []string
+		want    string // one letter a column: m masked, - shown
+	}{
+		{"SELECT id, email FROM customers", []string{"id", "email"}, "-m"},
+		{"SELECT * FROM customers", []string{"id", "name", "email"}, "--m"},
+		{"SELECT email AS e FROM customers", []string{"e"}, "m"},
+		{`SELECT "Email" e, id FROM customers`, []string{"e", "id"}, "m-"},
+		{"SELECT c.email e, id FROM customers c", []string{"e", "id"}, "m-"},
+		{"SELECT upper(email) FROM customers", []string{"upper(email)"}, "m"},
+		{"SELECT min(email) AS first, count(*) AS n FROM customers", []string{"first", "n"}, "m-"},
+		{"SELECT substr(email, 1, 3) AS s, name FROM customers", []string{"s", "name"}, "m-"},
+		{"WITH x AS (SELECT email AS e FROM customers) SELECT e FROM x", []string{"e"}, "m"},
+		{"WITH x AS (SELECT email AS e FROM customers) SELECT count(DISTINCT e) AS n, max(e) AS top FROM x", []string{"n", "top"}, "-m"},
+		{"SELECT e FROM (SELECT email e FROM customers) s", []string{"e"}, "m"},
+		{"SELECT name FROM customers UNION SELECT email FROM customers", []string{"name"}, "m"},
+		{"SELECT count(*) FROM customers UNION ALL SELECT email FROM customers", []string{"count(*)"}, "m"},
+		{"SELECT count(email) AS n, count(DISTINCT email) FROM customers", []string{"n", "count(DISTINCT email)"}, "--"},
+		{"SELECT name FROM customers WHERE email = 'x' ORDER BY email", []string{"name"}, "-"},
+		{"SELECT c.name FROM customers c JOIN orders o ON o.email = c.email", []string{"name"}, "-"},
+		{"SELECT name FROM customers WHERE email = '" + tok + "'", []string{"name"}, "-"},
+		{"SELECT '" + tok + "' AS v", []string{"v"}, "m"},
+		{"SELECT v FROM (SELECT '" + tok + "' AS v) s", []string{"v"}, "m"},
+		{"SELECT 'email' AS x, name -- email\nFROM customers", []string{"x", "name"}, "--"},
+		{"SELECT my_ssn_no AS x, name FROM people", []string{"x", "name"}, "m-"},
+		{"SELECT *, upper(email) AS u FROM customers", []string{"id", "name", "email", "u"}, "mmmm"},
+		{"SELECT * FROM customers WHERE email = '" + tok + "'", []string{"id", "name", "email"}, "--m"},
+		{"SELECT e FROM customers c(i, n, e)", []string{"e"}, "m"},
+		{"WITH x(i, n, e) AS (SELECT * FROM customers) SELECT e FROM x", []string{"e"}, "m"},
+		{"SELECT 1, 'a', 'b' UNION ALL SELECT * FROM customers", []string{"1", "'a'", "'b'"}, "mmm"},
+		{"SELECT name, row_to_json(c.*) AS j FROM customers c", []string{"name", "j"}, "-m"},
+		{"SELECT CAST(price AS decimal(10, 2)) AS p, name FROM products", []string{"p", "name"}, "--"},
+		{"SELECT name FROM customers UNION SELECT city FROM shops", []string{"name"}, "-"},
+		{"UPDATE customers SET note = 'x' WHERE email = '" + tok + "' RETURNING id", []string{"id"}, "m"},
+		{"SELECT name, email FROM customers", []string{"name"}, "m"},
+		{"SELECT name FROM customers WHERE id IN (SELECT id FROM customers WHERE email LIKE 'a%')", []string{"name"}, "m"},
+		{"SELECT count(*) AS n FROM (SELECT email FROM customers) s", []string{"n"}, "-"},
+		{"SELECT DISTINCT ON (email) name FROM customers", []string{"name"}, "-"},
+		{"WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 3) SELECT n FROM t", []string{"n"}, "m"},
+		{"SELECT name FROM customers WHERE email = (SELECT 'x')", []string{"name"}, "-"},
+	} {
+		got := ""
+		for _, masked := range m.maskedColumns(tt.sql, tt.columns) {
+			got += map[bool]string{true: "m", false: "-"}[masked]
+		}
+		if got != tt.want {
+			t.Errorf("%q: masked %q, want %q", tt.sql, got, tt.want)
+		}
+	}
+
+	// PostgreSQL: a whole-row reference holds the masked column's
+	// values under the table's or alias's name.
+	pg := NewMasker(sessionio.Source{Type: sessionio.TypePostgreSQL, Mask: []string{"customers.email"}})
+	for _, tt := range []struct {
+		sql, want string
+	}{
+		{"SELECT c, name FROM customers c", "m-"},
+		{"SELECT row_to_json(c) AS j, name FROM customers AS c", "m-"},
+		{"SELECT customers::text AS t, name FROM public.customers", "m-"},
+		{"SELECT o.id, name FROM orders o JOIN customers c ON c.id = o.customer_id", "--"},
+		{"SELECT x.id, x.name FROM customers x, orders o WHERE o.customer_id = x.id", "--"},
+		{"SELECT (SELECT to_json(c) FROM customers c LIMIT 1) AS j, count(*) AS n FROM orders", "m-"},
+		{"SELECT c.*::text AS t, name FROM customers c", "m-"},
+		{"SELECT extract(year FROM d) AS y, d FROM events WHERE a IS DISTINCT FROM b", "--"},
+	} {
+		got := ""
+		for _, masked := range pg.maskedColumns(tt.sql, []string{"a", "b"}) {
+			got += map[bool]string{true: "m", false: "-"}[masked]
+		}
+		if got != tt.want {
+			t.Errorf("PostgreSQL %q: masked %q, want %q", tt.sql, got, tt.want)
+		}
+	}
+
+	// MySQL: a double-quoted "email" is a string by default and a name
+	// with ANSI_QUOTES, so it masks; executable comments mask all.
+	my := NewMasker(sessionio.Source{Type: sessionio.TypeMySQL, Mask: []string{"customers.email"}})
+	for _, tt := range []struct {
+		sql  string
+		want bool
+	}{
+		{`SELECT "email" AS x FROM customers`, true},
+		{`SELECT "it's" AS x FROM customers`, false},
+		{"SELECT /*+ MAX_EXECUTION_TIME(100) */ name AS x FROM customers", true},
+		{"SELECT name AS x FROM customers WHERE email = 'a'", false},
+	} {
+		if got := my.maskedColumns(tt.sql, []string{"x"})[0]; got != tt.want {
+			t.Errorf("MySQL %q: masked %v, want %v", tt.sql, got, tt.want)
+		}
 	}
 }

@@ -225,7 +225,7 @@ func (s *Set) executeSQL(ctx context.Context, args json.RawMessage) (any, error)
 	var res *StatementResult
 	v, err := Classify(a.SQL, s.db.Dialect())
 	if HasToken(a.SQL) {
-		if ctx, res = s.bindTokens(ctx, a.SQL, v, err); res != nil {
+		if ctx, res = s.bindTokens(ctx, a.SQL, err); res != nil {
 			return res, nil
 		}
 	}
@@ -417,7 +417,8 @@ func (s *Set) renderChart(args json.RawMessage) (any, error) {
 	if err := c.fill(last.Rows, xi, yi); err != nil {
 		return nil, err
 	}
-	return s.mask.maskChart(c)
+	masked := s.mask.maskedColumns(last.SQL, last.Columns)
+	return s.mask.maskChart(c, masked[xi], masked[yi])
 }
 
 // columnIndex finds the column of that name: exactly, else regardless of

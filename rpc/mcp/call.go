@@ -86,7 +86,8 @@ func (s *Server) run(ctx context.Context, req *sdk.CallToolRequest, tool, source
 	if err != nil {
 		return conversation.CallResult{}, err
 	}
-	c := conversation.Call{Source: src.Name, Tool: tool, Args: data, Confirm: s.confirmer(req, src.Name+" ("+src.Type+")")}
+	c := conversation.Call{Source: src.Name, Tool: tool, Args: data, Confirm: s.confirmer(req, src.Name+" ("+src.Type+")"),
+		Tokens: &s.tokens}
 	if !s.opts.NoLog {
 		c.Log = logName
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -44,6 +45,38 @@ func TestMaskedColumns(t *testing.T) {
 		}
 		assert.True(t, strings.Contains(string(data), "masked:status:"), "the call log holds the tokens")
 	}
+}
+
+// TestMaskedTokensAcrossCalls: the MCP server is one session as masking
+// sees it. A token one call returns finds its row in the next call, the
+// same value has the same token in both, and a second connection to the
+// same server understands it too.
+func TestMaskedTokensAcrossCalls(t *testing.T) {
+	f := newFixture(t, fixtureOptions{onlySource: true})
+	path := f.home.SourcesPath()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, append(data, "  mask: [orders.status]\n"...), 0o600))
+	cs := f.connect(nil)
+
+	first := call(t, cs, "execute_sql", map[string]any{"sql": "SELECT id, status FROM orders WHERE id = 3"})
+	require.False(t, first.IsError, text(first))
+	token := regexp.MustCompile(`<masked:status:[0-9a-f]{12,}>`).FindString(text(first))
+	require.NotEmpty(t, token, "no token in %s", text(first))
+	assert.NotContains(t, text(first), "pending")
+
+	found := call(t, cs, "execute_sql", map[string]any{"sql": "SELECT id FROM orders WHERE status = '" + token + "'"})
+	require.False(t, found.IsError, text(found))
+	assert.Equal(t, []any{[]any{float64(3)}}, structured(t, found)["rows"], "the token of the first call finds its row: %s", text(found))
+
+	again := call(t, cs, "profile_column", map[string]any{"table": "orders", "column": "status"})
+	require.False(t, again.IsError, text(again))
+	assert.Contains(t, text(again), token, "the same value has the same token in another call")
+
+	other := f.connect(nil)
+	later := call(t, other, "execute_sql", map[string]any{"sql": "SELECT count(*) AS n FROM orders WHERE status = '" + token + "'"})
+	require.False(t, later.IsError, text(later))
+	assert.Equal(t, []any{[]any{float64(1)}}, structured(t, later)["rows"], "another connection to the same server: %s", text(later))
 }
 
 func mustJSON(t *testing.T, v any) string {

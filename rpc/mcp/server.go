@@ -49,6 +49,10 @@ type Server struct {
 	log  *slog.Logger
 	sdk  *sdk.Server
 	res  *resources
+	// tokens makes the server one session as masking sees it: a masked
+	// value has one token in every call, and a call understands the
+	// tokens of the calls before it.
+	tokens conversation.TokenScope
 }
 
 // New returns a server over ws with its tools and resources.

@@ -1,0 +1,91 @@
+package conversation_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aiq/aiq-rpc/conversation"
+	"github.com/aiq/aiq-rpc/conversation/modeltest"
+	"github.com/aiq/aiq-rpc/sessionio"
+	"github.com/aiq/aiq-rpc/tools/dbtest"
+)
+
+// TestMaskAddedDuringSession: a mask added to sources.yaml while a session
+// is open applies from its next turn: the model's requests of that turn
+// hold tokens, never the values, and a token of that turn finds its row.
+func TestMaskAddedDuringSession(t *testing.T) {
+	src := dbtest.SQLite(t)
+	dbtest.Exec(t, src,
+		"CREATE TABLE customers (id integer PRIMARY KEY, email text, city text)",
+		"INSERT INTO customers VALUES (1, 'ann@example.com', 'Oslo'), (2, 'bob@example.com', 'Rome')",
+	)
+	home := sessionio.Home{Dir: t.TempDir()}
+	path := home.SourcesPath()
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o700))
+	yaml := fmt.Sprintf("- name: db\n  type: sqlite\n  database: %q\n", src.Database)
+	require.NoError(t, os.WriteFile(path, []byte(yaml), 0o600))
+
+	sql := func(id, q string) modeltest.Step {
+		args, err := json.Marshal(map[string]string{"sql": q})
+		require.NoError(t, err)
+		return modeltest.Call(id, "execute_sql", string(args))
+	}
+	tokenRe := regexp.MustCompile(`<masked:email:[0-9a-f]{12,}>`)
+	var token string
+	model := &modeltest.Model{}
+	model.Steps = []modeltest.Step{
+		sql("c1", "SELECT id, city FROM customers ORDER BY id"),
+		modeltest.Answer("Two customers."),
+	}
+	ws := conversation.NewWorkspace(conversation.Config{
+		Home:          home,
+		Model:         func() (conversation.Model, error) { return model, nil },
+		DefaultSource: "db",
+	})
+	t.Cleanup(func() { ws.Close() })
+	ctx := context.Background()
+	id, err := ws.Default(ctx)
+	require.NoError(t, err)
+	_, err = ws.Ask(ctx, id, conversation.Question{Query: "the cities"}, nil, nil)
+	require.NoError(t, err)
+	first := len(model.Requests())
+
+	require.NoError(t, os.WriteFile(path, []byte(yaml+"  mask: [customers.email]\n"), 0o600))
+	model.Respond = func(req conversation.Request) modeltest.Step {
+		last := req.Messages[len(req.Messages)-1].Content
+		if last == "the emails" {
+			return sql("c2", "SELECT id, email FROM customers ORDER BY id")
+		}
+		if token == "" {
+			if token = tokenRe.FindString(last); token == "" {
+				return modeltest.Answer("no token in " + last)
+			}
+			return sql("c3", "SELECT id FROM customers WHERE email = '"+token+"'")
+		}
+		return modeltest.Answer("Done.")
+	}
+	ans, err := ws.Ask(ctx, id, conversation.Question{Query: "the emails"}, nil, nil)
+	require.NoError(t, err)
+	require.NotEmpty(t, token, "the second turn's model never got a token: %s", ans.Answer)
+	require.Len(t, ans.Statements, 2, "the second turn's statements")
+	assert.Equal(t, "bob@example.com", ans.Statements[0].Rows[1][1], "the editor's rows keep the real values")
+	assert.Equal(t, [][]any{{int64(1)}}, ans.Statements[1].Rows, "the token finds its row")
+
+	reqs := model.Requests()[first:]
+	require.NotEmpty(t, reqs)
+	for i, r := range reqs {
+		body, err := json.Marshal(r.Messages)
+		require.NoError(t, err)
+		for _, v := range []string{"ann@example.com", "bob@example.com"} {
+			assert.NotContains(t, string(body), v, "request %d of the second turn holds a masked value", i+1)
+		}
+	}
+}
