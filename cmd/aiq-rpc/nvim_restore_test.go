@@ -67,22 +67,10 @@ func TestNvimRestoreInTmux(t *testing.T) {
 			case c.answer != "":
 				// The end of the first answer, then the second question
 				// and its answer; the first question is scrolled away.
-				order := []string{"Line 60 of", "That is all.", q2, a2}
-				at := -1
-				for _, want := range order {
-					i := strings.Index(screen, want)
-					require.Greater(t, i, at, "%q is not shown after %v:\n%s", want, order, screen)
-					at = i
-				}
+				requireInOrder(t, screen, "Line 60 of", "That is all.", q2, a2)
 				assert.Equal(t, []string{q1, q2}, n.userMessages(1), "the second question goes on with the first conversation")
 			case c.restore:
-				order := []string{q1, a1, q2, a2}
-				at := -1
-				for _, want := range order {
-					i := strings.Index(screen, want)
-					require.Greater(t, i, at, "%q is not shown after %v:\n%s", want, order, screen)
-					at = i
-				}
+				requireInOrder(t, screen, q1, a1, q2, a2)
 				assert.Equal(t, []string{q1, q2}, n.userMessages(1), "the second question goes on with the first conversation")
 			default:
 				assert.NotContains(t, screen, q1, "the earlier question is shown")
@@ -110,4 +98,15 @@ func askInTmux(tn *tmuxNvim, question, answer string) string {
 // lastLine is text's last line.
 func lastLine(text string) string {
 	return text[strings.LastIndex(text, "\n")+1:]
+}
+
+// requireInOrder fails unless screen shows each of texts, in their order.
+func requireInOrder(t *testing.T, screen string, texts ...string) {
+	t.Helper()
+	at := -1
+	for _, want := range texts {
+		i := strings.Index(screen, want)
+		require.Greater(t, i, at, "%q is not shown after %v:\n%s", want, texts, screen)
+		at = i
+	}
 }

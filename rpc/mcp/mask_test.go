@@ -17,10 +17,7 @@ import (
 // rows and in profile_column, and the call log holds none of them.
 func TestMaskedColumns(t *testing.T) {
 	f := newFixture(t, fixtureOptions{onlySource: true})
-	path := f.home.SourcesPath()
-	data, err := os.ReadFile(path)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(path, append(data, "  mask: [orders.status]\n"...), 0o600))
+	maskStatus(t, f)
 	cs := f.connect(nil)
 	values := []string{"delivered", "pending", "shipped"}
 
@@ -53,10 +50,7 @@ func TestMaskedColumns(t *testing.T) {
 // same server understands it too.
 func TestMaskedTokensAcrossCalls(t *testing.T) {
 	f := newFixture(t, fixtureOptions{onlySource: true})
-	path := f.home.SourcesPath()
-	data, err := os.ReadFile(path)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(path, append(data, "  mask: [orders.status]\n"...), 0o600))
+	maskStatus(t, f)
 	cs := f.connect(nil)
 
 	first := call(t, cs, "execute_sql", map[string]any{"sql": "SELECT id, status FROM orders WHERE id = 3"})
@@ -84,4 +78,13 @@ func mustJSON(t *testing.T, v any) string {
 	data, err := json.Marshal(v)
 	require.NoError(t, err)
 	return string(data)
+}
+
+// maskStatus masks orders.status in the fixture's only source.
+func maskStatus(t *testing.T, f *fixture) {
+	t.Helper()
+	path := f.home.SourcesPath()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, append(data, "  mask: [orders.status]\n"...), 0o600))
 }
