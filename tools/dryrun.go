@@ -130,9 +130,9 @@ func (p *postgres) dryRun(ctx context.Context, query string, args []any, table s
 	case err != nil:
 		return 0, "", err
 	case kind != "r" && kind != "p":
-		return 0, "its target " + table + " is not a table", nil
+		return 0, notATable(table), nil
 	case triggers > 0:
-		return 0, "the table " + table + " has triggers, whose effects may reach outside the transaction", nil
+		return 0, hasTriggers(table), nil
 	case rules > 0:
 		return 0, "the table " + table + " has rules, which may turn the statement into others", nil
 	}
@@ -176,29 +176,17 @@ func (m *mysqlDB) dryRun(ctx context.Context, query string, args []any, table st
 	case err != nil:
 		return 0, "", err
 	case !engine.Valid:
-		return 0, "its target " + table + " is not a table", nil
+		return 0, notATable(table), nil
 	case !strings.EqualFold(engine.String, "InnoDB"):
 		return 0, fmt.Sprintf("the table %s is %s, an engine without transactions, so a rollback could not undo it", table, engine.String), nil
 	case triggers > 0:
-		return 0, "the table " + table + " has triggers, whose effects may reach outside the transaction", nil
+		return 0, hasTriggers(table), nil
 	}
 	if err := m.prepareSession(ctx, c, true); err != nil {
 		return 0, "", err
 	}
-	tx, err := c.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, "", fmt.Errorf("begin the transaction: %w", err)
-	}
-	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, query, args...)
-	if err != nil {
-		return 0, "", err
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return 0, "", err
-	}
-	return n, "", tx.Rollback()
+	n, err := countRolledBack(ctx, c, query, args)
+	return n, "", err
 }
 
 // dryRun on SQLite: a table without triggers. The rollback releases the
@@ -226,9 +214,9 @@ func (s *sqliteDB) dryRun(ctx context.Context, query string, args []any, table s
 	case !kind.Valid:
 		return 0, "", fmt.Errorf("there is no table %s", table)
 	case kind.String != "table":
-		return 0, "its target " + table + " is not a table", nil
+		return 0, notATable(table), nil
 	case triggers > 0:
-		return 0, "the table " + table + " has triggers, whose effects may reach outside the transaction", nil
+		return 0, hasTriggers(table), nil
 	}
 	if err := setAuthorizer(c, nil); err != nil {
 		return 0, "", err
@@ -236,20 +224,34 @@ func (s *sqliteDB) dryRun(ctx context.Context, query string, args []any, table s
 	if _, err := c.ExecContext(ctx, "PRAGMA query_only = 0"); err != nil {
 		return 0, "", fmt.Errorf("set the access mode: %w", err)
 	}
+	n, err := countRolledBack(ctx, c, query, args)
+	return n, "", err
+}
+
+// countRolledBack runs query with args on c in a transaction that is
+// always rolled back, and returns the rows it changed.
+func countRolledBack(ctx context.Context, c *sql.Conn, query string, args []any) (int64, error) {
 	tx, err := c.BeginTx(ctx, nil)
 	if err != nil {
-		return 0, "", fmt.Errorf("begin the transaction: %w", err)
+		return 0, fmt.Errorf("begin the transaction: %w", err)
 	}
 	defer tx.Rollback()
 	res, err := tx.ExecContext(ctx, query, args...)
 	if err != nil {
-		return 0, "", err
+		return 0, err
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return 0, "", err
+		return 0, err
 	}
-	return n, "", tx.Rollback()
+	return n, tx.Rollback()
+}
+
+// notATable and hasTriggers are why a dry run is skipped on every engine.
+func notATable(table string) string { return "its target " + table + " is not a table" }
+
+func hasTriggers(table string) string {
+	return "the table " + table + " has triggers, whose effects may reach outside the transaction"
 }
 
 // dryRun puts what a dry run of the request's statement found into it.
