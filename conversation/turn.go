@@ -174,6 +174,7 @@ func (r *Runner) Run(ctx context.Context, s *Session, t Turn, p Progress) (Resul
 	specs := r.specs() // once a turn: the tool set does not change within one
 	base := buildRequest(t.System, s.History)
 	added := []Message{{Role: RoleUser, Content: t.User}}
+	ids := callIDs(s.History)
 	var res Result
 	var thoughts strings.Builder
 	onThought := func(delta string) {
@@ -197,7 +198,7 @@ func (r *Runner) Run(ctx context.Context, s *Session, t Turn, p Progress) (Resul
 				rp.Note(n)
 			}
 		}
-		calls := normalizeCalls(reply.ToolCalls, res.ModelCalls)
+		calls := normalizeCalls(reply.ToolCalls, ids)
 		msg := Message{Role: RoleAssistant, Content: reply.Content, ToolCalls: calls}
 		if len(calls) > 0 {
 			// Reasoning models that call tools want their reasoning back
@@ -257,19 +258,41 @@ func concat(a, b []Message) []Message {
 
 // normalizeCalls gives every call an id and the type "function", so that
 // each tool result can name the call it answers even when the model left
-// the id out or used one twice.
-func normalizeCalls(calls []ToolCall, request int) []ToolCall {
+// the id out or used one again. An id is unique in the session: seen holds
+// the ids of its history and of the turn so far, and takes the new ones.
+// Clients find a call by its id (result/export's callId, ACP's cards), and
+// models that number their calls from 1 in every turn are common.
+func normalizeCalls(calls []ToolCall, seen map[string]bool) []ToolCall {
 	var out []ToolCall
-	seen := map[string]bool{}
-	for i, c := range calls {
+	for _, c := range calls {
 		if c.ID == "" || seen[c.ID] {
-			c.ID = fmt.Sprintf("call_aiq_%d_%d", request, i+1)
+			c.ID = freshCallID(seen)
 		}
 		c.Type = "function" // the only kind of tool we offer
 		seen[c.ID] = true
 		out = append(out, c)
 	}
 	return out
+}
+
+// freshCallID is an id of ours that seen does not hold.
+func freshCallID(seen map[string]bool) string {
+	for n := len(seen) + 1; ; n++ {
+		if id := fmt.Sprintf("call_aiq_%d", n); !seen[id] {
+			return id
+		}
+	}
+}
+
+// callIDs are the ids of the calls in history.
+func callIDs(history []Message) map[string]bool {
+	ids := map[string]bool{}
+	for _, m := range history {
+		for _, c := range m.ToolCalls {
+			ids[c.ID] = true
+		}
+	}
+	return ids
 }
 
 func (r *Runner) runTool(ctx context.Context, call ToolCall, specs []ToolSpec, p Progress) ToolOutcome {

@@ -244,12 +244,51 @@ func TestModelCallIDsAreMadeUsable(t *testing.T) {
 	require.NoError(t, err)
 	calls := s.History[1].ToolCalls
 	require.Len(t, calls, 3)
-	assert.Equal(t, []string{"call_aiq_1_1", "dup", "call_aiq_1_3"}, []string{calls[0].ID, calls[1].ID, calls[2].ID})
+	assert.Equal(t, []string{"call_aiq_1", "dup", "call_aiq_3"}, []string{calls[0].ID, calls[1].ID, calls[2].ID})
 	for _, c := range calls {
 		assert.Equal(t, "function", c.Type)
 	}
-	assert.Equal(t, []string{"call_aiq_1_1", "dup", "call_aiq_1_3"},
+	assert.Equal(t, []string{"call_aiq_1", "dup", "call_aiq_3"},
 		[]string{s.History[2].ToolCallID, s.History[3].ToolCallID, s.History[4].ToolCallID})
+}
+
+// TestCallIDsUniqueInSession: a model that leaves ids out, or numbers its
+// calls from 1 in every turn, still gets an id per call that no other call
+// of the session has, as result/export finds a call by it; each result
+// names its call's new id.
+func TestCallIDsUniqueInSession(t *testing.T) {
+	call := func(id string) modeltest.Step {
+		return modeltest.Step{ToolCalls: []conversation.ToolCall{
+			{ID: id, Function: conversation.FunctionCall{Name: "execute_sql", Arguments: `{"sql":"SELECT 1"}`}},
+		}}
+	}
+	m := &modeltest.Model{Steps: []modeltest.Step{
+		call(""), modeltest.Answer("a"),
+		call(""), call("call_0"), modeltest.Answer("b"),
+		call("call_0"), call("call_aiq_1"), modeltest.Answer("c"),
+	}}
+	s := newSession()
+	r := newRunner(m, sqlTool())
+	for _, q := range []string{"q1", "q2", "q3"} {
+		_, err := r.Run(context.Background(), s, conversation.Turn{User: q}, nil)
+		require.NoError(t, err)
+	}
+	seen := map[string]bool{}
+	var answered []string
+	for _, msg := range s.History {
+		for _, c := range msg.ToolCalls {
+			assert.False(t, seen[c.ID], "the id %q is used twice", c.ID)
+			seen[c.ID] = true
+		}
+		if msg.Role == conversation.RoleTool {
+			answered = append(answered, msg.ToolCallID)
+		}
+	}
+	assert.Len(t, seen, 5)
+	for _, id := range answered {
+		assert.True(t, seen[id], "a result answers %q, which no call has", id)
+	}
+	assert.Len(t, answered, 5)
 }
 
 // failing turns must leave the session exactly as it was.

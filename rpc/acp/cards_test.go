@@ -12,8 +12,9 @@ import (
 )
 
 // TestToolCallIDsUnique: a model that gives every turn's call the same id
-// still shows each call with an id of its own, across turns and after the
-// session is loaded again and replayed; the first turn names the session.
+// still shows each call with an id of its own (the turn gives the second
+// call a new one), across turns and after the session is loaded again and
+// replayed; the first turn names the session.
 func TestToolCallIDsUnique(t *testing.T) {
 	sql := "SELECT o.id FROM orders o JOIN orders p ON p.id = o.id WHERE o.id = 1"
 	f := newFixture(t, sqlCall("call_1", sql), llmtest.Step{Text: "One."}, sqlCall("call_1", sql), llmtest.Step{Text: "Still one."})
@@ -31,7 +32,7 @@ func TestToolCallIDsUnique(t *testing.T) {
 			titles = append(titles, *u.SessionInfoUpdate.Title)
 		}
 	}
-	assert.Equal(t, []string{"call_1", "call_1#2"}, ids)
+	assert.Equal(t, []string{"call_1", "call_aiq_2"}, ids)
 	assert.Equal(t, []string{"Which order is first?"}, titles, "one title, after the first turn")
 
 	g := newFixture(t)
@@ -44,7 +45,7 @@ func TestToolCallIDsUnique(t *testing.T) {
 			replayed = append(replayed, string(u.ToolCall.ToolCallId))
 		}
 	}
-	assert.Equal(t, []string{"call_1", "call_1#2"}, replayed, "the replay keeps them apart")
+	assert.Equal(t, []string{"call_1", "call_aiq_2"}, replayed, "the replay keeps them apart")
 }
 
 // TestPromptRightAfterCancel: a prompt sent at once after session/cancel

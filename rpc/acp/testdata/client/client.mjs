@@ -140,10 +140,11 @@ ok("session/new");
   assert.deepEqual(info.map((u) => u.title), ["what does this do?"], "the first turn names the session");
   ok("session/prompt streams text, a tool_call and its tool_call_update with the SQL and its rows; the session gets a title");
 
-  // The model gives the same call id in the next turn: the card gets its own.
+  // The model gives the same call id in the next turn: the call gets one of
+  // its own, in the session and on the card.
   const again = await prompt(sessionId, text("what does this do? once more"));
   const second = again.updates.find((u) => u.sessionUpdate === "tool_call");
-  assert.equal(second.toolCallId, "call_count#2");
+  assert.match(second.toolCallId, /^call_aiq_\d+$/);
   assert.equal(again.updates.filter((u) => u.sessionUpdate === "session_info_update").length, 0, "the title is sent once");
   ok("a tool call id is unique across turns");
 }
@@ -226,7 +227,7 @@ ok("session/new");
   // Loaded again, the conversation replays with every tool call id once.
   await agent.request(acp.methods.agent.session.load, { sessionId: saved, cwd: tmp, mcpServers: [] });
   const ids = take(saved).filter((u) => u.sessionUpdate === "tool_call").map((u) => u.toolCallId);
-  assert.ok(ids.includes("call_count") && ids.includes("call_count#2"), `replayed ids: ${ids}`);
+  assert.ok(ids.includes("call_count") && ids.some((id) => /^call_aiq_\d+$/.test(id)), `replayed ids: ${ids}`);
   assert.equal(new Set(ids).size, ids.length, `a replayed id is used twice: ${ids}`);
   ok("tool call ids stay unique when the session is loaded and replayed");
 
