@@ -25,6 +25,9 @@ type ExportRequest struct {
 	Overwrite bool
 	// Progress, when not nil, hears the rows written so far, now and then.
 	Progress func(rows int64)
+	// Confirm asks the user before a read the engine estimates above the
+	// source's max_estimated_rows, as in a turn; nil rejects it.
+	Confirm Confirmer
 }
 
 // Exported is a written export.
@@ -90,7 +93,7 @@ func (w *Workspace) Export(ctx context.Context, id string, req ExportRequest) (E
 			return nil, err
 		}
 		sink := &progressSink{RowWriter: out, report: req.Progress, last: time.Now()}
-		res := ex.Export(tools.WithRowSink(ctx, sink), sql)
+		res := ex.Export(withConfirmer(tools.WithRowSink(ctx, sink), req.Confirm), sql)
 		if res.Status != tools.StatusSuccess {
 			if ctx.Err() != nil {
 				return nil, fmt.Errorf("export: %w", ctx.Err())
@@ -216,7 +219,8 @@ func (b *sessionToolbox) exporter() (exporter, bool) {
 	return e, ok
 }
 
-// Export runs sql read-only; its rows go to the sink on ctx.
+// Export runs sql read-only, through the cost gate; its rows go to the
+// sink on ctx.
 func (b *sqlToolbox) Export(ctx context.Context, sql string) *tools.StatementResult {
-	return b.db.Run(ctx, sql, false)
+	return b.set.Export(ctx, sql)
 }

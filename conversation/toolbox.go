@@ -111,13 +111,25 @@ func (b *sessionToolbox) setConfirmer(c Confirmer) {
 }
 
 func (b *sessionToolbox) ask(ctx context.Context, req ConfirmRequest) (Decision, error) {
-	b.mu.Lock()
-	c := b.confirm
-	b.mu.Unlock()
+	c, ok := ctx.Value(confirmerKey{}).(Confirmer)
+	if !ok {
+		b.mu.Lock()
+		c = b.confirm
+		b.mu.Unlock()
+	}
 	if c == nil {
 		return Reject, nil
 	}
 	return c(ctx, req)
+}
+
+type confirmerKey struct{}
+
+// withConfirmer returns a copy of ctx under which the session's toolbox
+// asks c rather than the running turn's confirmer: for work beside a turn,
+// such as an export, which must not take the turn's place.
+func withConfirmer(ctx context.Context, c Confirmer) context.Context {
+	return context.WithValue(ctx, confirmerKey{}, c)
 }
 
 // followMask makes the masking of an open session follow sources.yaml as

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -47,6 +48,11 @@ func TestCostGate(t *testing.T) {
 		req := conf.requests[0]
 		if req.Risk != "cost" || !strings.Contains(req.Reason, "estimates") || !strings.Contains(req.Reason, c.wantMention) || req.Scope != "" {
 			t.Errorf("request %+v: want risk cost, the estimate and the limit %s, no scope", req, c.wantMention)
+		}
+		// An export of all the rows goes through the same gate.
+		conf.answers = append([]Decision{Reject}, conf.answers...)
+		if res := s.Export(context.Background(), c.costly); res.Status != StatusRejected || len(conf.requests) != 2 || conf.requests[1].Risk != "cost" {
+			t.Fatalf("a costly export: %s %q after %d requests; want it to ask, and run nothing when rejected", res.Status, res.Error, len(conf.requests))
 		}
 		if e.name == "sqlite" {
 			// Allowed once, it runs, read-only as ever.

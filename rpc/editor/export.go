@@ -43,7 +43,7 @@ func resultExport(ctx context.Context, s *Server, req request, p exportParams) (
 		progress.event(conversation.Event{Kind: conversation.EventStatus, Message: fmt.Sprintf("Exporting: %d rows written", rows), RowsWritten: rows})
 	}
 	res, err := s.ws.Export(ctx, p.SessionID, conversation.ExportRequest{CallID: p.CallID, SQL: p.SQL, Format: p.Format,
-		Path: p.Path, Overwrite: p.Overwrite, Progress: report})
+		Path: p.Path, Overwrite: p.Overwrite, Progress: report, Confirm: s.confirmer(p.SessionID)})
 	progress.close()
 	var failed *conversation.ExportFailedError
 	switch {
