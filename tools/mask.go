@@ -67,10 +67,11 @@ const maxMaskedValues = 100_000
 // subquery over email are masked. A statement with MySQL executable
 // comments, or one the lexer cannot read, has every column masked, and so
 // has one with a column alias list even on unmasked tables (WITH
-// RECURSIVE t(n) AS ...): the rule errs towards masking. Not covered: a
-// view or a function that returns a masked column under another name, a
-// value the database quotes in an error message, and a value a confirmed
-// write copies into a column that is not masked.
+// RECURSIVE t(n) AS ...): the rule errs towards masking. The error of a
+// failed statement that refers to a masked column reaches the model with
+// every quoted value in it hidden (redactValues). Not covered: a view or a
+// function that returns a masked column under another name, and a value a
+// confirmed write copies into a column that is not masked.
 //
 // A Masker's names follow the source's configuration (SetSource) while
 // its key, and so its tokens, stay those of its session. A nil *Masker
@@ -222,12 +223,38 @@ func (m *Masker) maskRows(columns []string, masked []bool, rows [][]any) [][]any
 
 // ModelView is r.ModelView with the masked columns' values as tokens.
 func (m *Masker) ModelView(r *StatementResult) any {
-	if !m.active() || r.Status != StatusSuccess {
+	if !m.active() {
 		return r.ModelView()
+	}
+	if r.Status != StatusSuccess {
+		// A database quotes the value it could not use in its error
+		// (invalid input syntax for type integer: "ann@example.com").
+		if r.Error == "" || !m.mentions(r.SQL) {
+			return r.ModelView()
+		}
+		cp := *r
+		cp.Error = redactValues(r.Error)
+		return cp.ModelView()
 	}
 	cp := *r
 	cp.Rows = m.maskRows(r.Columns, m.maskedColumns(r.SQL, r.Columns), r.Rows)
 	return cp.ModelView()
+}
+
+// quotedValue matches what a database's error quotes of a value: a
+// string in double or single quotes, or a key's value, Key (email)=(...).
+var quotedValue = regexp.MustCompile(`"[^"]*"|'[^']*'|\)=\([^)]*\)`)
+
+// redactValues is an error with every quoted value in it replaced: the
+// model reads it when the statement refers to a masked column.
+func redactValues(msg string) string {
+	return quotedValue.ReplaceAllStringFunc(msg, func(q string) string {
+		switch q[0] {
+		case '"', '\'':
+			return q[:1] + "<masked>" + q[:1]
+		}
+		return ")=(<masked>)"
+	})
 }
 
 // maskProfile replaces the values of a masked column's profile by tokens:

@@ -154,6 +154,16 @@ func TestMaskedColumns(t *testing.T) {
 		}
 		noSecret("render_chart over email AS e", modelJSON(t, s, aliased))
 
+		if e.name == "postgres" {
+			// The database quotes the value it could not cast in its error.
+			failed := execSQL(t, s, "SELECT id FROM customers WHERE email::int = 1")
+			wantStatus(t, failed, StatusError)
+			noSecret("the model's error", modelJSON(t, s, failed))
+			if !strings.Contains(failed.Error, "@example.com") {
+				t.Errorf("the editor's error %q lost the value", failed.Error)
+			}
+		}
+
 		other := NewSet(db, nil)
 		again := execSQL(t, other, "SELECT email FROM customers WHERE id = 2")
 		if v := modelJSON(t, other, again); strings.Contains(v, bob) || !maskTokenRe.MatchString(v) {
@@ -341,6 +351,21 @@ func TestMaskedColumnsByStatement(t *testing.T) {
 	} {
 		if got := my.maskedColumns(tt.sql, []string{"x"})[0]; got != tt.want {
 			t.Errorf("MySQL %q: masked %v, want %v", tt.sql, got, tt.want)
+		}
+	}
+}
+
+// TestRedactValues: every value a database error quotes is hidden, and
+// the rest of the sentence kept.
+func TestRedactValues(t *testing.T) {
+	for in, want := range map[string]string{
+		`ERROR: invalid input syntax for type integer: "ann@example.com" (SQLSTATE 22P02)`:              `ERROR: invalid input syntax for type integer: "<masked>" (SQLSTATE 22P02)`,
+		`Error 1062 (23000): Duplicate entry 'ann@example.com' for key 'email'`:                         `Error 1062 (23000): Duplicate entry '<masked>' for key '<masked>'`,
+		`duplicate key value violates unique constraint; Key (email)=(ann@example.com) already exists.`: `duplicate key value violates unique constraint; Key (email)=(<masked>) already exists.`,
+		`no such column: emial`: `no such column: emial`,
+	} {
+		if got := redactValues(in); got != want {
+			t.Errorf("redactValues(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

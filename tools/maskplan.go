@@ -36,6 +36,24 @@ func (m *Masker) maskedColumns(sql string, columns []string) []bool {
 	return out
 }
 
+// mentions reports whether sql refers to a masked column anywhere, in
+// any way a server may read it, or cannot be read well enough to tell.
+func (m *Masker) mentions(sql string) bool {
+	if !m.active() {
+		return false
+	}
+	for n, r := range sqlReadings(sql, m.dialect) {
+		toks, regions, err := lexSQL(sql, m.dialect, r)
+		if err != nil && n > 0 && !isClassifyError(err, errAmbiguous) {
+			continue
+		}
+		if err != nil || regions > 0 || m.scanStatement(sql, toks).anyRef {
+			return true
+		}
+	}
+	return false
+}
+
 func allTrue(b []bool) []bool {
 	for i := range b {
 		b[i] = true
