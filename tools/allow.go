@@ -134,20 +134,46 @@ func (p *shapeParser) shape() (Shape, bool) {
 }
 
 // hasWhere reports whether the statement has a WHERE of its own, outside
-// parentheses.
+// parentheses, that names a column: WHERE true, WHERE 1 = 1 or WHERE
+// now() IS NOT NULL pick every row, as no WHERE does.
 func (p *shapeParser) hasWhere() bool {
-	depth := 0
-	for _, t := range p.toks {
+	depth, in := 0, false
+	for i, t := range p.toks {
 		switch {
 		case t.isPunct("("):
 			depth++
 		case t.isPunct(")"):
 			depth--
 		case depth == 0 && t.isWord("WHERE"):
+			in = true
+		case depth == 0 && in && (t.isWord("RETURNING") || t.isWord("ORDER") || t.isWord("LIMIT")):
+			return false
+		case in && namesColumn(p.toks, i):
 			return true
 		}
 	}
 	return false
+}
+
+// namesColumn reports whether toks[i] may name a column: an identifier
+// that is not a function's name, nor a word of SQL's conditions.
+func namesColumn(toks []sqlToken, i int) bool {
+	t := toks[i]
+	if t.kind != tokWord && t.kind != tokQuoted || i+1 < len(toks) && toks[i+1].isPunct("(") {
+		return false
+	}
+	if t.kind == tokQuoted {
+		return true
+	}
+	switch t.text {
+	case "TRUE", "FALSE", "NULL", "UNKNOWN", "NOT", "AND", "OR", "XOR", "IS", "IN", "LIKE", "ILIKE", "GLOB",
+		"REGEXP", "RLIKE", "MATCH", "SIMILAR", "TO", "ESCAPE", "BETWEEN", "SYMMETRIC", "EXISTS", "DISTINCT", "FROM",
+		"CASE", "WHEN", "THEN", "ELSE", "END", "CAST", "AS", "COLLATE", "INTERVAL", "DIV", "MOD", "ANY", "ALL", "SOME",
+		"SELECT", "ARRAY", "CURRENT_DATE", "CURRENT_TIME", "CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP",
+		"CURRENT_USER", "SESSION_USER", "USER":
+		return false
+	}
+	return true
 }
 
 // target reads the kind of a plain data change of one table and its

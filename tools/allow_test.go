@@ -23,6 +23,8 @@ func TestStatementShape(t *testing.T) {
 		{DialectMySQL, "UPDATE LOW_PRIORITY `orders` SET status = 'paid' WHERE id = 7", "UPDATE on `orders`"},
 		{DialectMySQL, "REPLACE INTO orders (id) VALUES (1)", "REPLACE on orders"},
 		{DialectSQLite, "DELETE FROM [order items] WHERE id = 1", "DELETE on [order items]"},
+		{DialectPostgres, `DELETE FROM orders WHERE "Id" = 1`, "DELETE on orders"},
+		{DialectPostgres, "DELETE FROM orders WHERE lower(status) = 'x'", "DELETE on orders"},
 	}
 	for _, c := range scoped {
 		s, ok := StatementShape(c.sql, c.d)
@@ -46,6 +48,12 @@ func TestStatementShape(t *testing.T) {
 		{DialectPostgres, "DELETE FROM order_items"},
 		{DialectPostgres, "UPDATE orders SET status = 'paid'"},
 		{DialectPostgres, "UPDATE orders SET status = (SELECT 1 WHERE true)"},
+		{DialectPostgres, "UPDATE orders SET status = 'x' WHERE true"},
+		{DialectPostgres, "DELETE FROM orders WHERE 1 = 1"},
+		{DialectPostgres, "DELETE FROM orders WHERE now() IS NOT NULL RETURNING id"},
+		{DialectPostgres, "DELETE FROM orders WHERE (NOT false)"},
+		{DialectMySQL, "DELETE FROM orders WHERE 1 ORDER BY id LIMIT 5"},
+		{DialectSQLite, "UPDATE orders SET a = 1 WHERE 'x' LIKE '%'"},
 		{DialectPostgres, "WITH d AS (DELETE FROM orders WHERE id = 1 RETURNING *) SELECT * FROM d"},
 		{DialectPostgres, "INSERT INTO t SELECT pg_read_file('/etc/passwd')"},
 		{DialectPostgres, "UPDATE orders SET note = pg_terminate_backend(1) WHERE id = 1"},
