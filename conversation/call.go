@@ -245,13 +245,21 @@ type callLog struct {
 
 // logCall appends a call's turn to the day's log of its source.
 func (w *Workspace) logCall(name string, src sessionio.Source, r *Runner, t Turn, res Result, start time.Time) (string, error) {
-	path := filepath.Join(w.cfg.Home.SessionsDir(), fmt.Sprintf("%s_%s_%s.json", name, start.Format("20060102"), fileSafe(src.Name)))
+	day := start.Format("20060102")
+	path := filepath.Join(w.cfg.Home.SessionsDir(), fmt.Sprintf("%s_%s_%s.json", name, day, fileSafe(src.Name)))
 	w.mu.Lock()
 	if w.logs == nil {
 		w.logs = map[string]*callLog{}
 	}
 	l, ok := w.logs[path]
 	if !ok {
+		// A server runs for days: the logs of earlier days, each up to a
+		// whole day of calls, are let go once a new one starts.
+		for p := range w.logs {
+			if !strings.Contains(filepath.Base(p), "_"+day+"_") {
+				delete(w.logs, p)
+			}
+		}
 		l = &callLog{}
 		w.logs[path] = l
 	}
