@@ -78,10 +78,11 @@ func (panicBox) Specs() []conversation.ToolSpec {
 	return []conversation.ToolSpec{{Name: "list_tables", Parameters: json.RawMessage(`{"type":"object"}`)}}
 }
 func (panicBox) Run(context.Context, string, json.RawMessage) (any, error) { panic("boom in a tool") }
-func (panicBox) Describe(context.Context) string                           { return "" }
+func (panicBox) Describe(context.Context) string                           { panic("boom in a schema") }
 
-// TestPanicAnswered: a panic in a tool call is answered as a tool error
-// and logged with its stack, and the server goes on serving.
+// TestPanicAnswered: a panic in a tool call is answered as a tool error,
+// one in a resource read as an error, each logged with its stack, and the
+// server goes on serving.
 func TestPanicAnswered(t *testing.T) {
 	f := newFixture(t, fixtureOptions{toolbox: func(context.Context, sessionio.Source, conversation.Confirmer) (conversation.Toolbox, error) {
 		return panicBox{}, nil
@@ -94,6 +95,12 @@ func TestPanicAnswered(t *testing.T) {
 	}
 	assert.Contains(t, f.log.String(), "boom in a tool")
 	assert.Contains(t, f.log.String(), "goroutine")
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	_, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "aiq://sources/" + f.src.Name + "/schema"})
+	require.Error(t, err, "a panic in a resource read")
+	assert.Contains(t, err.Error(), "failed inside the read")
+	assert.Contains(t, f.log.String(), "boom in a schema")
 	res := call(t, cs, "list_sources", nil)
 	assert.False(t, res.IsError, text(res))
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aiq/aiq-rpc/rpc/mcp"
+	"github.com/aiq/aiq-rpc/tools/dbtest"
 )
 
 const deleteSQL = "DELETE FROM orders WHERE status = 'pending'"
@@ -143,4 +144,29 @@ func TestOutsideReadAsks(t *testing.T) {
 	asked := e.requests()
 	require.Len(t, asked, 1)
 	assert.Contains(t, asked[0].Message, "ATTACH DATABASE")
+	assert.Contains(t, asked[0].Message, "reaches outside the database", "the prompt says what kind of risk it is")
+}
+
+// TestCostlyReadAsks: a read the engine estimates above the source's
+// max_estimated_rows asks as a write does, says why, and runs only when
+// allowed.
+func TestCostlyReadAsks(t *testing.T) {
+	f := newFixture(t, fixtureOptions{onlySource: true})
+	dbtest.Exec(t, f.src, "CREATE TABLE big (id integer PRIMARY KEY)",
+		"WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 2000) INSERT INTO big SELECT i FROM c")
+	src := f.src
+	src.MaxEstimatedRows = 1000
+	f.writeSources(src)
+	e := &elicitor{answer: answer("decline", "")}
+	cs := f.connect(e.options())
+	res := call(t, cs, "execute_sql", map[string]any{"sql": "SELECT id FROM big"})
+	assert.True(t, res.IsError, text(res))
+	asked := e.requests()
+	require.Len(t, asked, 1)
+	assert.Contains(t, asked[0].Message, "only reads, but is costly")
+	assert.Contains(t, asked[0].Message, "1,000")
+
+	cheap := call(t, cs, "execute_sql", map[string]any{"sql": "SELECT id FROM big WHERE id = 5"})
+	assert.False(t, cheap.IsError, text(cheap))
+	assert.Len(t, e.requests(), 1, "a cheap read does not ask")
 }

@@ -93,6 +93,9 @@ func (f *fixture) writeSources(sources ...sessionio.Source) {
 		if s.Host != "" {
 			fmt.Fprintf(&b, "  host: %s\n  port: %d\n  username: %s\n  password: %q\n", s.Host, s.Port, s.Username, s.Password.Reveal())
 		}
+		if s.MaxEstimatedRows != 0 {
+			fmt.Fprintf(&b, "  max_estimated_rows: %d\n", s.MaxEstimatedRows)
+		}
 	}
 	path := f.home.SourcesPath()
 	require.NoError(f.t, os.MkdirAll(filepath.Dir(path), 0o700))

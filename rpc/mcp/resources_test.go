@@ -59,7 +59,6 @@ func TestResourcesFollowSources(t *testing.T) {
 	}})
 	more := dbtest.SQLite(t)
 	more.Name = "sales"
-	time.Sleep(50 * time.Millisecond) // let the watcher note the file as it is
 	f.writeSources(f.src, sessionio.Source{Name: more.Name, Type: more.Type, Database: more.Database})
 	select {
 	case <-changed:

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -84,6 +85,9 @@ func schemaURI(name string) string {
 // sync makes the server's resources those of the configured sources.
 // Adding and removing them announces notifications/resources/list_changed.
 func (r *resources) sync(ctx context.Context) {
+	// The file's stamp is taken before it is read: a change that lands
+	// after is seen by the next look, even one before watch starts.
+	stamp := r.fileStamp()
 	sources, err := r.s.ws.Sources()
 	if err != nil {
 		r.s.log.Warn("mcp: the sources for the resources could not be read", "err", err)
@@ -91,6 +95,7 @@ func (r *resources) sync(ctx context.Context) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.stamp = stamp
 	var uris []string
 	for _, src := range sources {
 		uri := schemaURI(src.Name)
@@ -115,7 +120,13 @@ func (r *resources) sync(ctx context.Context) {
 
 // read reads the schema card of the source name.
 func (r *resources) read(name string) sdk.ResourceHandler {
-	return func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+	return func(ctx context.Context, req *sdk.ReadResourceRequest) (res *sdk.ReadResourceResult, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				r.s.log.Error("mcp: panic in a resource read", "uri", req.Params.URI, "panic", p, "stack", string(debug.Stack()))
+				res, err = nil, fmt.Errorf("aiq-rpc failed inside the read of %s (a bug, now in its log); try again, or report it", req.Params.URI)
+			}
+		}()
 		card, err := r.s.ws.SchemaCard(ctx, name)
 		if err != nil {
 			return nil, fmt.Errorf("read the schema of %s: %w", name, err)
@@ -128,9 +139,6 @@ func (r *resources) read(name string) sdk.ResourceHandler {
 // watch syncs the resources whenever sources.yaml changes, until ctx is
 // done.
 func (r *resources) watch(ctx context.Context, every time.Duration) {
-	r.mu.Lock()
-	r.stamp = r.fileStamp()
-	r.mu.Unlock()
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -139,10 +147,8 @@ func (r *resources) watch(ctx context.Context, every time.Duration) {
 			return
 		case <-t.C:
 		}
-		stamp := r.fileStamp()
 		r.mu.Lock()
-		changed := stamp != r.stamp
-		r.stamp = stamp
+		changed := r.fileStamp() != r.stamp
 		r.mu.Unlock()
 		if changed {
 			r.sync(ctx)
