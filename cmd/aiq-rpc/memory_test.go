@@ -128,7 +128,7 @@ func residentMemory(t testing.TB, pid int, field string) int64 {
 // history limit), and reports the server's resident memory at the end and
 // at its peak, in MiB.
 //
-//	go test -run '^$' -bench TurnMemory -benchtime 400x ./cmd/aiq-rpc/
+//	go test -run '^$' -bench TurnMemory -benchtime 300x -count 2 ./cmd/aiq-rpc/
 func BenchmarkTurnMemory(b *testing.B) {
 	for _, name := range []string{"jsonrpc", "acp"} {
 		b.Run(name, func(b *testing.B) {
