@@ -310,3 +310,38 @@ func TestConfirmationSaysWhy(t *testing.T) {
 		}
 	}
 }
+
+// TestSchemaFollowsConfirmedDDL: on every engine, the schema the model is
+// described after a CREATE TABLE the user allowed holds the new table, and
+// one the user declined changes nothing.
+func TestSchemaFollowsConfirmedDDL(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e testEngine) {
+		_, db := seeded(t, e, Options{})
+		c := &confirmer{answers: []Decision{Reject, AllowOnce}}
+		s := NewSet(db, c.confirm)
+		has := func(name string) bool {
+			t.Helper()
+			schema, err := db.Schema(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tb := range schema.Tables {
+				if strings.EqualFold(tb.Name, name) {
+					return true
+				}
+			}
+			return false
+		}
+		if has("made_now") {
+			t.Fatal("the table is there before it was made")
+		}
+		wantStatus(t, execSQL(t, s, "CREATE TABLE made_now (id int)"), StatusRejected)
+		if has("made_now") {
+			t.Fatal("a declined CREATE TABLE shows in the schema")
+		}
+		wantStatus(t, execSQL(t, s, "CREATE TABLE made_now (id int)"), StatusSuccess)
+		if !has("made_now") {
+			t.Error("the schema read after an allowed CREATE TABLE lacks the new table")
+		}
+	})
+}
