@@ -11,8 +11,8 @@ import (
 )
 
 // profile_column reads above profileSampleAbove rows (by the catalog's
-// estimate) only the first profileSampleRows the engine returns, and says
-// so; profileTop is how many common values it lists, each cut to
+// estimate), or of a table of unknown size, only the first
+// profileSampleRows the engine returns, and says so; profileTop is how many common values it lists, each cut to
 // maxProfileValue bytes.
 const (
 	profileSampleAbove = 1_000_000
@@ -92,8 +92,14 @@ func (s *Set) profileColumn(ctx context.Context, args json.RawMessage) (any, err
 	p := &ColumnProfile{Table: schema.TableName(t), Column: col.Name}
 	c := schema.Ident(col.Name)
 	from := schema.TableName(t)
-	if t.Rows > profileSampleAbove {
+	// A table whose size the catalog does not know (never analysed, or a
+	// count that stopped) may be huge: it is sampled too, and said so
+	// when the sample was full.
+	large, unknown := t.Rows > profileSampleAbove, t.Rows < 0 || t.RowsAtLeast
+	if large || unknown {
 		from = fmt.Sprintf("(SELECT %s FROM %s LIMIT %d) AS sample", c, from, profileSampleRows)
+	}
+	if large {
 		p.Sample = fmt.Sprintf("the first %d rows read of about %s, not a random sample", profileSampleRows, strings.TrimPrefix(FormatRows(t.Rows, false), "~"))
 	}
 	stats := s.db.Run(ctx, fmt.Sprintf("SELECT count(*), count(%[1]s), count(DISTINCT %[1]s), min(%[1]s), max(%[1]s) FROM %[2]s", c, from), false)
@@ -107,6 +113,9 @@ func (s *Set) profileColumn(ctx context.Context, args json.RawMessage) (any, err
 	}
 	row := stats.Rows[0]
 	p.Rows, p.Distinct = count(row[0]), count(row[2])
+	if unknown && !large && p.Rows >= profileSampleRows {
+		p.Sample = fmt.Sprintf("the first %d rows read of a table whose size the catalog does not know, not a random sample", profileSampleRows)
+	}
 	p.Nulls = p.Rows - count(row[1])
 	if p.Rows > 0 {
 		p.NullFraction = math.Round(float64(p.Nulls)/float64(p.Rows)*1000) / 1000

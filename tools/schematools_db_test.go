@@ -136,6 +136,13 @@ func TestProfileColumn(t *testing.T) {
 		if !strings.Contains(p.Sample, "first 100000 rows") || p.Rows != 3 || !strings.Contains(p.Summary(), "sampled 3 rows") {
 			t.Errorf("sampled profile = %+v (%s)", p, p.Summary())
 		}
+		// One of unknown size is read through the same bound, and, all of
+		// it fitting, says nothing of a sample.
+		big.Rows, big.RowsAtLeast = -1, false
+		p = runTool(t, s, ToolProfileColumn, `{"table":"customers","column":"name"}`).(*ColumnProfile)
+		if p.Sample != "" || p.Rows != 3 {
+			t.Errorf("profile of a small table of unknown size = %+v", p)
+		}
 	})
 }
 
@@ -239,5 +246,19 @@ func TestStoredSummary(t *testing.T) {
 	}
 	if _, ok := StoredSummary(ToolExecuteSQL, `{"status":"error","error":"x"}`); ok {
 		t.Error("a statement's error has a stored schema summary")
+	}
+}
+
+// TestProfileUnknownSize: SQLite without sqlite_stat1 counts a table's rows
+// only up to a bound; profile_column reads a table past it through the
+// sample's bound, and says so, rather than the whole table.
+func TestProfileUnknownSize(t *testing.T) {
+	src := dbtest.SQLite(t)
+	dbtest.Exec(t, src, "CREATE TABLE big (id integer PRIMARY KEY, v text)",
+		"WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 150000) INSERT INTO big SELECT i, 'v' || (i % 7) FROM c")
+	s := NewSet(openDB(t, src, Options{}), nil)
+	p := runTool(t, s, ToolProfileColumn, `{"table":"big","column":"v"}`).(*ColumnProfile)
+	if p.Rows != profileSampleRows || !strings.Contains(p.Sample, "size the catalog does not know") || p.Distinct != 7 {
+		t.Errorf("profile of a table past the count's bound = %+v", p)
 	}
 }
