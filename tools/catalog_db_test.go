@@ -28,7 +28,7 @@ func shopSchema(t *testing.T, e testEngine) (sessionio.Source, *DB) {
 
 func TestCatalog(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e testEngine) {
-		_, db := shopSchema(t, e)
+		src, db := shopSchema(t, e)
 		s, err := db.Schema(context.Background())
 		if err != nil {
 			t.Fatalf("Schema: %v", err)
@@ -73,6 +73,19 @@ func TestCatalog(t *testing.T) {
 			t.Errorf("card of orders =\n%s\nwant its index", card)
 		}
 		if e.dialect == DialectPostgres {
+			// A unique index is a UNIQUE as a constraint is; a partial
+			// one is not.
+			dbtest.Exec(t, src, "CREATE TABLE tags (id int PRIMARY KEY, slug text, name text)",
+				"CREATE UNIQUE INDEX tags_slug ON tags (slug)", "CREATE UNIQUE INDEX tags_name ON tags (name) WHERE id > 0")
+			db.RefreshSchema()
+			s, err = db.Schema(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			tags, _ := s.Table("tags")
+			if line := s.Line(&tags); !strings.Contains(line, "slug text UNIQUE") || strings.Contains(line, "name text UNIQUE") {
+				t.Errorf("line of tags = %s, want slug UNIQUE from its unique index, name not from a partial one", line)
+			}
 			events, ok := s.Table("audit.events")
 			if !ok || events.Schema != "audit" {
 				t.Fatalf("audit.events = %+v, %v; want it in schema audit", events, ok)

@@ -53,7 +53,7 @@ ORDER BY con.conrelid, con.contype, con.conname`
 
 // pgIndexesQuery reads the indexes, their columns as attribute numbers (0
 // for an expression).
-const pgIndexesQuery = pgUserSchemas + `SELECT i.indrelid, ic.relname, i.indisunique, i.indkey::int2[]::int[]
+const pgIndexesQuery = pgUserSchemas + `SELECT i.indrelid, ic.relname, i.indisunique, i.indpred IS NULL, i.indkey::int2[]::int[]
 FROM pg_index AS i
 JOIN pg_class AS ic ON ic.oid = i.indexrelid
 JOIN pg_class AS c ON c.oid = i.indrelid
@@ -235,17 +235,23 @@ func (cat *pgCatalog) readIndexes(ctx context.Context, c *pgx.Conn) error {
 		return err
 	}
 	var (
-		rel    uint32
-		name   string
-		unique bool
-		keys   []int32
+		rel           uint32
+		name          string
+		unique, whole bool
+		keys          []int32
 	)
-	_, err = pgx.ForEachRow(rows, []any{&rel, &name, &unique, &keys}, func() error {
+	_, err = pgx.ForEachRow(rows, []any{&rel, &name, &unique, &whole, &keys}, func() error {
 		t, ok := cat.tables.byKey[rel]
 		if !ok {
 			return nil
 		}
-		t.Indexes = append(t.Indexes, Index{Name: name, Columns: cat.names(rel, keys), Unique: unique})
+		cols := cat.names(rel, keys)
+		t.Indexes = append(t.Indexes, Index{Name: name, Columns: cols, Unique: unique})
+		// CREATE UNIQUE INDEX makes columns unique as a constraint does,
+		// unless it is partial (WHERE ...) or on an expression.
+		if unique && whole && !slices.Contains(cols, "") {
+			t.addUnique(cols)
+		}
 		return nil
 	})
 	return err
