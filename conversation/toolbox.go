@@ -3,6 +3,7 @@ package conversation
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/aiq/aiq-rpc/sessionio"
@@ -26,6 +27,25 @@ type ConfirmRequest struct {
 	DryRunReason string `json:"dryRunReason,omitempty"`
 	// Label is the source's label from sources.yaml ("production").
 	Label string `json:"label,omitempty"`
+	// Masked says what each masked token of SQL stands for, for the user
+	// only: a front end whose dialog an agent may read shows none.
+	Masked []MaskedValue `json:"masked,omitempty"`
+}
+
+// MaskedValue is a masked token of a statement and its value as text.
+type MaskedValue struct {
+	Token string `json:"token"`
+	Value string `json:"value"`
+}
+
+// MaskedLines says, a line each, what the request's tokens stand for:
+// "<masked:email:3f2a…> is ann@example.com".
+func (r ConfirmRequest) MaskedLines() []string {
+	var lines []string
+	for _, m := range r.Masked {
+		lines = append(lines, shortToken(m.Token)+" is "+m.Value)
+	}
+	return lines
 }
 
 // Decision is the user's answer to a ConfirmRequest.
@@ -174,4 +194,14 @@ func (w *Workspace) toolbox(ctx context.Context, o *openSession) (*sessionToolbo
 	o.box = box
 	o.mu.Unlock()
 	return box, nil
+}
+
+// shortToken shortens a token's hex part to four digits for a dialog,
+// where the statement above shows it whole: <masked:email:3f2a…>.
+func shortToken(tok string) string {
+	i := strings.LastIndexByte(tok, ':')
+	if i < 0 || len(tok)-i-2 <= 4 {
+		return tok
+	}
+	return tok[:i+5] + "…>"
 }

@@ -384,6 +384,7 @@ type boundKey struct{}
 type bound struct {
 	sql, query string
 	args       []any
+	tokens     []string // the token of each of args
 }
 
 // withBound returns a copy of ctx under which a DB runs query with args
@@ -401,10 +402,36 @@ func boundFor(ctx context.Context, sql string) (string, []any) {
 	return sql, nil
 }
 
+// boundValues returns the tokens that stand for values in sql under ctx
+// (withBound), each once, with their values as text: a string as it is,
+// anything else as JSON, as the editors show result rows.
+func boundValues(ctx context.Context, sql string) []MaskedValue {
+	b, ok := ctx.Value(boundKey{}).(bound)
+	if !ok || b.sql != sql || len(b.tokens) != len(b.args) {
+		return nil
+	}
+	var out []MaskedValue
+	seen := map[string]bool{}
+	for i, tok := range b.tokens {
+		if seen[tok] {
+			continue
+		}
+		seen[tok] = true
+		text, ok := b.args[i].(string)
+		if !ok {
+			data, _ := json.Marshal(b.args[i])
+			text = string(data)
+		}
+		out = append(out, MaskedValue{Token: tok, Value: text})
+	}
+	return out
+}
+
 // bindTokens prepares a statement that holds masked tokens: one whose
 // tokens are whole string literals runs with their values bound (the
 // returned ctx), a write as a read, and its dry run too, after the same
-// confirmation, which shows the statement as written; anything else is
+// confirmation, which shows the statement as written and, to the user
+// only, the tokens' values (ConfirmRequest.Masked); anything else is
 // refused with a result that says why.
 func (s *Set) bindTokens(ctx context.Context, sql string, classErr error) (context.Context, *StatementResult) {
 	if classErr != nil {
@@ -414,7 +441,10 @@ func (s *Set) bindTokens(ctx context.Context, sql string, classErr error) (conte
 	if err != nil {
 		return ctx, s.refused(sql, StatusRejected, "The statement's masked token could not be bound: "+err.Error()+".", "not run: "+err.Error())
 	}
-	return withBound(ctx, bound{sql: sql, query: query, args: args}), nil
+	// bind refused every token that is not a whole string literal, so
+	// the tokens, in order, are those of args.
+	tokens := tokenPattern.FindAllString(sql, -1)
+	return withBound(ctx, bound{sql: sql, query: query, args: args, tokens: tokens}), nil
 }
 
 // Masker returns the Set's masker, to share with other Sets of the same

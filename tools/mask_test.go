@@ -175,8 +175,9 @@ func TestMaskedColumns(t *testing.T) {
 
 // TestMaskedTokenInWrite: on every engine, a write that names its rows by
 // a token runs with the value bound, after a confirmation that shows the
-// statement as written, and its dry run counts the rows the bound
-// statement changes.
+// statement as written and, for the user only, the value of its token
+// (once, however often it appears), and its dry run counts the rows the
+// bound statement changes.
 func TestMaskedTokenInWrite(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e testEngine) {
 		src := e.source(t)
@@ -200,11 +201,14 @@ func TestMaskedTokenInWrite(t *testing.T) {
 			t.Fatalf("the model's rows %v hold no token", m.Rows)
 		}
 
-		update := "UPDATE customers SET note = 'x' WHERE email = '" + ann + "'"
+		update := "UPDATE customers SET note = 'x' WHERE email = '" + ann + "' OR email = '" + ann + "'"
 		res := execSQL(t, s, update)
 		wantStatus(t, res, StatusSuccess)
 		if len(asked) != 1 || asked[0].SQL != update {
 			t.Fatalf("the confirmations %+v, want one showing %q", asked, update)
+		}
+		if want := []MaskedValue{{Token: ann, Value: "ann@example.com"}}; fmt.Sprint(asked[0].Masked) != fmt.Sprint(want) {
+			t.Errorf("the confirmation's masked values %v, want %v", asked[0].Masked, want)
 		}
 		if asked[0].DryRun != DryRunOK || asked[0].AffectedRows == nil || *asked[0].AffectedRows != 2 {
 			t.Errorf("the dry run %q %v %q, want 2 rows counted", asked[0].DryRun, asked[0].AffectedRows, asked[0].DryRunReason)

@@ -62,6 +62,16 @@ type ConfirmRequest struct {
 	// Label is the source's label from sources.yaml ("production"), for
 	// the dialog to show; on a production source Scope is always empty.
 	Label string `json:"label,omitempty"`
+	// Masked says what each masked token of SQL stands for, so that the
+	// user sees which rows the statement touches. It is for the user
+	// only: the model never reads it.
+	Masked []MaskedValue `json:"masked,omitempty"`
+}
+
+// MaskedValue is a masked token of a statement and the value bound to it.
+type MaskedValue struct {
+	Token string `json:"token"`
+	Value string `json:"value"` // as text, as the result rows show it
 }
 
 // what says, for the user, why the statement asks first.
@@ -317,6 +327,7 @@ func (s *Set) ask(ctx context.Context, req ConfirmRequest, shape Shape) *Stateme
 			"This statement writes to the database, and writes are turned off here, so it did not run.",
 			"not run: this statement can change the database, and writes are turned off here because no one can confirm them; do not retry it")
 	}
+	req.Masked = boundValues(ctx, req.SQL)
 	d, err := s.confirm(ctx, req)
 	switch {
 	case ctx.Err() != nil:

@@ -530,6 +530,9 @@ func (c *askClient) confirm(p conversation.ConfirmRequest) conversation.Decision
 	}
 	fmt.Fprintf(c.stderr, "\nThis statement %s%s: %s\n  %s\n",
 		what, on, strings.TrimSpace(p.Reason), strings.ReplaceAll(strings.TrimSpace(p.SQL), "\n", "\n  "))
+	for _, l := range p.MaskedLines() {
+		fmt.Fprintf(c.stderr, "  %s\n", strings.ReplaceAll(l, "\n", " "))
+	}
 	if dry := p.DryRunText(); dry != "" {
 		fmt.Fprintln(c.stderr, dry)
 	}

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -371,6 +372,24 @@ func TestNvimPlugin(t *testing.T) {
 		assert.EqualValues(t, 1, n.countOrders("status = 'delivered' AND id <> 1"), "the DELETE dismissed with Esc did not run")
 		assert.EqualValues(t, 0, n.countOrders("status = 'cancelled' OR id = 1"), "the DELETEs allowed always ran")
 		assert.Positive(t, n.countOrders("1 = 1"), "the DELETE without WHERE, rejected, did not run")
+	})
+
+	t.Run("ConfirmMaskedWrite", func(t *testing.T) {
+		t.Parallel()
+		token := regexp.MustCompile(`<masked:status:[0-9a-f]{12,}>`)
+		n := newNvimTest(t, nvim,
+			sqlCall("call_1", "SELECT id, status FROM orders WHERE id = 3"),
+			llmtest.Step{Respond: func(req llmtest.Request) llmtest.Step {
+				return sqlCall("call_2", "DELETE FROM orders WHERE status = '"+token.FindString(req.Messages[len(req.Messages)-1].Content)+"'")
+			}},
+			llmtest.Step{Text: "Not deleted."},
+		)
+		n.home.writeFile(t, "config/sources.yaml", sourcesYAML(n.src)+"  mask: [orders.status]\n")
+		n.run("masked_confirm")
+		assert.EqualValues(t, 1, n.countOrders("status = 'pending'"), "the rejected DELETE did not run")
+		for _, r := range n.model.Requests() {
+			assert.NotContains(t, string(r.Body), "pending", "request %d to the model holds the masked value", r.N)
+		}
 	})
 
 	t.Run("ServerCannotStart", func(t *testing.T) {

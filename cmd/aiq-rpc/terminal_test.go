@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -24,6 +25,7 @@ import (
 	"github.com/aiq/aiq-rpc/conversation"
 	"github.com/aiq/aiq-rpc/conversation/llm/llmtest"
 	"github.com/aiq/aiq-rpc/sessionio/sessiontest"
+	"github.com/aiq/aiq-rpc/tools/dbtest"
 )
 
 // openPTY opens a pseudo-terminal pair as Linux's openpty does.
@@ -181,6 +183,39 @@ func TestAskConfirmOnTerminal(t *testing.T) {
 	assert.NotContains(t, out, "not run: ")
 	assert.NotContains(t, out, "retry")
 	assert.Contains(t, toolResult(t, srv, 3), "Do not retry it", "the model keeps its own wording")
+}
+
+// TestAskMaskedConfirmOnTerminal: the prompt of a write that names its
+// rows by a masked token says what the token stands for; the model's
+// requests hold no masked value.
+func TestAskMaskedConfirmOnTerminal(t *testing.T) {
+	src := dbtest.SQLite(t)
+	dbtest.Exec(t, src,
+		"CREATE TABLE customers (id integer PRIMARY KEY, email text)",
+		"INSERT INTO customers VALUES (1, 'ann@example.com'), (2, 'bob@example.com')",
+	)
+	token := regexp.MustCompile(`<masked:email:([0-9a-f]{12,})>`)
+	call := func(id, sql string) llmtest.Step {
+		return llmtest.Step{ToolCalls: []llmtest.Call{{ID: id, Name: "execute_sql", Arguments: mustJSON(map[string]string{"sql": sql})}}}
+	}
+	srv := llmtest.NewServer(t, call("c1", "SELECT id, email FROM customers WHERE id = 2"),
+		llmtest.Step{Respond: func(req llmtest.Request) llmtest.Step {
+			return call("c2", "DELETE FROM customers WHERE email = '"+token.FindString(req.Messages[len(req.Messages)-1].Content)+"'")
+		}},
+		llmtest.Step{Text: "Kept."})
+	h := home{Dir: t.TempDir()}.withModel(t, srv.URL)
+	h.writeFile(t, "config/sources.yaml", sourcesYAML(src)+"  mask: [customers.email]\n")
+
+	p := startInTerminal(t, which{stdin: true, stderr: true}, "", "ask", "--home", h.Dir, "--source", "db", "delete customer 2")
+	p.waitScreen("Run it? [y/N/a] ")
+	m := token.FindStringSubmatch(p.text())
+	require.NotNil(t, m, "the prompt shows no token:\n%s", p.text())
+	assert.Contains(t, p.text(), "'"+m[0]+"'\n  <masked:email:"+m[1][:4]+"…> is bob@example.com\n")
+	p.typeLine("")
+	require.Equal(t, 0, p.wait())
+	for _, r := range srv.Requests() {
+		assert.NotContains(t, string(r.Body), "bob@example.com", "request %d to the model holds the masked value", r.N)
+	}
 }
 
 // TestAskAllowAlwaysOnTerminal answers a(lways) to one DELETE: the next

@@ -3,6 +3,7 @@ package acp_test
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"testing"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -69,4 +70,34 @@ func TestScopedAllowAlways(t *testing.T) {
 
 	f.say(id, "change order 3")
 	assert.Len(t, f.client.permissions(), 3, "a revoked allowance still covered its shape")
+}
+
+// TestMaskedPermission: the permission request of a write that names its
+// rows by a masked token says, in its text only, what the token stands
+// for; the model reads no masked value.
+func TestMaskedPermission(t *testing.T) {
+	token := regexp.MustCompile(`<masked:status:([0-9a-f]{12,})>`)
+	f := newFixture(t,
+		sqlCall("c1", "SELECT id, status FROM orders WHERE id = 3"),
+		llmtest.Step{Respond: func(req llmtest.Request) llmtest.Step {
+			tok := token.FindString(req.Messages[len(req.Messages)-1].Content)
+			return sqlCall("c2", "DELETE FROM orders WHERE status = '"+tok+"'")
+		}},
+		llmtest.Step{Text: "Not deleted."},
+	)
+	f.mask = []string{"orders.status"}
+	id := f.newSession()
+	f.client.choose("reject_once")
+	f.say(id, "delete the orders of order 3's status")
+	asked := f.client.permissions()
+	require.Len(t, asked, 1)
+	body := toolText(asked[0].ToolCall.Content)
+	m := token.FindStringSubmatch(body)
+	require.NotNil(t, m, "the permission text shows no token: %s", body)
+	assert.Contains(t, body, "<masked:status:"+m[1][:4]+"…> is pending")
+	input, _ := json.Marshal(asked[0].ToolCall.RawInput)
+	assert.NotContains(t, string(input), "pending", "the tool call's input holds the value")
+	for _, r := range f.model.Requests() {
+		assert.NotContains(t, string(r.Body), "pending", "request %d to the model holds the masked value", r.N)
+	}
 }

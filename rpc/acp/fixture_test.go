@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -54,6 +55,8 @@ type fixture struct {
 	served error         // what it returned
 	// modelOverride, when set, is the model instead of the scripted server.
 	modelOverride conversation.Model
+	// mask is the columns the source "db" masks; set it before a turn.
+	mask []string
 }
 
 func newFixture(t testing.TB, steps ...llmtest.Step) *fixture {
@@ -67,10 +70,15 @@ func newFixture(t testing.TB, steps ...llmtest.Step) *fixture {
 	)
 	sources := []sessionio.Source{f.src, {Name: "other", Type: sessionio.TypePostgreSQL, Host: "127.0.0.1", Port: 1,
 		Database: "x", Username: "u", Password: sessionio.Secret(testPassword)}}
+	masked := func() ([]sessionio.Source, error) {
+		s := slices.Clone(sources)
+		s[0].Mask = f.mask
+		return s, nil
+	}
 	f.ws = conversation.NewWorkspace(conversation.Config{
 		Home:          f.home,
 		Model:         f.newModel,
-		Sources:       func() ([]sessionio.Source, error) { return sources, nil },
+		Sources:       masked,
 		DefaultSource: "db",
 	})
 	t.Cleanup(func() { f.ws.Close() })

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -43,7 +44,8 @@ func permissionInput(req conversation.ConfirmRequest) map[string]any {
 }
 
 // permissionText is the body of a write's permission request: why it
-// asks, the SQL, and what "always" would cover.
+// asks, the SQL, what its masked tokens stand for, and what "always"
+// would cover.
 func permissionText(req conversation.ConfirmRequest) string {
 	on := ""
 	if req.Label != "" {
@@ -54,6 +56,11 @@ func permissionText(req conversation.ConfirmRequest) string {
 		what = "is an expensive read"
 	}
 	text := fmt.Sprintf("This statement %s%s: %s\n\n%s", what, on, req.Reason, conversation.Fenced(req.SQL, "sql"))
+	if lines := req.MaskedLines(); len(lines) > 0 {
+		// Fenced, as a token reads as a Markdown autolink and a value
+		// may hold Markdown.
+		text += "\n\nThe masked values it names, shown to you only:\n\n" + conversation.Fenced(strings.Join(lines, "\n"), "")
+	}
 	if dry := req.DryRunText(); dry != "" {
 		text += "\n\n" + dry
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -14,6 +15,7 @@ import (
 	"github.com/aiq/aiq-rpc/conversation"
 	"github.com/aiq/aiq-rpc/conversation/llm"
 	"github.com/aiq/aiq-rpc/conversation/llm/llmtest"
+	"github.com/aiq/aiq-rpc/rpc/editor/editortest"
 	"github.com/aiq/aiq-rpc/tools/dbtest"
 )
 
@@ -146,4 +148,73 @@ func noSecrets(t *testing.T, reqs []llmtest.Request) {
 			assert.NotContains(t, text, v, "request %d to the model holds a masked value", r.N)
 		}
 	}
+}
+
+// TestMaskedConfirm: chat/confirm of a write that names its rows by a
+// token carries, in masked, the value the token stands for, for the user;
+// the model's requests, its view of the write included, still hold none.
+func TestMaskedConfirm(t *testing.T) {
+	src := dbtest.SQLite(t)
+	dbtest.Exec(t, src,
+		"CREATE TABLE customers (id integer PRIMARY KEY, email text)",
+		"INSERT INTO customers VALUES (1, 'ann@example.com'), (2, 'bob@example.com')",
+	)
+	src.Mask = []string{"customers.email"}
+	srv := llmtest.NewServer(t)
+	model, err := llm.New(llm.Config{URL: srv.URL, Model: "test"})
+	require.NoError(t, err)
+	c := startReal(t, src, model, map[string]bool{"confirm": true})
+	var (
+		mu    sync.Mutex
+		asked []json.RawMessage
+	)
+	c.Handle("chat/confirm", func(params json.RawMessage) (any, *editortest.Error) {
+		mu.Lock()
+		asked = append(asked, params)
+		mu.Unlock()
+		return map[string]string{"decision": "allow_once"}, nil
+	})
+
+	call := func(id, name string, args any) llmtest.Step {
+		return llmtest.Step{ToolCalls: []llmtest.Call{{ID: id, Name: name, Arguments: mustJSON(t, args)}}}
+	}
+	var token string
+	srv.Add(
+		call("c1", "execute_sql", map[string]string{"sql": "SELECT id, email FROM customers ORDER BY id"}),
+		llmtest.Step{Respond: func(req llmtest.Request) llmtest.Step {
+			m := bobToken.FindStringSubmatch(req.Messages[len(req.Messages)-1].Content)
+			if m == nil {
+				return llmtest.Step{Text: "no token found"}
+			}
+			token = m[1]
+			return call("c2", "execute_sql", map[string]string{"sql": "DELETE FROM customers WHERE email = '" + token + "'"})
+		}},
+		llmtest.Step{Text: "Done."},
+	)
+	var info conversation.Info
+	c.Result("session/new", nil, &info)
+	resp := c.Call("chat/turn", map[string]any{"sessionId": info.SessionID, "query": "delete bob"})
+	require.Nil(t, resp.Error)
+	require.NotEmpty(t, token, "the model never got a token: %s", resp.Result)
+
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, asked, 1)
+	var p struct {
+		SQL    string `json:"sql"`
+		Masked []struct {
+			Token string `json:"token"`
+			Value string `json:"value"`
+		} `json:"masked"`
+	}
+	require.NoError(t, json.Unmarshal(asked[0], &p))
+	assert.Contains(t, p.SQL, token, "the dialog shows the statement as written")
+	require.Len(t, p.Masked, 1, "chat/confirm: %s", asked[0])
+	assert.Equal(t, token, p.Masked[0].Token)
+	assert.Equal(t, "bob@example.com", p.Masked[0].Value)
+
+	reqs := srv.Requests()
+	require.Len(t, reqs, 3)
+	assert.Contains(t, reqs[2].Messages[len(reqs[2].Messages)-1].Content, `"row_count":1`, "the delete ran with the value bound")
+	noSecrets(t, reqs)
 }

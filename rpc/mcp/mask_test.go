@@ -88,3 +88,26 @@ func maskStatus(t *testing.T, f *fixture) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(path, append(data, "  mask: [orders.status]\n"...), 0o600))
 }
+
+// TestMaskedWriteElicitation: the elicitation of a write that names its
+// rows by a token shows the token, never the value it stands for, as the
+// host's agent may read it (the editors' dialogs show the value).
+func TestMaskedWriteElicitation(t *testing.T) {
+	f := newFixture(t, fixtureOptions{onlySource: true})
+	maskStatus(t, f)
+	e := &elicitor{answer: answer("decline", "")}
+	cs := f.connect(e.options())
+
+	first := call(t, cs, "execute_sql", map[string]any{"sql": "SELECT id, status FROM orders WHERE id = 3"})
+	require.False(t, first.IsError, text(first))
+	token := regexp.MustCompile(`<masked:status:[0-9a-f]{12,}>`).FindString(text(first))
+	require.NotEmpty(t, token, "no token in %s", text(first))
+
+	res := call(t, cs, "execute_sql", map[string]any{"sql": "DELETE FROM orders WHERE status = '" + token + "'"})
+	assert.True(t, res.IsError, "the declined DELETE: %s", text(res))
+	asked := e.requests()
+	require.Len(t, asked, 1)
+	assert.Contains(t, asked[0].Message, token, "the elicitation shows the statement as written")
+	assert.NotContains(t, mustJSON(t, asked[0]), "pending", "the elicitation holds the masked value")
+	assert.NotContains(t, text(res), "pending")
+}

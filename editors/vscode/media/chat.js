@@ -383,9 +383,10 @@
   // ---- The write dialog ----
 
   /**
-   * A statement that waits for the user: the heading, the SQL, the note and
-   * the buttons, Reject first and focused when it opens. Once closed by the
-   * extension without an answer, its message takes its place.
+   * A statement that waits for the user: the heading, the SQL, a line per
+   * masked token with its value, the note and the buttons, Reject first
+   * and focused when it opens. Once closed by the extension without an
+   * answer, its message takes its place.
    * @param {any} item @param {any} hit
    */
   function confirmNode(item, hit) {
@@ -413,7 +414,11 @@
       return btn;
     });
     row.append(...buttons);
-    box.append(heading, codeBlock(item.prompt.sql, "sql", "confirm-sql"), el("div", "confirm-note", item.prompt.note), row);
+    box.append(heading, codeBlock(item.prompt.sql, "sql", "confirm-sql"));
+    // What each masked token stands for: the user may see the values, as
+    // in the result rows; only the model must not.
+    for (const line of item.prompt.masked) box.append(el("div", "confirm-masked", line));
+    box.append(el("div", "confirm-note", item.prompt.note), row);
     drawn.set(item, { state: item.state, node: box, buttons });
     // Reject has the focus once the dialog is in the page, so Enter rejects.
     setTimeout(() => {

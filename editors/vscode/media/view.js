@@ -22,7 +22,7 @@
    *   | { kind: "tool", callId: string, tool: string, summary?: string }
    *   | { kind: "chart", callId: string, chart: Chart }
    *   | { kind: "confirm", id: number, prompt: ConfirmPrompt, state: "open" | "sent" | "done", message: string }} Item
-   * @typedef {{ message: string, sql: string, note: string, buttons: { label: string, decision: string }[] }} ConfirmPrompt
+   * @typedef {{ message: string, sql: string, masked: string[], note: string, buttons: { label: string, decision: string }[] }} ConfirmPrompt
    *   A write dialog: open until answered ("sent" once the panel posted the
    *   answer), "done" when the extension closed it; message then takes its place.
    * @typedef {{ col: number, dir: "asc" | "desc" }} Sort
@@ -141,6 +141,7 @@
         const prompt = {
           message: String(p.message || ""),
           sql: String(p.sql || ""),
+          masked: Array.isArray(p.masked) ? p.masked.map(String) : [],
           note: String(p.note || ""),
           buttons: p.buttons.map((/** @type {any} */ b) => ({ label: String(b && b.label), decision: String(b && b.decision) })),
         };

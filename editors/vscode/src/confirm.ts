@@ -77,9 +77,19 @@ export function confirmPrompt(p: ConfirmParams): ConfirmPrompt {
   return {
     message: `${p.label ? `[${p.label.toUpperCase()}] ` : ""}${riskHeading(p.risk)} ${reason}${dry ? " " + dry : ""}`,
     sql: p.sql,
+    masked: maskedLines(p),
     note: `Reject (Enter, Escape) does not run it. ${always}`,
     buttons,
   };
+}
+
+/**
+ * What the statement's masked tokens stand for, a line each, the token
+ * shortened to four hex digits (the SQL above shows it whole):
+ * "<masked:email:3f2a…> is ann@example.com".
+ */
+export function maskedLines(p: ConfirmParams): string[] {
+  return (p.masked ?? []).map((m) => `${m.token.replace(/^(<masked:[a-z0-9_]*:[0-9a-f]{4})[0-9a-f]+>$/, "$1…>")} is ${m.value}`);
 }
 
 /** What the dry run found, in a sentence: "This DELETE would remove 5,008 rows (...)"; "" when none was tried. */

@@ -89,12 +89,14 @@ export type ConfirmChoice = "allow_once" | "allow_always" | "reject";
 
 /**
  * The write dialog as the panel shows it inside the turn that asked: the
- * heading, the SQL, a note (what the keys do, what "Allow always" covers)
- * and the buttons, the safe one first.
+ * heading, the SQL, what its masked tokens stand for, a note (what the
+ * keys do, what "Allow always" covers) and the buttons, the safe one first.
  */
 export interface ConfirmPrompt {
   message: string;
   sql: string;
+  /** A line per masked token of the SQL: "<masked:email:3f2a…> is ann@example.com". */
+  masked: string[];
   note: string;
   buttons: { label: string; decision: ConfirmChoice }[];
 }

@@ -115,6 +115,8 @@ export interface ConfirmParams {
   dryRunReason?: string;
   /** The source's label in sources.yaml ("production"). */
   label?: string;
+  /** What each masked token of sql stands for, for the user only (the model never sees it). */
+  masked?: { token: string; value: string }[];
 }
 
 /** An "Allow always" answer in force (chat/allowances, chat/revoke). */

@@ -361,6 +361,18 @@ describe("confirm and clear dialogs", () => {
     assert.equal(dryRunText({ ...base, sql: "DROP TABLE t" }), "");
   });
 
+  it("the write dialog says what each masked token stands for, once the server sent it", () => {
+    const base = { sessionId: "s1", tool: "execute_sql", risk: "write", reason: "DELETE removes rows." };
+    const sql = "DELETE FROM customers WHERE email = '<masked:email:3f2a91c04d7e>' OR id = '<masked:customer_id:0b1c2d3e4f5a>'";
+    const p = confirmPrompt({ ...base, sql, masked: [
+      { token: "<masked:email:3f2a91c04d7e>", value: "ann@example.com" },
+      { token: "<masked:customer_id:0b1c2d3e4f5a>", value: "42" },
+    ] });
+    assert.equal(p.sql, sql, "the SQL as the model wrote it");
+    assert.deepEqual(p.masked, ["<masked:email:3f2a…> is ann@example.com", "<masked:customer_id:0b1c…> is 42"]);
+    assert.deepEqual(confirmPrompt({ ...base, sql: "DELETE FROM t WHERE id = 1" }).masked, []);
+  });
+
   it("an expensive read says so, with the estimate", () => {
     const p = confirmPrompt({
       sessionId: "s1", tool: "execute_sql", sql: "SELECT * FROM a, b", risk: "cost",

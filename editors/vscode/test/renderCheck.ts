@@ -331,6 +331,7 @@ async function checkConfirm(page: Page): Promise<void> {
   const prompt = {
     message: "AIQ wants to run a statement that writes. DELETE removes rows.",
     sql: "DELETE FROM orders WHERE status = 'cancelled'",
+    masked: [] as string[],
     note: 'Reject (Enter, Escape) does not run it. "Allow always" covers only this: Allow DELETE on orders for this conversation.',
     buttons: [{ label: "Reject", decision: "reject" }, { label: "Allow once", decision: "allow_once" }, { label: "Allow always", decision: "allow_always" }],
   };
@@ -348,7 +349,15 @@ async function checkConfirm(page: Page): Promise<void> {
     await postAll(page, [{ type: "confirmEnd", turnId: 40, id, decision: "reject" }]);
     await dialog.waitFor({ state: "detached", timeout: WAIT_MS });
   }
-  await postAll(page, [{ type: "confirm", turnId: 40, id: 3, prompt }]);
+  // A statement with masked tokens: a line each under the SQL, the value as text.
+  const masked = ["<masked:email:3f2a…> is ann@example.com", `<masked:name:0b1c…> is ${HOSTILE}`];
+  await postAll(page, [{ type: "confirm", turnId: 40, id: 3, prompt: { ...prompt, masked } }]);
+  await dialog.waitFor({ timeout: WAIT_MS });
+  const order = await dialog.evaluate((d: any) => [...d.children].map((c: any) => c.className.split(" ")[0]));
+  check(order.join(" ") === "confirm-message code-block confirm-masked confirm-masked confirm-note confirm-buttons",
+    `the masked lines follow the SQL and come before the note: ${order.join(", ")}`);
+  check(JSON.stringify(await texts(page, `${turn(40)} .confirm-masked`)) === JSON.stringify(masked), "each masked line shows as literal text");
+  check((await dialog.locator("img").count()) === 0, "a value's <img ...> is not an element");
   await dialog.locator("button", { hasText: "Allow once" }).focus();
   await page.keyboard.press("Enter");
   await waitPosted(page, { type: "confirmAnswer", id: 3, decision: "allow_once" }, "Enter on Allow once allows once");

@@ -94,6 +94,7 @@ test("each handled type changes the model (none is listed but ignored)", () => {
 const PROMPT = {
   message: "AIQ wants to run a statement that writes. DELETE removes rows.",
   sql: "DELETE FROM orders WHERE id = 1",
+  masked: [],
   note: "Reject (Enter, Escape) does not run it.",
   buttons: [{ label: "Reject", decision: "reject" }, { label: "Allow once", decision: "allow_once" }],
 };
@@ -125,6 +126,18 @@ test("the write dialog opens in its turn; answered it goes, closed unanswered it
   assert.match(t.items.find((i: any) => i.id === 9).message, /did not run/);
   // No dialog opens in a finished turn.
   assert.equal(view.apply(model, { type: "confirm", turnId: 1, id: 10, prompt: PROMPT }).changed, "none");
+});
+
+test("the write dialog keeps its masked lines, as text, and an older extension's prompt without them still opens", () => {
+  const model = view.emptyModel();
+  view.apply(model, { type: "turnStart", turnId: 1, query: "Delete Ann" });
+  const masked = ["<masked:email:3f2a…> is ann@example.com", "<masked:name:0b1c…> is <img src=x onerror=alert(1)>"];
+  view.apply(model, { type: "confirm", turnId: 1, id: 1, prompt: { ...PROMPT, sql: "DELETE FROM customers WHERE email = '<masked:email:3f2a91c04d7e>'", masked } });
+  assert.deepEqual(view.openConfirm(model).prompt.masked, masked);
+  view.apply(model, { type: "confirmEnd", turnId: 1, id: 1, decision: "reject" });
+  const { masked: _, ...older } = PROMPT;
+  view.apply(model, { type: "confirm", turnId: 1, id: 2, prompt: older });
+  assert.deepEqual(view.openConfirm(model).prompt.masked, []);
 });
 
 test("Escape, and Enter anywhere but on an Allow button, reject the write dialog", () => {

@@ -46,10 +46,26 @@ function M.dry_run_text(params)
   return ""
 end
 
--- ask shows the SQL, why it must ask first and what "always" would
--- cover. Reject is the default button: Enter rejects, as Esc does
--- (confirm() returns 0 for Esc, which no decision has). Neovim 0.7 needs
--- the answer at once, so the dialog blocks.
+-- masked_text says what each masked token of the SQL stands for, a line
+-- each ending in a newline ("<masked:email:3f2a…> is ann@example.com",
+-- the token shortened, as the SQL shows it whole); "" without any. The
+-- user may see the values; only the model must not.
+function M.masked_text(params)
+  local lines = {}
+  for _, m in ipairs(type(params.masked) == "table" and params.masked or {}) do
+    if type(m) == "table" and type(m.token) == "string" and type(m.value) == "string" then
+      local token = m.token:gsub("^(<masked:[%l%d_]*:%x%x%x%x)%x+>$", "%1…>")
+      table.insert(lines, token .. " is " .. m.value:gsub("\n", " ") .. "\n")
+    end
+  end
+  return table.concat(lines)
+end
+
+-- ask shows the SQL, what its masked tokens stand for, why it must ask
+-- first and what "always" would cover. Reject is the default button:
+-- Enter rejects, as Esc does (confirm() returns 0 for Esc, which no
+-- decision has). Neovim 0.7 needs the answer at once, so the dialog
+-- blocks.
 function M.ask(params)
   local scope = params.scope
   if scope == vim.NIL or scope == "" then
@@ -59,10 +75,11 @@ function M.ask(params)
     or 'It asks every time: no "Allow always" covers it.'
   local label = type(params.label) == "string" and params.label ~= "" and ("[" .. params.label:upper() .. "] ") or ""
   local msg = string.format(
-    "%s%s\n\n%s\n\n%s\n%s%s\n",
+    "%s%s\n\n%s\n%s\n%s\n%s%s\n",
     label,
     headings[params.risk] or "aiq wants to run a statement that writes:",
     params.sql or "",
+    M.masked_text(params),
     params.reason or params.risk or "",
     M.dry_run_text(params),
     always
