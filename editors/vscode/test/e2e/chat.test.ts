@@ -9,7 +9,7 @@ import { after, afterEach, before, it } from "node:test";
 import type { Locator } from "playwright-core";
 import { extensionRoot } from "../support/chatPage";
 import type { RecordedRequest, Step } from "../support/scriptedModel";
-import { aiqRpcBinary } from "../support/aiqRpc";
+import { aiqRpcBinary, WAIT_MS } from "../support/aiqRpc";
 import { ask, e2eSuite, openFile, openPanel, runCommand, startVsCode, turn, type VsCode } from "./codeServer";
 
 const REVENUE_SQL =
@@ -326,7 +326,7 @@ e2eSuite("the AIQ panel in code-server", () => {
     const target = path.join(vs.workspace, "result.csv");
     await vs.page.locator(".quick-input-box input").waitFor();
     await vs.page.keyboard.press("Enter");
-    const deadline = Date.now() + 60_000;
+    const deadline = Date.now() + WAIT_MS;
     while (!fs.existsSync(target) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     const lines = fs.readFileSync(target, "utf8").trimEnd().split("\r\n");
     assert.equal(lines[0], cols.map((_, i) => `c${i + 1}`).join(","), "the header");
@@ -352,9 +352,9 @@ e2eSuite("the AIQ panel in code-server", () => {
     assert.deepEqual(workbenchErrors(), []);
   });
 
-  /** Polls cond until it holds; fails with what after a minute. */
+  /** Polls cond until it holds; fails with what after WAIT_MS. */
   async function waitUntil(cond: () => Promise<boolean>, what: string): Promise<void> {
-    const deadline = Date.now() + 60_000;
+    const deadline = Date.now() + WAIT_MS;
     while (!(await cond())) {
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
       await vs.page.waitForTimeout(50);

@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import { after, afterEach, before, it } from "node:test";
 import { promisify } from "node:util";
 import type { Locator } from "playwright-core";
-import { aiqRpcBinary, childEnv } from "../support/aiqRpc";
+import { aiqRpcBinary, childEnv, WAIT_MS } from "../support/aiqRpc";
 import type { Step } from "../support/scriptedModel";
 import { ask, dialog, e2eSuite, notification, openPanel, runCommand, startVsCode, turn, type VsCode } from "./codeServer";
 
@@ -97,7 +97,7 @@ e2eSuite("AIQ sessions in code-server", () => {
     const atEnd = async () =>
       vs.chat.locator("main.conversation").evaluate((c) => c.scrollHeight - c.scrollTop - c.clientHeight < 2 || c.scrollHeight <= c.clientHeight);
     // The panel draws once the replay pauses: wait for that (a hang trips the deadline).
-    const deadline = Date.now() + 60_000;
+    const deadline = Date.now() + WAIT_MS;
     while (!(await atEnd()) && Date.now() < deadline) await vs.page.waitForTimeout(200);
     assert.equal(await atEnd(), true, "the panel shows the end of the conversation");
 
