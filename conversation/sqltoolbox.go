@@ -58,21 +58,10 @@ func (t *SQLToolboxes) Open(ctx context.Context, src sessionio.Source, confirm C
 		return nil, err
 	}
 	set := tools.NewSet(db, func(ctx context.Context, req tools.ConfirmRequest) (tools.Decision, error) {
-		d, err := confirm(ctx, ConfirmRequest{Tool: req.Tool, SQL: req.SQL, Risk: req.Risk, Reason: req.Reason, Scope: req.Scope,
-			DryRun: req.DryRun, AffectedRows: req.AffectedRows, DryRunReason: req.DryRunReason, Label: req.Label,
-			Masked: maskedValues(req.Masked)})
+		d, err := confirm(ctx, req)
 		return tools.Decision(d), err
 	})
 	return &sqlToolbox{set: set, db: db, ix: t.indexCache(db)}, nil
-}
-
-// maskedValues copies the masked values of a tools.ConfirmRequest.
-func maskedValues(ms []tools.MaskedValue) []MaskedValue {
-	var out []MaskedValue
-	for _, m := range ms {
-		out = append(out, MaskedValue{Token: m.Token, Value: m.Value})
-	}
-	return out
 }
 
 // indexCache returns the index cache that the sessions on db share.

@@ -3,50 +3,20 @@ package conversation
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/aiq/aiq-rpc/sessionio"
+	"github.com/aiq/aiq-rpc/tools"
 )
 
-// ConfirmRequest asks the user whether a statement that writes may run.
-type ConfirmRequest struct {
-	Tool   string `json:"tool"`
-	SQL    string `json:"sql"`
-	Risk   string `json:"risk"`
-	Reason string `json:"reason"`
-	// Scope is what allow_always would cover ("Allow UPDATE on orders for
-	// this conversation"); empty when the statement asks every time, and
-	// a front end then offers no "always".
-	Scope string `json:"scope,omitempty"`
-	// DryRun is "ok" when the rows the statement would change were
-	// counted in a transaction that was rolled back (AffectedRows), else
-	// "failed" or "skipped", with DryRunReason; empty when none was tried.
-	DryRun       string `json:"dryRun,omitempty"`
-	AffectedRows *int64 `json:"affectedRows,omitempty"`
-	DryRunReason string `json:"dryRunReason,omitempty"`
-	// Label is the source's label from sources.yaml ("production").
-	Label string `json:"label,omitempty"`
-	// Masked says what each masked token of SQL stands for, for the user
-	// only: a front end whose dialog an agent may read shows none.
-	Masked []MaskedValue `json:"masked,omitempty"`
-}
+// ConfirmRequest asks the user whether a statement that writes, reaches
+// outside the database or costs more than the source allows may run: what
+// every front end shows in its dialog (tools.ConfirmRequest).
+type ConfirmRequest = tools.ConfirmRequest
 
-// MaskedValue is a masked token of a statement and its value as text.
-type MaskedValue struct {
-	Token string `json:"token"`
-	Value string `json:"value"`
-}
-
-// MaskedLines says, a line each, what the request's tokens stand for:
-// "<masked:email:3f2a…> is ann@example.com".
-func (r ConfirmRequest) MaskedLines() []string {
-	var lines []string
-	for _, m := range r.Masked {
-		lines = append(lines, shortToken(m.Token)+" is "+m.Value)
-	}
-	return lines
-}
+// MaskedValue is a masked token of a statement and its value as text, for
+// the user only (tools.MaskedValue).
+type MaskedValue = tools.MaskedValue
 
 // Decision is the user's answer to a ConfirmRequest.
 type Decision string
@@ -194,14 +164,4 @@ func (w *Workspace) toolbox(ctx context.Context, o *openSession) (*sessionToolbo
 	o.box = box
 	o.mu.Unlock()
 	return box, nil
-}
-
-// shortToken shortens a token's hex part to four digits for a dialog,
-// where the statement above shows it whole: <masked:email:3f2a…>.
-func shortToken(tok string) string {
-	i := strings.LastIndexByte(tok, ':')
-	if i < 0 || len(tok)-i-2 <= 4 {
-		return tok
-	}
-	return tok[:i+5] + "…>"
 }
