@@ -11,6 +11,7 @@ import type { LookupDeps } from "./findServer";
 import type { ProgressEvent, ToView } from "./messages";
 import type {
   Allowance,
+  ConfigChangedParams,
   ConfirmDecision,
   ConfirmParams,
   ExportParams,
@@ -81,6 +82,8 @@ export class Controller {
   private readonly policy: RestartPolicy;
   /** The session's model, as models/list or session/setModel said. */
   private model?: string;
+  /** The sources as the server's last config/changed gave them, which replace initialize's; undefined until one came. */
+  private liveSources?: { client: AiqClient; sources: Source[] };
   /** A crash during a turn, said once by that turn's error instead of a notice and a popup. */
   private crashDuringTurn?: string;
   /** The crash was said already: the reload after the restart is not another message. */
@@ -114,7 +117,8 @@ export class Controller {
       return undefined;
     }
     try {
-      return this.client.info.sources.find((s) => s.name === source)?.label || undefined;
+      const live = this.liveSources?.client === this.client ? this.liveSources.sources : undefined;
+      return (live ?? this.client.info.sources).find((s) => s.name === source)?.label || undefined;
     } catch {
       return undefined; // not initialized yet
     }
@@ -400,6 +404,15 @@ export class Controller {
     this.publishState();
   }
 
+  /** sources.yaml or config.yaml changed: the labels and the model shown follow. */
+  private onConfigChanged(client: AiqClient | undefined, p: ConfigChangedParams): void {
+    if (client && Array.isArray(p.sources)) {
+      this.liveSources = { client, sources: p.sources };
+      this.publishState();
+    }
+    void this.refreshModel();
+  }
+
   /** Reads the model again after the configuration changed; no model is "". */
   private async refreshModel(): Promise<void> {
     try {
@@ -528,7 +541,7 @@ export class Controller {
         handlers: {
           confirm: (p) => this.confirm(p),
           showMessage: (p) => ui.showMessage(p),
-          configChanged: () => void this.refreshModel(),
+          configChanged: (p) => this.onConfigChanged(client, p),
           stderr: (text) => ui.log(text),
           trace: (line) => ui.log(line + "\n"),
           exit: (info) => this.onExit(client, info),

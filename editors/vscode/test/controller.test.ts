@@ -365,6 +365,11 @@ describe("Controller with the real aiq-rpc", () => {
     await ctl.setSource("shop");
     assert.equal(ctl.state.source, "shop");
     assert.equal(ctl.state.label, "production");
+
+    // sources.yaml changed while the server runs: config/changed brings the new label to the state.
+    fs.writeFileSync(path.join(home, "config", "sources.yaml"), `- name: shop\n  type: sqlite\n  database: ${JSON.stringify(db)}\n  label: staging\n`);
+    await ctl.sources(); // the server reads its configuration again before a request
+    await waitFor(() => ctl.state.label === "staging", `the label after config/changed (state: ${JSON.stringify(ctl.state)})`);
   });
 
   it("sets the data source and reports it in the state", async () => {
