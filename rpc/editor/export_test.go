@@ -180,16 +180,7 @@ func TestExportCostGate(t *testing.T) {
 	dbtest.Exec(t, src, "CREATE TABLE big (id integer PRIMARY KEY)",
 		"WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 2000) INSERT INTO big SELECT i FROM c")
 	c := startReal(t, src, &modeltest.Model{}, map[string]bool{"confirm": true})
-	var asked []conversation.ConfirmRequest
-	decisions := []conversation.Decision{conversation.Reject, conversation.AllowOnce}
-	c.Handle("chat/confirm", func(params json.RawMessage) (any, *editortest.Error) {
-		var req conversation.ConfirmRequest
-		require.NoError(t, json.Unmarshal(params, &req))
-		asked = append(asked, req)
-		d := decisions[0]
-		decisions = decisions[1:]
-		return map[string]any{"decision": d}, nil
-	})
+	asked := confirmWith(t, c, conversation.Reject, conversation.AllowOnce)
 	var info conversation.Info
 	c.Result("session/new", nil, &info)
 	path := filepath.Join(t.TempDir(), "big.csv")
@@ -198,14 +189,14 @@ func TestExportCostGate(t *testing.T) {
 	m := c.Call("result/export", params)
 	require.NotNil(t, m.Error, "a rejected costly export")
 	assert.Equal(t, -32040, m.Error.Code, m.Error.Message)
-	require.Len(t, asked, 1)
-	assert.Equal(t, "cost", asked[0].Risk)
-	assert.Contains(t, asked[0].Reason, "1,000")
+	require.Len(t, *asked, 1)
+	assert.Equal(t, "cost", (*asked)[0].Risk)
+	assert.Contains(t, (*asked)[0].Reason, "1,000")
 	assert.NoFileExists(t, path)
 
 	var res conversation.Exported
 	c.Result("result/export", params, &res)
 	assert.Equal(t, int64(2000), res.RowCount)
-	assert.Len(t, asked, 2)
+	assert.Len(t, *asked, 2)
 	assert.FileExists(t, path)
 }

@@ -29,16 +29,7 @@ func TestRunSQL(t *testing.T) {
 	dbtest.Seed(t, src)
 	model := &modeltest.Model{} // no steps: a request would fail the turn
 	c := startReal(t, src, model, map[string]bool{"confirm": true})
-	var asked []conversation.ConfirmRequest
-	decisions := []conversation.Decision{conversation.Reject, conversation.AllowOnce}
-	c.Handle("chat/confirm", func(params json.RawMessage) (any, *editortest.Error) {
-		var req conversation.ConfirmRequest
-		require.NoError(t, json.Unmarshal(params, &req))
-		asked = append(asked, req)
-		d := decisions[0]
-		decisions = decisions[1:]
-		return map[string]any{"decision": d}, nil
-	})
+	asked := confirmWith(t, c, conversation.Reject, conversation.AllowOnce)
 	var info conversation.Info
 	c.Result("session/new", nil, &info)
 	run := func(sql string) runSQLAnswer {
@@ -61,13 +52,13 @@ func TestRunSQL(t *testing.T) {
 	allowed := run("DELETE FROM t WHERE id = 1")
 	assert.Equal(t, "success", allowed.Statement.Status)
 	assert.Equal(t, int64(2), dbtest.QueryInt(t, src, "SELECT count(*) FROM t"))
-	require.Len(t, asked, 2, "each write asked chat/confirm")
-	assert.Equal(t, "write", asked[0].Risk)
+	require.Len(t, *asked, 2, "each write asked chat/confirm")
+	assert.Equal(t, "write", (*asked)[0].Risk)
 
 	several := run("SELECT 1; DELETE FROM t")
 	assert.Equal(t, "error", several.Statement.Status, "several statements are refused as for the model")
 	assert.Contains(t, several.Statement.Error, "one statement")
-	assert.Len(t, asked, 2, "nothing asked for refused statements")
+	assert.Len(t, *asked, 2, "nothing asked for refused statements")
 	assert.Equal(t, int64(2), dbtest.QueryInt(t, src, "SELECT count(*) FROM t"))
 
 	// Each statement a turn of its own, with a call id of its own, in a
@@ -114,4 +105,20 @@ func TestRunSQL(t *testing.T) {
 		assert.Equal(t, bad.code, m.Error.Code, "%v: %s", bad.params, m.Error.Message)
 	}
 	assert.Equal(t, "success", run("SELECT count(*) FROM t").Statement.Status)
+}
+
+// confirmWith answers each chat/confirm c gets with the next of
+// decisions, and returns the requests asked, in order.
+func confirmWith(t *testing.T, c *editortest.Client, decisions ...conversation.Decision) *[]conversation.ConfirmRequest {
+	var asked []conversation.ConfirmRequest
+	c.Handle("chat/confirm", func(params json.RawMessage) (any, *editortest.Error) {
+		var req conversation.ConfirmRequest
+		require.NoError(t, json.Unmarshal(params, &req))
+		asked = append(asked, req)
+		require.NotEmpty(t, decisions, "a chat/confirm more than the test expects: %+v", req)
+		d := decisions[0]
+		decisions = decisions[1:]
+		return map[string]any{"decision": d}, nil
+	})
+	return &asked
 }
