@@ -199,3 +199,28 @@ func TestMCPBinary(t *testing.T) {
 	assert.Equal(t, 2, exit.ExitCode())
 	assert.Contains(t, string(out), "-s/--session is not used here")
 }
+
+// TestMCPNoCallLog: the built binary logs a call in the sessions folder,
+// and with --no-call-log it does not.
+func TestMCPNoCallLog(t *testing.T) {
+	for _, c := range []struct {
+		flags []string
+		logs  int
+	}{{nil, 1}, {[]string{"--no-call-log"}, 0}} {
+		h := newHome(t)
+		ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, binary, append([]string{"mcp", "--home", h.Dir, "--source", "local"}, c.flags...)...)
+		cmd.Env = childEnv()
+		cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
+			`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
+			`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"execute_sql","arguments":{"sql":"SELECT 1 AS one"}}}` + "\n")
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		require.NoError(t, cmd.Run(), "stderr:\n%s", stderr.String())
+		require.Contains(t, stdout.String(), `"id":2,"result"`, "the call was answered")
+		logs, err := filepath.Glob(filepath.Join(h.Dir, "sessions", "mcp_*.json"))
+		require.NoError(t, err)
+		assert.Len(t, logs, c.logs, "flags %v: logs %v", c.flags, logs)
+	}
+}
