@@ -262,3 +262,33 @@ func TestProfileUnknownSize(t *testing.T) {
 		t.Errorf("profile of a table past the count's bound = %+v", p)
 	}
 }
+
+// TestQuotesInNames: on every engine, a table and a column whose names
+// hold both quote characters are read, described, profiled and explained:
+// every statement the tools build quotes them as the engine needs.
+func TestQuotesInNames(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e testEngine) {
+		src := e.source(t)
+		q := &Schema{Dialect: e.dialect}
+		table, column := "say \"hi\" `now`", "it's \"x\" `y`"
+		dbtest.Exec(t, src, fmt.Sprintf("CREATE TABLE %s (id int PRIMARY KEY, %s varchar(20))", q.Ident(table), q.Ident(column)),
+			fmt.Sprintf("INSERT INTO %s VALUES (1, 'a'), (2, 'a'), (3, 'b')", q.Ident(table)))
+		s := NewSet(openDB(t, src, Options{}), nil)
+		args := mustJSON(t, map[string]string{"table": table, "column": column})
+		p, ok := runTool(t, s, ToolProfileColumn, args).(*ColumnProfile)
+		if !ok || p.Rows != 3 || p.Distinct != 2 {
+			t.Fatalf("profile_column: %+v", runTool(t, s, ToolProfileColumn, args))
+		}
+		cards, ok := runTool(t, s, ToolDescribeTable, mustJSON(t, map[string]string{"table": table})).(*TableCards)
+		if !ok || !strings.Contains(mustJSON(t, cards), "PK") {
+			t.Fatalf("describe_table: %+v", cards)
+		}
+		sql := fmt.Sprintf("SELECT %s FROM %s WHERE id = 1", q.Ident(column), q.Ident(table))
+		if res := execSQL(t, s, sql); res.Status != StatusSuccess || res.RowCount != 1 {
+			t.Fatalf("execute_sql %s: %s %s", sql, res.Status, res.Error)
+		}
+		if plan, ok := runTool(t, s, ToolExplainSQL, mustJSON(t, map[string]string{"sql": sql})).(*Plan); !ok || plan.Error != "" || plan.Refused != "" || plan.Text == "" {
+			t.Fatalf("explain_sql %s: %+v", sql, plan)
+		}
+	})
+}
