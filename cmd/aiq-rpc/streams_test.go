@@ -304,7 +304,8 @@ func (a *acpProc) call(method string, params any) (json.RawMessage, []json.RawMe
 // apart on stderr; --json has the thought in its own field; a cut-off
 // answer is said on stderr.
 func TestStreamsTerminal(t *testing.T) {
-	h, _ := streamsHome(t, []llmtest.Step{streamStep(t, "think_split"), streamStep(t, "reasoning_content"), streamStep(t, "length")})
+	h, _ := streamsHome(t, []llmtest.Step{streamStep(t, "think_split"), streamStep(t, "reasoning_content"), streamStep(t, "length"),
+		{ToolCalls: []llmtest.Call{{ID: "c1", Name: "drop_everything", Arguments: "{}"}}}, {Text: "Sorry."}})
 	code, out, errOut := runCommand(t, "", nil, "ask", "--home", h.Dir, "--source", "db", "how many rows?")
 	require.Equal(t, 0, code, errOut)
 	assert.True(t, strings.HasPrefix(out, "There are three rows.\n"), "the answer alone on stdout: %q", out)
@@ -322,6 +323,12 @@ func TestStreamsTerminal(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	assert.True(t, strings.HasPrefix(out, "The first part of a long answer that\n"), out)
 	assert.Contains(t, errOut, "warning: "+conversation.CutShortWarning)
+
+	// A tool aiq does not have is said, and the turn goes on.
+	code, out, errOut = runCommand(t, "", nil, "ask", "--home", h.Dir, "--source", "db", "drop it all")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out+errOut, conversation.UnknownToolMessage("drop_everything"))
+	assert.Contains(t, out, "Sorry.")
 }
 
 // TestTextToolCallConfirms: a write written as a <tool_call> block goes
