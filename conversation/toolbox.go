@@ -89,6 +89,8 @@ type sessionToolbox struct {
 	Toolbox
 	source  string
 	dialect string
+	// src is the source as sources.yaml gave it when the toolbox opened.
+	src sessionio.Source
 
 	mu      sync.Mutex
 	confirm Confirmer
@@ -122,23 +124,16 @@ func withConfirmer(ctx context.Context, c Confirmer) context.Context {
 	return context.WithValue(ctx, confirmerKey{}, c)
 }
 
-// followMask makes the masking of an open session follow sources.yaml as
-// it reads now, so that a mask added while the session runs applies from
-// its next turn; the session's key, and so its tokens, stay. When the
-// source cannot be read now, the session keeps what it had: the turn's
-// statements say what is wrong.
-func (w *Workspace) followMask(box *sessionToolbox) {
-	m, ok := box.Toolbox.(maskSharer)
-	if !ok {
-		return
-	}
-	if src, err := w.lookupSource(box.source); err == nil {
-		m.masker().SetSource(src)
-	}
-}
-
 // toolbox returns the session's toolbox, opening it on first use; nil when
 // the session has no database.
+//
+// When sources.yaml changed the session's source (its access, label, cost
+// limit, masks or connection), the session goes on with a toolbox on the
+// source as it reads now: a read_only or a production label applies from
+// the next statement. Its allowances go, as they were given under the old
+// settings; its masker stays, so the tokens the model holds still work.
+// When the source cannot be read now, the session keeps what it had: the
+// turn's statements say what is wrong.
 func (w *Workspace) toolbox(ctx context.Context, o *openSession) (*sessionToolbox, error) {
 	o.mu.Lock()
 	name, box := o.s.Source, o.box
@@ -146,22 +141,37 @@ func (w *Workspace) toolbox(ctx context.Context, o *openSession) (*sessionToolbo
 	if name == "" {
 		return nil, nil
 	}
-	if box != nil && box.source == name {
-		w.followMask(box)
-		return box, nil
-	}
 	src, err := w.lookupSource(name)
-	if err != nil {
+	switch {
+	case box != nil && box.source == name && (err != nil || src.Equal(box.src)):
+		return box, nil
+	case err != nil:
 		return nil, fmt.Errorf("%w; pick another data source for this session", err)
 	}
-	box = &sessionToolbox{source: name, dialect: dialectOf(src.Type)}
-	tb, err := w.cfg.OpenToolbox(ctx, src, box.ask)
+	next := &sessionToolbox{source: name, dialect: dialectOf(src.Type), src: src}
+	tb, err := w.cfg.OpenToolbox(ctx, src, next.ask)
 	if err != nil {
 		return nil, fmt.Errorf("%w: open %s: %w", ErrSourceUnavailable, name, err)
 	}
-	box.Toolbox = tb
+	next.Toolbox = tb
+	if box != nil && box.source == name {
+		keepMasker(box.Toolbox, tb, src)
+	}
 	o.mu.Lock()
-	o.box = box
+	o.box = next
 	o.mu.Unlock()
-	return box, nil
+	return next, nil
+}
+
+// keepMasker makes to mask with from's masker, following src's masks: the
+// session's key, and so its tokens, stay.
+func keepMasker(from, to Toolbox, src sessionio.Source) {
+	old, ok := from.(maskSharer)
+	next, ok2 := to.(maskSharer)
+	if !ok || !ok2 || old.masker() == nil {
+		return
+	}
+	m := old.masker()
+	m.SetSource(src)
+	next.useMasker(m)
 }
