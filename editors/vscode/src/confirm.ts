@@ -4,8 +4,9 @@
 // Every one of them answers Enter and Escape with the safe choice. The
 // write dialog opens in the chat panel (media/chat.js), where Reject has
 // the focus and Escape, or Enter anywhere but on an Allow button, rejects;
-// the extension closes it when the server dies or the turn ends. The Clear
-// dialog is VS Code's modal showWarningMessage: there the first item that
+// the extension closes it when the server dies or the turn ends. A write
+// dialog with no turn to show it in (an export's costly read) and the Clear
+// dialog are VS Code's modal showWarningMessage: there the first item that
 // is not a close affordance is the primary button, focused when the dialog
 // opens, so Enter presses it; the close affordance (VS Code adds "Cancel"
 // when no item is one) is what Escape and the close box return, and
@@ -15,7 +16,7 @@
 // button.)
 
 import type { ConfirmPrompt } from "./messages";
-import type { Allowance, ConfirmParams } from "./protocol";
+import type { Allowance, ConfirmDecision, ConfirmParams } from "./protocol";
 
 export const ALLOW_ONCE = "Allow once";
 export const ALLOW_ALWAYS = "Allow always";
@@ -129,6 +130,21 @@ export function clearPrompt(): ModalPrompt {
     detail: "Its questions and answers are removed from the conversation and from its session file. No (Enter, Escape) keeps them.",
     items: safeFirst(NO, [CLEAR]),
   };
+}
+
+/**
+ * The write dialog as a modal, for a request that comes with no turn to show it
+ * in (an export's costly read): Reject first, so Enter and Escape reject.
+ */
+export function confirmModal(p: ConfirmPrompt): ModalPrompt {
+  const detail = [p.sql, ...p.masked, p.note].filter((s) => s).join("\n\n");
+  return { message: p.message, detail, items: p.buttons.map((b) => ({ title: b.label })) };
+}
+
+/** The decision of the button chosen in confirmModal's dialog; closing it is a reject. */
+export function modalDecision(p: ConfirmPrompt, choice: ModalItem | string | undefined): ConfirmDecision {
+  const title = typeof choice === "object" ? choice.title : choice;
+  return p.buttons.find((b) => b.label === title)?.decision ?? "reject";
 }
 
 /** Whether the user chose to clear; closing the dialog keeps the conversation. */

@@ -8,7 +8,7 @@ import { AiqClient, CancellationTokenSource, StartError, type CancellationToken,
 import { confirmPrompt } from "./confirm";
 import { detailOf, messageOf, ReportedError, turnErrorMessage, UserError } from "./errors";
 import type { LookupDeps } from "./findServer";
-import type { ProgressEvent, ToView } from "./messages";
+import type { ConfirmPrompt, ProgressEvent, ToView } from "./messages";
 import type {
   Allowance,
   ConfigChangedParams,
@@ -45,6 +45,11 @@ export interface ControllerUi {
    * panel should show. The answer comes back through answerConfirm(id).
    */
   confirmOpened(id: number, params: ConfirmParams): void;
+  /**
+   * A write dialog with no turn to show it in, such as the cost gate of an
+   * export: a modal, whose answer is the decision; Enter and Escape reject.
+   */
+  confirmModal(prompt: ConfirmPrompt): Promise<ConfirmDecision>;
   /** The state changed (for the status bar). */
   state(state: ControllerState): void;
   /** The server's stderr and, when tracing, the wire. */
@@ -249,12 +254,13 @@ export class Controller {
 
   /**
    * Opens the write dialog in the turn's place in the view and waits for
-   * the user's answer. Without a turn there is no place to show it: reject.
+   * the user's answer. Without a turn (an export's costly read) there is no
+   * place in the view for it: a modal asks instead.
    */
   private confirm(params: ConfirmParams): Promise<ConfirmDecision> {
     const turnId = this.turn?.id;
     if (turnId === undefined) {
-      return Promise.resolve("reject");
+      return this.options.ui.confirmModal(confirmPrompt(params));
     }
     const id = this.nextDialogId++;
     const answered = new Promise<ConfirmDecision>((resolve) => this.dialogs.set(id, { turnId, resolve }));

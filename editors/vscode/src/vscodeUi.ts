@@ -1,10 +1,13 @@
 // The controller's Ui in VS Code terms: popups, the chat panel (where the
-// write dialog opens), the output channel and the status bar item.
+// write dialog opens; a modal when no turn runs), the output channel and the
+// status bar item.
 
 import * as vscode from "vscode";
 import type { ChatViewProvider } from "./chatView";
+import { confirmModal, modalDecision } from "./confirm";
 import type { ControllerUi } from "./controller";
-import type { ShowMessageParams } from "./protocol";
+import type { ConfirmPrompt } from "./messages";
+import type { ConfirmDecision, ShowMessageParams } from "./protocol";
 import { modelBarView, statusBarView, type ControllerState } from "./status";
 
 const OPEN_SETTINGS = "Open Settings";
@@ -54,6 +57,12 @@ export class VscodeUi implements ControllerUi {
       default:
         this.output.appendLine(p.message);
     }
+  }
+
+  async confirmModal(prompt: ConfirmPrompt): Promise<ConfirmDecision> {
+    const modal = confirmModal(prompt);
+    const choice = await vscode.window.showWarningMessage(modal.message, { modal: true, detail: modal.detail }, ...modal.items);
+    return modalDecision(prompt, choice);
   }
 
   confirmOpened(): void {

@@ -6,6 +6,7 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterEach, before, describe, it } from "node:test";
+import { CancellationTokenSource } from "../src/client";
 import { Controller } from "../src/controller";
 import { ReportedError, UserError } from "../src/errors";
 import { RestartPolicy } from "../src/restartPolicy";
@@ -370,6 +371,37 @@ describe("Controller with the real aiq-rpc", () => {
     fs.writeFileSync(path.join(home, "config", "sources.yaml"), `- name: shop\n  type: sqlite\n  database: ${JSON.stringify(db)}\n  label: staging\n`);
     await ctl.sources(); // the server reads its configuration again before a request
     await waitFor(() => ctl.state.label === "staging", `the label after config/changed (state: ${JSON.stringify(ctl.state)})`);
+  });
+
+  it("an export of a read costlier than the source allows asks in a modal, as no turn runs; Reject writes nothing", async () => {
+    const { home, ui, ctl } = await setup([]);
+    const db = path.join(home, "big.sqlite");
+    fs.writeFileSync(db, ""); // SQLite takes an empty file for an empty database
+    const sources = (extra: string) => `- name: big\n  type: sqlite\n  database: ${JSON.stringify(db)}\n${extra}`;
+    fs.writeFileSync(path.join(home, "config", "sources.yaml"), sources(""));
+    await ctl.setSource("big");
+    ui.decision = "allow_once";
+    for (const sql of ["CREATE TABLE big (id integer PRIMARY KEY)",
+      "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 2000) INSERT INTO big SELECT i FROM c"]) {
+      const st = (await ctl.runSql(sql))?.statements[0];
+      assert.equal(st?.status, "success", `${sql}: ${st?.error}`);
+    }
+    assert.equal(ui.modals.length, 0, "a write in a turn asks in the panel");
+    fs.writeFileSync(path.join(home, "config", "sources.yaml"), sources("  max_estimated_rows: 1000\n"));
+
+    const out = path.join(home, "big.csv");
+    const token = new CancellationTokenSource().token;
+    ui.decision = "reject";
+    await assert.rejects(ctl.exportResult({ sql: "SELECT id FROM big", format: "csv", path: out }, token, () => {}), /did not run|declined/);
+    assert.equal(ui.modals.length, 1);
+    assert.equal(ui.modals[0].buttons[0].decision, "reject", "Reject first, so Enter rejects");
+    assert.match(ui.modals[0].message, /1,000/);
+    assert.equal(fs.existsSync(out), false, "nothing written");
+
+    ui.decision = "allow_once";
+    const written = await ctl.exportResult({ sql: "SELECT id FROM big", format: "csv", path: out }, token, () => {});
+    assert.equal(written?.rowCount, 2000);
+    assert.equal(ui.modals.length, 2);
   });
 
   it("sets the data source and reports it in the state", async () => {

@@ -6,7 +6,7 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, it } from "node:test";
-import { ALLOW_ALWAYS, ALLOW_ONCE, allowanceItems, CLEAR, dryRunText, clearChosen, clearPrompt, confirmPrompt, NO, REJECT } from "../src/confirm";
+import { ALLOW_ALWAYS, ALLOW_ONCE, allowanceItems, CLEAR, dryRunText, clearChosen, clearPrompt, confirmModal, confirmPrompt, modalDecision, NO, REJECT } from "../src/confirm";
 import { ResponseError } from "vscode-jsonrpc/node";
 import { DOCTOR_HINT, detailOf, messageOf, presentError, ReportedError, turnErrorMessage, UserError } from "../src/errors";
 import { parseFromView } from "../src/fromView";
@@ -348,6 +348,20 @@ describe("confirm and clear dialogs", () => {
       [ALLOW_ONCE, "allow_once"],
       [ALLOW_ALWAYS, "allow_always"],
     ], "the safe one first");
+  });
+
+  it("the write dialog as a modal, outside a turn: Reject first; closing it rejects", () => {
+    const p = confirmPrompt({
+      sessionId: "s1", tool: "result/export", sql: "SELECT * FROM big", risk: "cost", reason: "The database estimates 20,000,000 rows.",
+      masked: [{ token: "<masked:email:3f2a91c04d7e>", value: "ann@example.com" }],
+    });
+    const m = confirmModal(p);
+    assert.deepEqual(m.items.map((i) => i.title), [REJECT, ALLOW_ONCE], "the safe one first: Enter gives it");
+    assert.match(m.detail, /^SELECT \* FROM big\n\n<masked:email:3f2a…> is ann@example.com\n\nReject/);
+    assert.equal(modalDecision(p, { title: ALLOW_ONCE }), "allow_once");
+    assert.equal(modalDecision(p, { title: REJECT }), "reject");
+    assert.equal(modalDecision(p, undefined), "reject", "Escape or the close box");
+    assert.equal(modalDecision(p, ALLOW_ALWAYS), "reject", "a button the dialog did not offer");
   });
 
   it("the write dialog says what the dry run found", () => {

@@ -2,7 +2,7 @@
 // it expects (event-driven, with a timeout).
 
 import type { ControllerUi } from "../../src/controller";
-import type { ToView } from "../../src/messages";
+import type { ConfirmPrompt, ToView } from "../../src/messages";
 import type { ConfirmDecision, ConfirmParams, ShowMessageParams } from "../../src/protocol";
 import type { ControllerState } from "../../src/status";
 import { WAIT_MS } from "./aiqRpc";
@@ -36,6 +36,13 @@ export class FakeUi implements ControllerUi {
   showMessage(params: ShowMessageParams): void {
     this.messages.push(params);
     this.changed();
+  }
+  /** The modal write dialogs asked, outside a turn; answered with decision ("hold" rejects). */
+  readonly modals: ConfirmPrompt[] = [];
+  confirmModal(prompt: ConfirmPrompt): Promise<ConfirmDecision> {
+    this.modals.push(prompt);
+    this.changed();
+    return Promise.resolve(this.decision === "hold" ? "reject" : this.decision);
   }
   confirmOpened(id: number, params: ConfirmParams): void {
     this.confirms.push(params);
