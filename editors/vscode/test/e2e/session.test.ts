@@ -32,7 +32,7 @@ e2eSuite("AIQ sessions in code-server", () => {
     await openPanel(vs);
     vs.model.reset(...turnSteps(STATUS_SQL, "Most orders are delivered."));
     await ask(vs, STATUS_Q);
-    await turn(vs, STATUS_Q).locator(".status").waitFor({ state: "detached" });
+    await turnEnd(STATUS_Q, "Most orders are delivered.");
   });
   after(async () => {
     await vs?.close();
@@ -40,6 +40,16 @@ e2eSuite("AIQ sessions in code-server", () => {
   afterEach(async () => {
     await vs.page.keyboard.press("Escape");
   });
+
+  /**
+   * Waits for the turn of question to end with answer. The turn must be there first: before the panel
+   * draws it, its spinner is "detached" too, and a test would go on while the model still answers.
+   */
+  async function turnEnd(question: string, answer: string): Promise<void> {
+    const t = turn(vs, question);
+    await t.locator(".answer", { hasText: answer }).waitFor();
+    await t.locator(".status").waitFor({ state: "detached" });
+  }
 
   /** A turn as history shows it: question, answer, and the SQL with its table. */
   async function assertTurnWithSql(t: Locator, sql: string, columns: string[], answer: RegExp): Promise<void> {
@@ -78,7 +88,7 @@ e2eSuite("AIQ sessions in code-server", () => {
     const FOLLOW_SQL = FOLLOW_SQL_AFTER_LOAD;
     vs.model.reset(...turnSteps(FOLLOW_SQL, "Lyon has the fewest."));
     await ask(vs, FOLLOW_Q);
-    await turn(vs, FOLLOW_Q).locator(".status").waitFor({ state: "detached" });
+    await turnEnd(FOLLOW_Q, "Lyon has the fewest.");
 
     await runCommand(vs.page, "AIQ: Show History");
     await assertTurnWithSql(turn(vs, CITY_Q), CITY_SQL, ["city", "customers"], /Berlin has the most customers\./);
