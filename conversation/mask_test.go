@@ -27,17 +27,9 @@ func TestMaskAddedDuringSession(t *testing.T) {
 		"CREATE TABLE customers (id integer PRIMARY KEY, email text, city text)",
 		"INSERT INTO customers VALUES (1, 'ann@example.com', 'Oslo'), (2, 'bob@example.com', 'Rome')",
 	)
-	home := sessionio.Home{Dir: t.TempDir()}
-	path := home.SourcesPath()
-	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o700))
 	yaml := fmt.Sprintf("- name: db\n  type: sqlite\n  database: %q\n", src.Database)
-	require.NoError(t, os.WriteFile(path, []byte(yaml), 0o600))
-
-	sql := func(id, q string) modeltest.Step {
-		args, err := json.Marshal(map[string]string{"sql": q})
-		require.NoError(t, err)
-		return modeltest.Call(id, "execute_sql", string(args))
-	}
+	home, path := sourcesHome(t, yaml)
+	sql := func(id, q string) modeltest.Step { return sqlCall(t, id, q) }
 	tokenRe := regexp.MustCompile(`<masked:email:[0-9a-f]{12,}>`)
 	var token string
 	model := &modeltest.Model{}
@@ -100,16 +92,9 @@ func TestSourceChangeReachesOpenSession(t *testing.T) {
 		"CREATE TABLE customers (id integer PRIMARY KEY, email text)",
 		"INSERT INTO customers VALUES (1, 'ann@example.com'), (2, 'bob@example.com')",
 	)
-	home := sessionio.Home{Dir: t.TempDir()}
-	path := home.SourcesPath()
-	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o700))
 	yaml := fmt.Sprintf("- name: db\n  type: sqlite\n  database: %q\n  mask: [customers.email]\n", src.Database)
-	require.NoError(t, os.WriteFile(path, []byte(yaml), 0o600))
-	sql := func(id, q string) modeltest.Step {
-		args, err := json.Marshal(map[string]string{"sql": q})
-		require.NoError(t, err)
-		return modeltest.Call(id, "execute_sql", string(args))
-	}
+	home, path := sourcesHome(t, yaml)
+	sql := func(id, q string) modeltest.Step { return sqlCall(t, id, q) }
 	var token string
 	model := &modeltest.Model{Respond: func(req conversation.Request) modeltest.Step {
 		last := req.Messages[len(req.Messages)-1]
@@ -151,4 +136,21 @@ func TestSourceChangeReachesOpenSession(t *testing.T) {
 	assert.Empty(t, asked, "refused without asking")
 	assert.EqualValues(t, 2, dbtest.QueryInt(t, src, "SELECT count(*) FROM customers"))
 	assert.Equal(t, [][]any{{int64(1)}}, ans.Statements[1].Rows, "the token of the first turn still finds its row")
+}
+
+// sourcesHome is a new AIQ home whose sources.yaml, at path, is yaml.
+func sourcesHome(t *testing.T, yaml string) (home sessionio.Home, path string) {
+	t.Helper()
+	home = sessionio.Home{Dir: t.TempDir()}
+	path = home.SourcesPath()
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o700))
+	require.NoError(t, os.WriteFile(path, []byte(yaml), 0o600))
+	return home, path
+}
+
+// sqlCall is the model's call of execute_sql with q.
+func sqlCall(t *testing.T, id, q string) modeltest.Step {
+	args, err := json.Marshal(map[string]string{"sql": q})
+	require.NoError(t, err)
+	return modeltest.Call(id, "execute_sql", string(args))
 }
