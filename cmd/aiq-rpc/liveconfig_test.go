@@ -83,20 +83,8 @@ func TestConfigReloadACP(t *testing.T) {
 			"prompt": []any{map[string]string{"type": "text", "text": text}}})
 		var out strings.Builder
 		for _, raw := range updates {
-			var n struct {
-				Params struct {
-					Update struct {
-						Kind    string          `json:"sessionUpdate"`
-						Content json.RawMessage `json:"content"`
-					} `json:"update"`
-				} `json:"params"`
-			}
-			require.NoError(t, json.Unmarshal(raw, &n))
-			var chunk struct {
-				Text string `json:"text"`
-			}
-			if n.Params.Update.Kind == "agent_message_chunk" && json.Unmarshal(n.Params.Update.Content, &chunk) == nil {
-				out.WriteString(chunk.Text)
+			if kind, chunk := acpUpdate(t, raw); kind == "agent_message_chunk" {
+				out.WriteString(chunk)
 			}
 		}
 		return out.String()

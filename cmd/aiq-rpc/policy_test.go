@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"slices"
 	"sync"
 	"testing"
 
@@ -33,16 +34,7 @@ func TestSourcePolicyThroughEditor(t *testing.T) {
 			h.writeFile(t, "config/sources.yaml", sourcesYAML(src)+c.policy)
 			p := startProc(t, h, procOptions{args: []string{"--source", "db"}})
 			p.client.Result("initialize", map[string]any{"capabilities": map[string]bool{"confirm": true}}, nil)
-			var mu sync.Mutex
-			var asked []map[string]any
-			p.client.Handle("chat/confirm", func(params json.RawMessage) (any, *editortest.Error) {
-				var req map[string]any
-				json.Unmarshal(params, &req)
-				mu.Lock()
-				defer mu.Unlock()
-				asked = append(asked, req)
-				return map[string]string{"decision": "allow_always"}, nil
-			})
+			confirms := recordConfirms(p.client, "allow_always")
 			var sources struct {
 				Sources []struct{ Name, Access, Label string }
 			}
@@ -52,8 +44,7 @@ func TestSourcePolicyThroughEditor(t *testing.T) {
 			p.client.Result("chat/turn", map[string]any{"query": "delete sale 1"}, &ans)
 			require.Len(t, ans.Statements, 1)
 			assert.Equal(t, c.want, ans.Statements[0].Status, ans.Statements[0].Error)
-			mu.Lock()
-			defer mu.Unlock()
+			asked := confirms.requests()
 			if c.want == "rejected" {
 				assert.Equal(t, "read_only", sources.Sources[0].Access)
 				assert.Empty(t, asked, "a read_only source asked")
@@ -81,23 +72,40 @@ func TestCostGateThroughEditor(t *testing.T) {
 		llmtest.Step{Text: "Not run."})
 	p := startOnSource(t, src, model)
 	p.client.Result("initialize", map[string]any{"capabilities": map[string]bool{"confirm": true}}, nil)
-	var mu sync.Mutex
-	var asked []map[string]any
-	p.client.Handle("chat/confirm", func(params json.RawMessage) (any, *editortest.Error) {
-		var req map[string]any
-		json.Unmarshal(params, &req)
-		mu.Lock()
-		defer mu.Unlock()
-		asked = append(asked, req)
-		return map[string]string{"decision": "reject"}, nil
-	})
+	confirms := recordConfirms(p.client, "reject")
 	var ans conversation.Answer
 	p.client.Result("chat/turn", map[string]any{"query": "all pairs"}, &ans)
 	require.Len(t, ans.Statements, 1)
 	assert.Equal(t, "rejected", ans.Statements[0].Status)
-	mu.Lock()
-	defer mu.Unlock()
+	asked := confirms.requests()
 	require.Len(t, asked, 1)
 	assert.Equal(t, "cost", asked[0]["risk"])
 	assert.Contains(t, asked[0]["reason"], "10,000,000,000 rows, above this source's limit of 10,000,000")
+}
+
+// confirmRecorder answers every chat/confirm with one decision and keeps
+// the requests.
+type confirmRecorder struct {
+	mu    sync.Mutex
+	asked []map[string]any
+}
+
+func recordConfirms(c *editortest.Client, decision string) *confirmRecorder {
+	r := &confirmRecorder{}
+	c.Handle("chat/confirm", func(params json.RawMessage) (any, *editortest.Error) {
+		var req map[string]any
+		json.Unmarshal(params, &req)
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.asked = append(r.asked, req)
+		return map[string]string{"decision": decision}, nil
+	})
+	return r
+}
+
+// requests are the chat/confirm requests so far.
+func (r *confirmRecorder) requests() []map[string]any {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.asked)
 }

@@ -181,25 +181,11 @@ func TestStreamsACP(t *testing.T) {
 			var text, thought strings.Builder
 			calls := 0
 			for _, raw := range updates {
-				var n struct {
-					Params struct {
-						Update struct {
-							Kind    string          `json:"sessionUpdate"`
-							Content json.RawMessage `json:"content"`
-						} `json:"update"`
-					} `json:"params"`
-				}
-				require.NoError(t, json.Unmarshal(raw, &n))
-				var chunk struct {
-					Text string `json:"text"`
-				}
-				switch u := n.Params.Update; u.Kind {
+				switch kind, chunk := acpUpdate(t, raw); kind {
 				case "agent_message_chunk":
-					require.NoError(t, json.Unmarshal(u.Content, &chunk))
-					text.WriteString(chunk.Text)
+					text.WriteString(chunk)
 				case "agent_thought_chunk":
-					require.NoError(t, json.Unmarshal(u.Content, &chunk))
-					thought.WriteString(chunk.Text)
+					thought.WriteString(chunk)
 				case "tool_call":
 					calls++
 				}
@@ -388,4 +374,28 @@ func TestReasoningRestored(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"reasoning_content: I should run a query."}, kept, "the restored session sends the reasoning back")
+}
+
+// acpUpdate reads a session/update notification: the kind of its update
+// and, for a message or thought chunk, its text.
+func acpUpdate(t testing.TB, raw json.RawMessage) (kind, chunk string) {
+	t.Helper()
+	var n struct {
+		Params struct {
+			Update struct {
+				Kind    string          `json:"sessionUpdate"`
+				Content json.RawMessage `json:"content"`
+			} `json:"update"`
+		} `json:"params"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &n))
+	u := n.Params.Update
+	if !strings.HasSuffix(u.Kind, "_chunk") {
+		return u.Kind, ""
+	}
+	var c struct {
+		Text string `json:"text"`
+	}
+	require.NoError(t, json.Unmarshal(u.Content, &c), "the content of %s", u.Kind)
+	return u.Kind, c.Text
 }

@@ -41,6 +41,12 @@ import type { Place } from "./findServer";
 import { StderrTail } from "./stderrTail";
 
 export { CancellationTokenSource, type CancellationToken } from "vscode-jsonrpc/node";
+
+/** How a turn (chat/turn, chat/runSql) reports and is cancelled. */
+export interface TurnOptions {
+  onProgress?: (e: ProgressEvent) => void;
+  token?: CancellationToken;
+}
 export type { ExitInfo };
 
 export type TraceLevel = "off" | "messages" | "verbose";
@@ -303,35 +309,26 @@ export class AiqClient {
   }
 
   /** Runs one turn; onProgress gets its chat/progress events in order. Cancel with token. */
-  async turn(
-    params: TurnParams,
-    opts: { onProgress?: (e: ProgressEvent) => void; token?: CancellationToken } = {},
-  ): Promise<TurnResult> {
-    if (this.turns.has(params.sessionId)) {
-      throw new Error("A question is already being answered in this conversation; wait for it or cancel it.");
-    }
-    this.turns.set(params.sessionId, opts.onProgress ?? (() => {}));
-    try {
-      return await this.call<TurnResult>("chat/turn", params, opts.token);
-    } finally {
-      this.turns.delete(params.sessionId);
-    }
+  turn(params: TurnParams, opts: TurnOptions = {}): Promise<TurnResult> {
+    return this.turnLike("chat/turn", params, opts);
   }
 
   /**
    * Runs one statement without the model (chat/runSql), through the path of
    * the model's execute_sql; its progress comes as a turn's does.
    */
-  async runSql(
-    params: { sessionId: string; sql: string },
-    opts: { onProgress?: (e: ProgressEvent) => void; token?: CancellationToken } = {},
-  ): Promise<TurnResult> {
+  runSql(params: { sessionId: string; sql: string }, opts: TurnOptions = {}): Promise<TurnResult> {
+    return this.turnLike("chat/runSql", params, opts);
+  }
+
+  /** A request that runs as a turn of its session: one at a time, its chat/progress to onProgress. */
+  private async turnLike(method: string, params: { sessionId: string }, opts: TurnOptions): Promise<TurnResult> {
     if (this.turns.has(params.sessionId)) {
       throw new Error("A question is already being answered in this conversation; wait for it or cancel it.");
     }
     this.turns.set(params.sessionId, opts.onProgress ?? (() => {}));
     try {
-      return await this.call<TurnResult>("chat/runSql", params, opts.token);
+      return await this.call<TurnResult>(method, params, opts.token);
     } finally {
       this.turns.delete(params.sessionId);
     }

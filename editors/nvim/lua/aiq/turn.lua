@@ -179,6 +179,28 @@ local function finish_turn(turn, err, result)
   end
 end
 
+-- start shows turn's question (the lines shown) in the panel and, once
+-- the session is there, sends method with the params params_of(id) makes;
+-- finish_turn ends it, as a turn of the model or a statement run alone.
+local function start(turn, shown, method, params_of)
+  current = turn
+  chat.open()
+  chat.add(shown, { gap = true })
+  chat.add({ "", "## aiq" })
+  chat.set_running("running…")
+  session.with_session(function(id, err)
+    if not id then
+      return finish_turn(turn, err or { message = "no session" })
+    end
+    if turn.cancelled then
+      return finish_turn(turn, { code = -32800, message = "cancelled" })
+    end
+    turn.req = server.conn:request(method, params_of(id), function(e, result)
+      finish_turn(turn, e, result)
+    end)
+  end)
+end
+
 -- ask asks question, with the selection of lines line1..line2 when given.
 function M.ask(question, line1, line2)
   if M.busy() then
@@ -194,26 +216,12 @@ function M.ask(question, line1, line2)
       return
     end
   end
-  local turn = { streamed = false }
-  current = turn
-  chat.open()
-  chat.add(render.question(question, sel), { gap = true })
-  chat.add({ "", "## aiq" })
-  chat.set_running("running…")
-  session.with_session(function(id, err)
-    if not id then
-      return finish_turn(turn, err or { message = "no session" })
-    end
-    if turn.cancelled then
-      return finish_turn(turn, { code = -32800, message = "cancelled" })
-    end
+  start({ streamed = false }, render.question(question, sel), "chat/turn", function(id)
     local params = { sessionId = id, selection = sel }
     if question ~= "" then
       params.query = question
     end
-    turn.req = server.conn:request("chat/turn", params, function(e, result)
-      finish_turn(turn, e, result)
-    end)
+    return params
   end)
 end
 
@@ -228,22 +236,8 @@ function M.run_sql(sql)
   if M.busy() then
     return
   end
-  local turn = { streamed = false, sql = sql }
-  current = turn
-  chat.open()
-  chat.add(render.question("", { text = sql, languageId = "sql" }), { gap = true })
-  chat.add({ "", "## aiq" })
-  chat.set_running("running…")
-  session.with_session(function(id, err)
-    if not id then
-      return finish_turn(turn, err or { message = "no session" })
-    end
-    if turn.cancelled then
-      return finish_turn(turn, { code = -32800, message = "cancelled" })
-    end
-    turn.req = server.conn:request("chat/runSql", { sessionId = id, sql = sql }, function(e, res)
-      finish_turn(turn, e, res)
-    end)
+  start({ streamed = false, sql = sql }, render.question("", { text = sql, languageId = "sql" }), "chat/runSql", function(id)
+    return { sessionId = id, sql = sql }
   end)
 end
 
