@@ -2,6 +2,7 @@ package editor
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -52,7 +53,13 @@ func resultExport(ctx context.Context, s *Server, req request, p exportParams) (
 	case ctx.Err() != nil:
 		return nil, jsonrpc2.NewError(codeRequestCancelled, "The export was cancelled; no file was written.")
 	case errors.As(err, &failed):
-		return nil, jsonrpc2.NewError(CodeExportFailed, fmt.Sprintf("The export failed and wrote no file: %s.", strings.TrimSuffix(failed.Message, ".")))
+		// data.status tells a statement the user declined (rejected) from
+		// one that failed (error): the first is no error to show as one.
+		e := jsonrpc2.NewError(CodeExportFailed, fmt.Sprintf("The export failed and wrote no file: %s.", strings.TrimSuffix(failed.Message, ".")))
+		e.Data, _ = json.Marshal(struct {
+			Status string `json:"status"`
+		}{failed.Status})
+		return nil, e
 	}
 	return nil, err
 }

@@ -189,6 +189,7 @@ func TestExportCostGate(t *testing.T) {
 	m := c.Call("result/export", params)
 	require.NotNil(t, m.Error, "a rejected costly export")
 	assert.Equal(t, -32040, m.Error.Code, m.Error.Message)
+	assert.JSONEq(t, `{"status":"rejected"}`, string(m.Error.Data), "data says the user declined it")
 	require.Len(t, *asked, 1)
 	assert.Equal(t, "cost", (*asked)[0].Risk)
 	assert.Contains(t, (*asked)[0].Reason, "1,000")

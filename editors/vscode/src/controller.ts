@@ -4,6 +4,7 @@
 // calls; the Node tests drive it with the real binary.
 
 import * as path from "node:path";
+import { ResponseError } from "vscode-jsonrpc/node";
 import { AiqClient, CancellationTokenSource, StartError, type CancellationToken, type ExitInfo } from "./client";
 import { confirmPrompt } from "./confirm";
 import { detailOf, messageOf, ReportedError, turnErrorMessage, UserError } from "./errors";
@@ -247,6 +248,9 @@ export class Controller {
     } catch (err) {
       if (token.isCancellationRequested) {
         return undefined;
+      }
+      if (exportDeclined(err)) {
+        throw new UserError(messageOf(err)); // the user's own answer: said, not an error
       }
       throw err;
     }
@@ -679,3 +683,11 @@ export class Controller {
     return r.sessionId;
   }
 }
+
+/** Whether err is result/export's answer to a statement the user declined (-32040, data.status "rejected"). */
+function exportDeclined(err: unknown): boolean {
+  return err instanceof ResponseError && err.code === EXPORT_FAILED && (err.data as { status?: unknown } | undefined)?.status === "rejected";
+}
+
+/** result/export's code for a statement that did not finish. */
+const EXPORT_FAILED = -32040;

@@ -10,7 +10,7 @@ import type { Locator } from "playwright-core";
 import { extensionRoot } from "../support/chatPage";
 import type { RecordedRequest, Step } from "../support/scriptedModel";
 import { aiqRpcBinary, WAIT_MS } from "../support/aiqRpc";
-import { ask, e2eSuite, openFile, openPanel, runCommand, startVsCode, turn, type VsCode } from "./codeServer";
+import { ask, dialog, e2eSuite, notification, openFile, openPanel, runCommand, startVsCode, turn, type VsCode } from "./codeServer";
 
 const REVENUE_SQL =
   "SELECT p.category, round(sum(oi.quantity * oi.unit_price_cents) / 100.0, 2) AS revenue\n" +
@@ -334,6 +334,36 @@ e2eSuite("the AIQ panel in code-server", () => {
     assert.match(lines[1], /^\d+,two-\d+,.*,twelve-\d+$/);
     await shoot("vscode-export.png", "window");
     await runCommand(vs.page, "View: Close All Editors");
+  });
+
+  it("asks in a modal before exporting a read costlier than the source allows: Enter and Escape reject, Allow once exports", async () => {
+    const t = await askAndWait("Every order, to export", sql("all-orders", "SELECT id, status FROM orders ORDER BY id"), { text: ["Here."] });
+    // The same demo database, with a cost limit every full scan is above; the open session follows it.
+    const demo = path.join(vs.home, "demo.sqlite");
+    fs.writeFileSync(path.join(vs.home, "config", "sources.yaml"), `- name: demo\n  type: sqlite\n  database: ${JSON.stringify(demo)}\n  max_estimated_rows: 1\n`);
+    const target = path.join(vs.workspace, "result.csv");
+    const confirm = dialog(vs.page);
+    const exportIt = async () => {
+      fs.rmSync(target, { force: true });
+      await t.locator("button.export-result").click();
+      await vs.page.locator(".quick-input-list .monaco-list-row", { hasText: "CSV" }).click();
+      await vs.page.locator(".quick-input-box input").waitFor();
+      await vs.page.keyboard.press("Enter");
+      await confirm.waitFor();
+      assert.match((await confirm.textContent()) ?? "", /estimates/, "the modal says why it asks");
+    };
+    for (const key of ["Enter", "Escape"]) {
+      await exportIt();
+      await vs.page.keyboard.press(key);
+      await confirm.waitFor({ state: "hidden" });
+      await notification(vs.page, /declined/).first().waitFor(); // a warning: no console error, as the last test checks
+      assert.equal(fs.existsSync(target), false, `${key} exports nothing`);
+    }
+    await exportIt();
+    await confirm.getByRole("button", { name: "Allow once" }).click();
+    const deadline = Date.now() + WAIT_MS;
+    while (!fs.existsSync(target) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    assert.ok(fs.existsSync(target), "Allow once exports");
   });
 
   it("selects another data source for the conversation", async () => {
