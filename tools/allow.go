@@ -165,12 +165,13 @@ func namesColumn(toks []sqlToken, i int) bool {
 	if t.kind == tokQuoted {
 		return true
 	}
+	if isReserved(t.text) {
+		return false
+	}
+	// Words of conditions that the reserved words leave out.
 	switch t.text {
-	case "TRUE", "FALSE", "NULL", "UNKNOWN", "NOT", "AND", "OR", "XOR", "IS", "IN", "LIKE", "ILIKE", "GLOB",
-		"REGEXP", "RLIKE", "MATCH", "SIMILAR", "TO", "ESCAPE", "BETWEEN", "SYMMETRIC", "EXISTS", "DISTINCT", "FROM",
-		"CASE", "WHEN", "THEN", "ELSE", "END", "CAST", "AS", "COLLATE", "INTERVAL", "DIV", "MOD", "ANY", "ALL", "SOME",
-		"SELECT", "ARRAY", "CURRENT_DATE", "CURRENT_TIME", "CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP",
-		"CURRENT_USER", "SESSION_USER", "USER":
+	case "UNKNOWN", "XOR", "ILIKE", "GLOB", "REGEXP", "RLIKE", "MATCH", "SIMILAR", "ESCAPE", "SYMMETRIC",
+		"INTERVAL", "DIV", "MOD", "LOCALTIME", "LOCALTIMESTAMP", "SESSION_USER":
 		return false
 	}
 	return true
