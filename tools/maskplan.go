@@ -1,6 +1,9 @@
 package tools
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // maskedColumns says which of the columns of the result of sql are masked,
 // by the rule of Masker's doc comment. It never returns nil.
@@ -12,23 +15,11 @@ func (m *Masker) maskedColumns(sql string, columns []string) []bool {
 	for i, c := range columns {
 		out[i] = m.Masks(c)
 	}
-	// Every way a server may read the text, as Classify does: a column
-	// masked under one reading is masked.
-	for n, r := range sqlReadings(sql, m.dialect) {
-		toks, regions, err := lexSQL(sql, m.dialect, r)
-		if err != nil && n > 0 && !isClassifyError(err, errAmbiguous) {
-			continue // not SQL when read this way: no server ran it so
-		}
-		if err != nil || regions > 0 {
-			// The engine ran it, read in a way this lexer does not
-			// follow, or with code that some servers skip: no column
-			// can be told safe.
-			return allTrue(out)
-		}
-		if n := len(toks); n > 0 && toks[n-1].isPunct(";") {
-			toks = toks[:n-1]
-		}
-		scan := m.scanStatement(sql, toks)
+	scans, ok := m.readings(sql)
+	if !ok {
+		return allTrue(out)
+	}
+	for _, scan := range scans {
 		for i, masked := range scan.masked(len(columns)) {
 			out[i] = out[i] || masked
 		}
@@ -42,16 +33,28 @@ func (m *Masker) mentions(sql string) bool {
 	if !m.active() {
 		return false
 	}
+	scans, ok := m.readings(sql)
+	return !ok || slices.ContainsFunc(scans, func(s *stmtScan) bool { return s.anyRef })
+}
+
+// readings scans sql every way a server may read it, as Classify does. ok
+// is false when a reading the engine runs cannot be followed by this
+// lexer, or holds code some servers skip: then no column can be told safe.
+func (m *Masker) readings(sql string) (scans []*stmtScan, ok bool) {
 	for n, r := range sqlReadings(sql, m.dialect) {
 		toks, regions, err := lexSQL(sql, m.dialect, r)
 		if err != nil && n > 0 && !isClassifyError(err, errAmbiguous) {
-			continue
+			continue // not SQL when read this way: no server ran it so
 		}
-		if err != nil || regions > 0 || m.scanStatement(sql, toks).anyRef {
-			return true
+		if err != nil || regions > 0 {
+			return nil, false
 		}
+		if n := len(toks); n > 0 && toks[n-1].isPunct(";") {
+			toks = toks[:n-1]
+		}
+		scans = append(scans, m.scanStatement(sql, toks))
 	}
-	return false
+	return scans, true
 }
 
 func allTrue(b []bool) []bool {
