@@ -2,10 +2,11 @@ package conversation
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -159,10 +160,6 @@ func noConfirm(context.Context, ConfirmRequest) (Decision, error) {
 	return Reject, errors.New("no one can confirm it here")
 }
 
-// logTurns bounds the turns a call log keeps; past it, and past the file
-// size limit, the oldest go.
-const logTurns = 1000
-
 // Call runs one tool call. The returned error is for a call that could
 // not start (an unknown source, a toolbox that cannot open, a cancelled
 // ctx); what the tool itself says is in the result.
@@ -185,9 +182,9 @@ func (w *Workspace) Call(ctx context.Context, c Call) (CallResult, error) {
 		args = "{}"
 	}
 	turn := Turn{System: callSystemPrompt(c.Log, src.Name), User: callText(c.Tool, args)}
-	runner := Runner{Model: callModel{call: ToolCall{ID: "call_1", Type: "function",
+	runner := Runner{Model: callModel{call: ToolCall{ID: newCallID(), Type: "function",
 		Function: FunctionCall{Name: c.Tool, Arguments: args}}},
-		Tools: box, MaxModelCalls: 2, HistoryLimit: logTurns, Now: w.cfg.Now}
+		Tools: box, MaxModelCalls: 2, HistoryLimit: 1, Now: w.cfg.Now}
 	work := NewSession(src.Name, src.Type, w.cfg.Now())
 	start := w.cfg.Now()
 	res, err := runner.Run(ctx, work, turn, nil)
@@ -197,9 +194,17 @@ func (w *Workspace) Call(ctx context.Context, c Call) (CallResult, error) {
 	o := res.Outcomes[0]
 	out := CallResult{Source: src.Name, Result: o.Result, Err: o.Err, Content: o.Content, Summary: summarize(o)}
 	if c.Log != "" {
-		out.LoggedTo, out.LogError = w.logCall(c.Log, src, &runner, turn, res, start)
+		out.LoggedTo, out.LogError = w.logCall(c.Log, src, turn, res, start)
 	}
 	return out, nil
+}
+
+// newCallID is the id of a logged call: many processes append calls to one
+// log, so a count of the process's own would repeat.
+func newCallID() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return "call_" + hex.EncodeToString(b[:])
 }
 
 // callModel stands in for the model of a Call: it asks for the one call,
@@ -236,78 +241,92 @@ func callSystemPrompt(log, source string) string {
 // list tells a log from a conversation.
 const callLogPrompt = "This session logs the tool calls"
 
-// callLog is one log file of calls, kept in memory between appends.
+// callLog is the log file of calls that a source's calls of one day are
+// appended to now; n numbers it among the day's files.
 type callLog struct {
 	mu   sync.Mutex
-	s    *Session
-	stat os.FileInfo // the file as the last append left it
+	n    int
+	file *sessionio.LogFile // nil until the first append
 }
 
-// logCall appends a call's turn to the day's log of its source.
-func (w *Workspace) logCall(name string, src sessionio.Source, r *Runner, t Turn, res Result, start time.Time) (string, error) {
+// maxLogFiles bounds the files of one source's calls in one day; each
+// holds up to sessionio.MaxFileSize.
+const maxLogFiles = 1000
+
+// logCall appends a call's turn to the day's log of its source, written
+// before the call is answered. It never rewrites what the log holds, and
+// other processes append to the same file: a day's file that is full, or
+// not one aiq-rpc can add to, is followed by the next, mcp_DAY_SOURCE_2.json.
+func (w *Workspace) logCall(name string, src sessionio.Source, t Turn, res Result, start time.Time) (string, error) {
 	day := start.Format("20060102")
-	path := filepath.Join(w.cfg.Home.SessionsDir(), fmt.Sprintf("%s_%s_%s.json", name, day, fileSafe(src.Name)))
+	base := fmt.Sprintf("%s_%s_%s", name, day, fileSafe(src.Name))
+	l := w.callLog(base, day)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	msgs := res.Added
+	var skipped []string
+	for l.n < maxLogFiles {
+		if l.file == nil {
+			path := filepath.Join(w.cfg.Home.SessionsDir(), base+".json")
+			if l.n > 1 {
+				path = filepath.Join(w.cfg.Home.SessionsDir(), fmt.Sprintf("%s_%d.json", base, l.n))
+			}
+			md := sessionio.Metadata{CreatedAt: start.UTC(), DataSource: src.Name, DatabaseType: src.Type}
+			f, err := sessionio.OpenLog(path, md, []Message{{Role: RoleSystem, Content: t.System}})
+			if err != nil {
+				return "", fmt.Errorf("log the call: %w", err)
+			}
+			l.file = f
+		}
+		err := l.file.Append(msgs, w.cfg.Now().UTC())
+		if err == nil {
+			return l.file.Path(), nil
+		}
+		if !errors.Is(err, sessionio.ErrLogFull) && !errors.Is(err, sessionio.ErrNotAppendable) {
+			return "", fmt.Errorf("log the call: %w", err)
+		}
+		if errors.Is(err, sessionio.ErrNotAppendable) {
+			skipped = append(skipped, l.file.Path())
+		}
+		l.file.Close()
+		l.file = nil
+		l.n++
+	}
+	return "", fmt.Errorf("log the call: %d files of %s are full or are not logs (%s)", maxLogFiles, base, strings.Join(skipped, ", "))
+}
+
+// callLog returns the log of base, letting go of the logs of other days: a
+// server runs for days.
+func (w *Workspace) callLog(base, day string) *callLog {
 	w.mu.Lock()
+	defer w.mu.Unlock()
+	if l, ok := w.logs[base]; ok {
+		return l
+	}
 	if w.logs == nil {
 		w.logs = map[string]*callLog{}
 	}
-	l, ok := w.logs[path]
-	if !ok {
-		// A server runs for days: the logs of earlier days, each up to a
-		// whole day of calls, are let go once a new one starts.
-		for p := range w.logs {
-			if !strings.Contains(filepath.Base(p), "_"+day+"_") {
-				delete(w.logs, p)
-			}
+	for b, l := range w.logs {
+		if !strings.Contains(b, "_"+day+"_") {
+			l.close()
+			delete(w.logs, b)
 		}
-		l = &callLog{}
-		w.logs[path] = l
 	}
-	w.mu.Unlock()
-
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if err := l.reload(path, src, start); err != nil {
-		return "", err
-	}
-	r.commit(l.s, t, res, start)
-	data, _, err := l.s.Encode()
-	if err == nil {
-		err = os.MkdirAll(filepath.Dir(path), 0o700)
-	}
-	if err == nil {
-		err = sessionio.WriteFile(path, data)
-	}
-	if err != nil {
-		l.s, l.stat = nil, nil // read the file again next time
-		return "", fmt.Errorf("log the call in %s: %w", path, err)
-	}
-	l.stat, _ = os.Stat(path)
-	return path, nil
+	l := &callLog{n: 1}
+	w.logs[base] = l
+	return l
 }
 
-// reload reads the log file when another writer changed it since the last
-// append, or starts it when there is none. A file that is not a session is
-// never overwritten.
-func (l *callLog) reload(path string, src sessionio.Source, now time.Time) error {
-	info, err := os.Stat(path)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		if l.s == nil || l.stat != nil {
-			l.s = NewSession(src.Name, src.Type, now)
-		}
-		return nil
-	case err != nil:
-		return fmt.Errorf("log the call in %s: %w", path, err)
-	case l.s != nil && l.stat != nil && os.SameFile(info, l.stat) && info.ModTime().Equal(l.stat.ModTime()) && info.Size() == l.stat.Size():
+// close closes the log's file, after the appends under way.
+func (l *callLog) close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.file == nil {
 		return nil
 	}
-	s, _, err := Load(path)
-	if err != nil {
-		return fmt.Errorf("log the call: %s is not a session file that can be added to, so it is left as it is: %w", path, err)
-	}
-	l.s = s
-	return nil
+	err := l.file.Close()
+	l.file = nil
+	return err
 }
 
 // fileSafe turns a source's name into a part of a file name.

@@ -39,5 +39,5 @@ func TestCallLogsOfEarlierDaysLetGo(t *testing.T) {
 	for p := range ws.logs {
 		kept = append(kept, filepath.Base(p))
 	}
-	assert.Equal(t, []string{"mcp_20261126_db.json"}, kept)
+	assert.Equal(t, []string{"mcp_20261126_db"}, kept)
 }

@@ -61,7 +61,7 @@ type Workspace struct {
 	mu        sync.Mutex
 	sessions  map[string]*openSession
 	defaultID string
-	logs      map[string]*callLog // the call logs by path (see Call)
+	logs      map[string]*callLog // the call logs by file name without its number (see Call)
 
 	// memory gives free memory back to the system after a large session
 	// is loaded, cleared or closed.
@@ -105,13 +105,22 @@ func NewWorkspace(cfg Config) *Workspace {
 	return &Workspace{cfg: cfg, sqlBoxes: sqlBoxes, sessions: map[string]*openSession{}}
 }
 
-// Close closes the connections the workspace opened. It saves nothing;
-// call SaveAll first.
+// Close closes the connections the workspace opened and the call logs,
+// after making their appends durable. It saves no session; call SaveAll
+// first.
 func (w *Workspace) Close() error {
-	if w.sqlBoxes == nil {
-		return nil
+	w.mu.Lock()
+	logs := w.logs
+	w.logs = nil
+	w.mu.Unlock()
+	var errs []error
+	for _, l := range logs {
+		errs = append(errs, l.close())
 	}
-	return w.sqlBoxes.Close()
+	if w.sqlBoxes != nil {
+		errs = append(errs, w.sqlBoxes.Close())
+	}
+	return errors.Join(errs...)
 }
 
 // ClientOptions are the settings a client may choose when it connects.

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -193,7 +195,9 @@ func checkSize(data []byte) error {
 // writeTemp writes data to a new hidden file in dir and flushes it to disk,
 // so that a later rename or link can only ever expose complete content.
 func writeTemp(dir string, data []byte, durable bool) (string, error) {
-	f, err := os.CreateTemp(dir, ".session-*.tmp")
+	// The name holds the process's id, so that the next start can tell
+	// the file of a save that was killed from one that is running now.
+	f, err := os.CreateTemp(dir, ".session-"+strconv.Itoa(os.Getpid())+"-*.tmp")
 	if err != nil {
 		return "", err
 	}
@@ -230,9 +234,10 @@ func syncDir(dir string) error {
 }
 
 // RemoveStaleTemps removes the temporary files that saves in dir left
-// behind when their process was killed, if they are older than age: a
-// younger one may belong to a save that is running now, in this process
-// or another. It returns how many it removed.
+// behind when their process was killed: those whose name says which process
+// wrote them, once that process is gone, and any older than age (a younger
+// one may belong to a save that is running now, in this process or
+// another whose id was taken again). It returns how many it removed.
 func RemoveStaleTemps(dir string, age time.Duration, now time.Time) (int, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, ".session-*.tmp"))
 	if err != nil {
@@ -242,7 +247,10 @@ func RemoveStaleTemps(dir string, age time.Duration, now time.Time) (int, error)
 	var errs []error
 	for _, path := range paths {
 		info, err := os.Lstat(path)
-		if err != nil || !info.Mode().IsRegular() || now.Sub(info.ModTime()) < age {
+		if err != nil || !info.Mode().IsRegular() {
+			continue
+		}
+		if now.Sub(info.ModTime()) < age && !writerGone(filepath.Base(path)) {
 			continue
 		}
 		if err := os.Remove(path); err != nil {
@@ -255,4 +263,22 @@ func RemoveStaleTemps(dir string, age time.Duration, now time.Time) (int, error)
 		return removed, fmt.Errorf("remove stale temporary files in %s: %w", dir, errors.Join(errs...))
 	}
 	return removed, nil
+}
+
+// writerGone reports whether the temporary file name, .session-PID-*.tmp,
+// was written by a process that no longer runs.
+func writerGone(name string) bool {
+	rest, ok := strings.CutPrefix(name, ".session-")
+	if !ok {
+		return false
+	}
+	digits, _, ok := strings.Cut(rest, "-")
+	if !ok {
+		return false
+	}
+	pid, err := strconv.Atoi(digits)
+	if err != nil || pid <= 0 || pid == os.Getpid() {
+		return false
+	}
+	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 }

@@ -24,8 +24,11 @@ func BenchmarkSelectOneRoundTrip(b *testing.B) {
 		h.writeFile(b, "config/sources.yaml", sourcesYAML(src))
 		return h
 	}
-	b.Run("mcp", func(b *testing.B) { benchMCPSelectOne(b, newHome(b)) })
-	b.Run("mcp-no-call-log", func(b *testing.B) { benchMCPSelectOne(b, newHome(b), "--no-call-log") })
+	b.Run("mcp", func(b *testing.B) { benchMCPSelectOne(b, newHome(b), 0) })
+	// A log that already holds a day's worth of calls costs the same to
+	// add to.
+	b.Run("mcp-after-1000-calls", func(b *testing.B) { benchMCPSelectOne(b, newHome(b), 1000) })
+	b.Run("mcp-no-call-log", func(b *testing.B) { benchMCPSelectOne(b, newHome(b), 0, "--no-call-log") })
 	b.Run("jsonrpc", func(b *testing.B) {
 		h := newHome(b)
 		p := startProc(b, h, procOptions{plain: true, args: []string{"--source", "db"}})
@@ -42,7 +45,9 @@ func BenchmarkSelectOneRoundTrip(b *testing.B) {
 	})
 }
 
-func benchMCPSelectOne(b *testing.B, h home, extra ...string) {
+// benchMCPSelectOne measures SELECT 1 through `aiq-rpc mcp` after before
+// calls that are not measured.
+func benchMCPSelectOne(b *testing.B, h home, before int, extra ...string) {
 	ctx := context.Background()
 	cmd := exec.Command(plainBinary, append([]string{"mcp", "--home", h.Dir, "--source", "db"}, extra...)...)
 	cmd.Env = childEnv()
@@ -53,6 +58,11 @@ func benchMCPSelectOne(b *testing.B, h home, extra ...string) {
 	}
 	defer cs.Close()
 	params := &sdk.CallToolParams{Name: "execute_sql", Arguments: map[string]any{"sql": "SELECT 1"}}
+	for range before {
+		if res, err := cs.CallTool(ctx, params); err != nil || res.IsError {
+			b.Fatalf("execute_sql: %v %v", err, res)
+		}
+	}
 	for b.Loop() {
 		res, err := cs.CallTool(ctx, params)
 		if err != nil || res.IsError {

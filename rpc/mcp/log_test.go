@@ -37,10 +37,13 @@ func TestCallLog(t *testing.T) {
 	assert.Empty(t, warnings)
 	assert.Equal(t, 2, s.Turns())
 	assert.Equal(t, "db", s.Source)
-	assert.Equal(t, "SELECT count(*) AS n FROM orders", s.Legacy[0].Content)
-	assert.Contains(t, s.Legacy[1].Content, "Returned 1 row(s)")
-	assert.Equal(t, deleteSQL, s.Legacy[2].Content)
-	assert.Contains(t, s.Legacy[3].Content, "You declined this statement")
+	// Each turn: the statement, the call, its result, an empty answer.
+	require.Len(t, s.History, 8)
+	assert.Equal(t, "SELECT count(*) AS n FROM orders", s.History[0].Content)
+	assert.Contains(t, s.History[2].Content, `"row_count":1`)
+	assert.Equal(t, deleteSQL, s.History[4].Content)
+	assert.Contains(t, s.History[6].Content, "declined")
+	assert.NotEqual(t, s.History[1].ToolCalls[0].ID, s.History[5].ToolCalls[0].ID, "each call has an id of its own")
 
 	// A second server, as after a restart, adds to the same file.
 	g := &fixture{t: t, home: f.home, src: f.src, log: f.log}
