@@ -37,9 +37,16 @@ func (s Shape) Text() string {
 	return text
 }
 
-// Scope is the sentence of an "Allow always" button for the shape.
-func (s Shape) Scope() string {
-	return "Allow " + s.Text() + " for this conversation"
+// AllowanceFloor is the fewest rows an allowance covers a statement for,
+// however few the statement the user allowed changed: allowing a one-row
+// UPDATE allows other UPDATEs of the same shape of up to 10 rows.
+const AllowanceFloor = 10
+
+// Scope is the sentence of an "Allow always" button for the shape, bounded
+// to maxRows rows a statement: "Allow UPDATE on orders, up to 10 rows at a
+// time, for this conversation".
+func (s Shape) Scope(maxRows int64) string {
+	return "Allow " + s.Text() + ", up to " + groupThousands(maxRows) + " rows at a time, for this conversation"
 }
 
 // StatementShape returns the shape of sql when an "Allow always" answer
@@ -60,7 +67,56 @@ func StatementShape(sql string, d Dialect) (Shape, bool) {
 			return Shape{}, false
 		}
 	}
-	return p.shape()
+	shape, ok := p.shape()
+	if !ok || p.callsOtherFunction() != "" {
+		return Shape{}, false
+	}
+	return shape, true
+}
+
+// callsOtherFunction returns the name of a function the statement calls
+// that is not one of the database's own that only compute a value: a
+// function the database defines may change any table, so a statement that
+// calls one is outside every allowance. A name that only looks like a
+// call (an alias's column list) counts too, which only makes it ask.
+func (p *shapeParser) callsOtherFunction() string {
+	_, targetAt, _, _, _ := p.target()
+	targetEnd := p.i
+	for i, t := range p.toks {
+		if i+1 >= len(p.toks) || !p.toks[i+1].isPunct("(") || i >= targetAt && i < targetEnd {
+			continue
+		}
+		switch {
+		case t.kind == tokQuoted:
+			return t.text
+		case t.kind != tokWord, isReserved(t.text), pureFunction(t.text):
+			continue
+		}
+		return strings.ToLower(t.text)
+	}
+	return ""
+}
+
+// pureFunction reports whether name (folded) is a built-in function of
+// the engines that only computes its value from its arguments.
+func pureFunction(name string) bool {
+	switch name {
+	case "COALESCE", "NULLIF", "IFNULL", "ISNULL", "NVL", "IF", "IIF", "GREATEST", "LEAST",
+		"LOWER", "UPPER", "LCASE", "UCASE", "TRIM", "LTRIM", "RTRIM", "BTRIM", "LENGTH", "CHAR_LENGTH",
+		"CHARACTER_LENGTH", "OCTET_LENGTH", "SUBSTR", "SUBSTRING", "REPLACE", "CONCAT", "CONCAT_WS",
+		"POSITION", "INSTR", "LOCATE", "STRPOS", "LPAD", "RPAD", "REVERSE", "INITCAP", "SPLIT_PART", "FORMAT", "PRINTF",
+		"ABS", "ROUND", "FLOOR", "CEIL", "CEILING", "TRUNC", "MOD", "POWER", "POW", "SQRT", "SIGN", "EXP", "LN", "LOG",
+		"NOW", "CURDATE", "CURTIME", "SYSDATE", "UTC_TIMESTAMP", "CLOCK_TIMESTAMP", "STATEMENT_TIMESTAMP",
+		"TRANSACTION_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP", "DATE", "TIME", "DATETIME", "JULIANDAY",
+		"STRFTIME", "UNIXEPOCH", "DATE_ADD", "DATE_SUB", "ADDDATE", "SUBDATE", "DATEDIFF", "DATE_FORMAT",
+		"DATE_TRUNC", "DATE_PART", "EXTRACT", "AGE", "TO_CHAR", "TO_DATE", "TO_TIMESTAMP", "TO_NUMBER",
+		"MAKE_DATE", "MAKE_TIMESTAMP", "STR_TO_DATE", "YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND",
+		"CONVERT", "TYPEOF", "HEX", "UNHEX", "MD5", "SHA1", "SHA2", "UUID", "GEN_RANDOM_UUID", "RANDOM", "RAND",
+		"JSON_OBJECT", "JSON_ARRAY", "JSON_EXTRACT", "JSON_SET", "JSON_VALUE", "JSONB_SET", "JSONB_BUILD_OBJECT",
+		"JSON_BUILD_OBJECT", "TO_JSON", "TO_JSONB", "MIN", "MAX", "SUM", "COUNT", "AVG":
+		return true
+	}
+	return false
 }
 
 // plainChange reads sql as a data change that touches nothing but the
@@ -338,13 +394,18 @@ func isClauseWord(w string) bool {
 	return false
 }
 
-// Allowance is an "Allow always" answer: the statements of one shape run
-// without asking for the rest of the session, in this process only.
+// Allowance is an "Allow always" answer: the statements of one shape that
+// change no more rows than MaxRows run without asking for the rest of the
+// session, in this process only.
 type Allowance struct {
 	ID    string `json:"id"`
 	Shape Shape  `json:"shape"`
-	// Scope is the sentence the user agreed to: "Allow UPDATE on orders
-	// for this conversation".
+	// MaxRows bounds the rows a covered statement may change, counted by
+	// its dry run beforehand: the rows of the statement the user allowed,
+	// or AllowanceFloor if that is more.
+	MaxRows int64 `json:"maxRows"`
+	// Scope is the sentence the user agreed to: "Allow UPDATE on orders,
+	// up to 10 rows at a time, for this conversation".
 	Scope string `json:"scope"`
 }
 
@@ -354,18 +415,28 @@ type allowances struct {
 	next int
 }
 
-func (a *allowances) add(s Shape) {
-	for _, al := range a.list {
+// add allows statements of shape s up to maxRows rows; an allowance of the
+// same shape already there takes the larger bound.
+func (a *allowances) add(s Shape, maxRows int64) {
+	for i, al := range a.list {
 		if al.Shape.Covers(s) {
+			if maxRows > al.MaxRows {
+				a.list[i].MaxRows, a.list[i].Scope = maxRows, s.Scope(maxRows)
+			}
 			return
 		}
 	}
 	a.next++
-	a.list = append(a.list, Allowance{ID: fmt.Sprintf("a%d", a.next), Shape: s, Scope: s.Scope()})
+	a.list = append(a.list, Allowance{ID: fmt.Sprintf("a%d", a.next), Shape: s, MaxRows: maxRows, Scope: s.Scope(maxRows)})
 }
 
-func (a *allowances) covers(s Shape) bool {
-	return slices.ContainsFunc(a.list, func(al Allowance) bool { return al.Shape.Covers(s) })
+// covering returns the allowance of shape s, if there is one.
+func (a *allowances) covering(s Shape) (Allowance, bool) {
+	i := slices.IndexFunc(a.list, func(al Allowance) bool { return al.Shape.Covers(s) })
+	if i < 0 {
+		return Allowance{}, false
+	}
+	return a.list[i], true
 }
 
 // Allowances lists the Set's "Allow always" answers, oldest first.

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -32,8 +33,8 @@ func TestStatementShape(t *testing.T) {
 			t.Errorf("%s (%s): shape %q, %v; want %q", c.sql, c.d, s.Text(), ok, c.text)
 		}
 	}
-	if s, _ := StatementShape(scoped[0].sql, DialectPostgres); s.Scope() != "Allow UPDATE on orders for this conversation" {
-		t.Errorf("scope %q", s.Scope())
+	if s, _ := StatementShape(scoped[0].sql, DialectPostgres); s.Scope(10) != "Allow UPDATE on orders, up to 10 rows at a time, for this conversation" {
+		t.Errorf("scope %q", s.Scope(10))
 	}
 
 	asksEveryTime := []struct {
@@ -72,6 +73,12 @@ func TestStatementShape(t *testing.T) {
 		{DialectSQLite, "INSERT OR REPLACE INTO orders VALUES (1)"},
 		{DialectSQLite, "UPDATE OR REPLACE orders SET id = 1 WHERE id = 2"},
 		{DialectSQLite, "ATTACH DATABASE '/tmp/x.db' AS x"},
+		// A function the database defines may change any table.
+		{DialectPostgres, "UPDATE orders SET status = 'x' WHERE id = 7 AND wipe_items() IS NOT NULL"},
+		{DialectMySQL, "UPDATE orders SET status = 'x' WHERE id = 7 AND grant_me() = 1"},
+		{DialectPostgres, "UPDATE orders SET status = public.audit(status) WHERE id = 7"},
+		{DialectPostgres, `UPDATE orders SET status = "Audit"(status) WHERE id = 7`},
+		{DialectSQLite, "INSERT INTO orders (id) SELECT x FROM (SELECT 1) AS v(x)"},
 	}
 	for _, c := range asksEveryTime {
 		if s, ok := StatementShape(c.sql, c.d); ok {
@@ -109,11 +116,11 @@ func TestSetScopedAllowance(t *testing.T) {
 
 		update := "UPDATE t SET name = 'uno' WHERE id = 1"
 		wantStatus(t, execSQL(t, s, update), StatusSuccess)
-		if len(c.requests) != 1 || c.requests[0].Scope != "Allow UPDATE on t for this conversation" {
+		if len(c.requests) != 1 || c.requests[0].Scope != "Allow UPDATE on t, up to 10 rows at a time, for this conversation" {
 			t.Fatalf("requests %+v, want one with the scope of UPDATE on t", c.requests)
 		}
 		al := s.Allowances()
-		if len(al) != 1 || al[0].Scope != "Allow UPDATE on t for this conversation" || al[0].ID == "" {
+		if len(al) != 1 || al[0].Scope != "Allow UPDATE on t, up to 10 rows at a time, for this conversation" || al[0].ID == "" || al[0].MaxRows != 10 {
 			t.Fatalf("allowances %+v, want the one for UPDATE on t", al)
 		}
 
@@ -144,7 +151,7 @@ func TestSetScopedAllowance(t *testing.T) {
 			req := c.requests[n]
 			wantScope := ""
 			if sql == "DELETE FROM t WHERE id = 1" {
-				wantScope = "Allow DELETE on t for this conversation"
+				wantScope = "Allow DELETE on t, up to 10 rows at a time, for this conversation"
 			}
 			if req.Scope != wantScope {
 				t.Errorf("%s: scope %q, want %q", sql, req.Scope, wantScope)
@@ -176,6 +183,96 @@ func TestSetScopedAllowance(t *testing.T) {
 		wantStatus(t, execSQL(t, s, "UPDATE t SET name = 'tres' WHERE id = 3"), StatusRejected)
 		if len(c.requests) != n+1 {
 			t.Errorf("a revoked allowance still covered its shape")
+		}
+	})
+}
+
+// TestAllowanceBound: "Allow always" on a one-row UPDATE covers later
+// UPDATEs of the same shape only as far as their dry run counts no more than
+// AllowanceFloor rows. A predicate that picks every row, a call of a
+// function the database defines and a statement whose rows cannot be
+// counted all ask, with the count, on every engine; another one-row UPDATE
+// does not.
+func TestAllowanceBound(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e testEngine) {
+		src := e.source(t)
+		stmts := []string{"CREATE TABLE orders (id integer PRIMARY KEY, status varchar(20) NOT NULL)"}
+		for i := 1; i <= 40; i++ {
+			stmts = append(stmts, fmt.Sprintf("INSERT INTO orders VALUES (%d, 'new')", i))
+		}
+		dbtest.Exec(t, src, stmts...)
+		switch e.name {
+		case "postgres":
+			dbtest.Exec(t, src, "CREATE FUNCTION touch() RETURNS integer LANGUAGE sql AS 'SELECT 1'")
+		case "mariadb":
+			dbtest.Exec(t, src, "CREATE FUNCTION touch() RETURNS integer DETERMINISTIC RETURN 1")
+		}
+		db := openDB(t, src, Options{})
+		c := &confirmer{answers: []Decision{AllowAlways}}
+		s := NewSet(db, c.confirm)
+
+		wantStatus(t, execSQL(t, s, "UPDATE orders SET status = 'paid' WHERE id = 7"), StatusSuccess)
+		if len(c.requests) != 1 || c.requests[0].Scope != "Allow UPDATE on orders, up to 10 rows at a time, for this conversation" {
+			t.Fatalf("requests %+v, want one offering UPDATE on orders up to 10 rows", c.requests)
+		}
+		wantStatus(t, execSQL(t, s, "UPDATE orders SET status = 'paid' WHERE id = 8"), StatusSuccess)
+		if len(c.requests) != 1 {
+			t.Fatalf("another one-row UPDATE asked: %+v", c.requests[1:])
+		}
+
+		asks := []string{
+			"UPDATE orders SET status = 'x' WHERE id = 7 OR true",
+			"UPDATE orders SET status = 'x' WHERE id = 7 OR 1 = 1",
+			"UPDATE orders SET status = 'x' WHERE id = id",
+			"UPDATE orders SET status = 'x' WHERE id IS NOT NULL",
+			"UPDATE orders SET status = 'x' WHERE id > 0",
+			"UPDATE orders SET status = 'x' WHERE id IN (SELECT id FROM orders)",
+		}
+		if e.name != "sqlite" {
+			asks = append(asks, "UPDATE orders SET status = 'x' WHERE id = 7 AND touch() = 1")
+		}
+		before := dbtest.QueryStrings(t, src, "SELECT count(*) FROM orders WHERE status = 'x'")
+		for _, sql := range asks {
+			n := len(c.requests)
+			wantStatus(t, execSQL(t, s, sql), StatusRejected)
+			if len(c.requests) != n+1 {
+				t.Errorf("%s ran under the allowance without asking", sql)
+				continue
+			}
+			req := c.requests[n]
+			if strings.Contains(sql, "touch") {
+				if req.Scope != "" {
+					t.Errorf("%s: scope %q, want none: a function the database defines is outside every allowance", sql, req.Scope)
+				}
+				continue
+			}
+			if req.AffectedRows == nil || *req.AffectedRows != 40 || !strings.Contains(req.DryRunText(), "more than the 10") {
+				t.Errorf("%s: asked with dry run %q %v, want the count of 40 rows and why the allowance does not cover it", sql, req.DryRunText(), req.AffectedRows)
+			}
+		}
+		if after := dbtest.QueryStrings(t, src, "SELECT count(*) FROM orders WHERE status = 'x'"); strings.Join(after, "") != strings.Join(before, "") {
+			t.Errorf("a statement beyond the allowance changed rows: %v", after)
+		}
+
+		// A statement whose dry run is skipped (a table with a trigger)
+		// asks, though its shape is allowed.
+		switch e.name {
+		case "postgres":
+			dbtest.Exec(t, src, "CREATE FUNCTION keep() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN RETURN NEW; END'",
+				"CREATE TRIGGER keep BEFORE UPDATE ON orders FOR EACH ROW EXECUTE FUNCTION keep()")
+		case "mariadb":
+			dbtest.Exec(t, src, "CREATE TRIGGER keep BEFORE UPDATE ON orders FOR EACH ROW SET NEW.status = NEW.status")
+		case "sqlite":
+			dbtest.Exec(t, src, "CREATE TRIGGER keep AFTER UPDATE ON orders BEGIN SELECT 1; END")
+		}
+		db.RefreshSchema()
+		n := len(c.requests)
+		wantStatus(t, execSQL(t, s, "UPDATE orders SET status = 'y' WHERE id = 9"), StatusRejected)
+		if len(c.requests) != n+1 {
+			t.Fatalf("an allowed UPDATE whose rows were not counted ran without asking")
+		}
+		if req := c.requests[n]; req.DryRun != DryRunSkipped || !strings.Contains(req.DryRunText(), "could not be counted") {
+			t.Errorf("asked with %q (%s), want the skipped dry run and why the allowance does not cover it", req.DryRunText(), req.DryRun)
 		}
 	})
 }

@@ -3,9 +3,18 @@ package tools
 import "strings"
 
 // DryRunText says, in a sentence for a dialog, what the dry run of the
-// request found: "This DELETE would remove 5,008 rows." It is "" when no
-// dry run was tried.
+// request found: "This DELETE would remove 5,008 rows.", then why an
+// allowance does not cover it, if one of its shape does not. It is "" when
+// no dry run was tried.
 func (req ConfirmRequest) DryRunText() string {
+	text := req.dryRunText()
+	if req.Beyond != "" {
+		text = strings.TrimSpace(text + " " + req.Beyond)
+	}
+	return text
+}
+
+func (req ConfirmRequest) dryRunText() string {
 	switch req.DryRun {
 	case "ok":
 		if req.AffectedRows == nil {

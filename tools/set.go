@@ -49,10 +49,15 @@ type ConfirmRequest struct {
 	// Reason says why the statement is a write, from Classify or from the
 	// database that refused it in read-only mode.
 	Reason string `json:"reason"`
-	// Scope says what allow_always would cover ("Allow UPDATE on orders
-	// for this conversation"); empty when the statement asks every time,
-	// and allow_always then only allows it once.
+	// Scope says what allow_always would cover ("Allow UPDATE on orders,
+	// up to 10 rows at a time, for this conversation": the rows the dry
+	// run counted, or AllowanceFloor if more); empty when the statement
+	// asks every time, and allow_always then only allows it once.
 	Scope string `json:"scope,omitempty"`
+	// Beyond says why an allowance of the statement's shape does not
+	// cover it ("Its trial run counts 40 rows, more than the 10 that ...");
+	// empty when there is none.
+	Beyond string `json:"beyond,omitempty"`
 	// DryRun says whether the rows the statement changes were counted
 	// beforehand (DryRunOK, the count in AffectedRows), or why not
 	// (DryRunFailed, DryRunSkipped, with DryRunReason).
@@ -282,7 +287,8 @@ func riskOf(v Verdict) string {
 }
 
 // confirmAndRun asks the user about a write, unless an allowance covers
-// its shape, and runs it when allowed.
+// its shape and its dry run counts no more rows than the allowance's bound,
+// and runs it when allowed.
 func (s *Set) confirmAndRun(ctx context.Context, req ConfirmRequest) *StatementResult {
 	if res := s.readOnly(req); res != nil {
 		return res
@@ -290,15 +296,22 @@ func (s *Set) confirmAndRun(ctx context.Context, req ConfirmRequest) *StatementR
 	req.Label = s.db.Source().Label
 	shape, scoped := StatementShape(req.SQL, s.db.Dialect())
 	scoped = scoped && !s.db.Source().IsProduction() // production asks every time
-	s.mu.Lock()
-	allowed := scoped && s.allowed.covers(shape)
-	s.mu.Unlock()
-	if !allowed {
-		if scoped {
-			req.Scope = shape.Scope()
+	var al Allowance
+	covered := false
+	if scoped {
+		s.mu.Lock()
+		al, covered = s.allowed.covering(shape)
+		s.mu.Unlock()
+	}
+	if s.confirm != nil || covered {
+		s.dryRun(ctx, &req)
+	}
+	if !covered || !withinAllowance(req, al) {
+		if covered {
+			req.Beyond = beyondAllowance(req, al)
 		}
-		if s.confirm != nil {
-			s.dryRun(ctx, &req)
+		if scoped {
+			req.Scope = shape.Scope(allowanceBound(req))
 		}
 		if res := s.ask(ctx, req, shape); res != nil {
 			return res
@@ -311,6 +324,31 @@ func (s *Set) confirmAndRun(ctx context.Context, req ConfirmRequest) *StatementR
 		s.db.RefreshSchema()
 	}
 	return res
+}
+
+// withinAllowance reports whether al covers the request's statement: its
+// dry run counted no more rows than al's bound. A statement whose rows
+// were not counted asks.
+func withinAllowance(req ConfirmRequest, al Allowance) bool {
+	return req.DryRun == DryRunOK && req.AffectedRows != nil && *req.AffectedRows <= al.MaxRows
+}
+
+// beyondAllowance says why al, of the request's shape, does not cover it.
+func beyondAllowance(req ConfirmRequest, al Allowance) string {
+	if req.DryRun == DryRunOK && req.AffectedRows != nil {
+		return fmt.Sprintf("Its trial run counts %s rows, more than the %s that \"%s\" covers.",
+			groupThousands(*req.AffectedRows), groupThousands(al.MaxRows), strings.TrimSuffix(al.Scope, " for this conversation"))
+	}
+	return fmt.Sprintf("Its rows could not be counted beforehand, so \"%s\" does not cover it.", strings.TrimSuffix(al.Scope, " for this conversation"))
+}
+
+// allowanceBound is the bound of an allowance given to the request's
+// statement: the rows its dry run counted, or AllowanceFloor if more.
+func allowanceBound(req ConfirmRequest) int64 {
+	if req.DryRun == DryRunOK && req.AffectedRows != nil && *req.AffectedRows > AllowanceFloor {
+		return *req.AffectedRows
+	}
+	return AllowanceFloor
 }
 
 // ask gets the user's decision. It returns nil when the write may run,
@@ -343,7 +381,7 @@ func (s *Set) ask(ctx context.Context, req ConfirmRequest, shape Shape) *Stateme
 	case d == AllowAlways:
 		if req.Scope != "" { // else it was never offered: once it is
 			s.mu.Lock()
-			s.allowed.add(shape)
+			s.allowed.add(shape, allowanceBound(req))
 			s.mu.Unlock()
 		}
 		return nil

@@ -68,7 +68,7 @@ func TestScopedAllowanceOnEachDatabase(t *testing.T) {
 					}
 					p.client.Result("chat/allowances", map[string]any{"sessionId": info.SessionID}, &list)
 					require.Len(t, list.Allowances, 1)
-					assert.Equal(t, "Allow UPDATE on sales for this conversation", list.Allowances[0].Scope)
+					assert.Equal(t, "Allow UPDATE on sales, up to 10 rows at a time, for this conversation", list.Allowances[0].Scope)
 					p.client.Result("chat/revoke", map[string]any{"sessionId": info.SessionID, "id": list.Allowances[0].ID}, &list)
 					assert.Empty(t, list.Allowances)
 					m := p.client.Call("chat/revoke", map[string]any{"sessionId": info.SessionID, "id": "a99"})
@@ -87,11 +87,11 @@ func TestScopedAllowanceOnEachDatabase(t *testing.T) {
 			// Each write was counted in a transaction rolled back first;
 			// DELETE FROM sales would remove all 10 rows, DROP is not counted.
 			assert.Equal(t, []asked{
-				{turns[0], "Allow UPDATE on sales for this conversation", "ok", n(1)},
+				{turns[0], "Allow UPDATE on sales, up to 10 rows at a time, for this conversation", "ok", n(1)},
 				{turns[2], "", "ok", n(10)},
 				{turns[3], "", "skipped", nil},
-				{turns[4], "Allow UPDATE on notes for this conversation", "ok", n(1)},
-				{turns[5], "Allow UPDATE on sales for this conversation", "ok", n(1)},
+				{turns[4], "Allow UPDATE on notes, up to 10 rows at a time, for this conversation", "ok", n(1)},
+				{turns[5], "Allow UPDATE on sales, up to 10 rows at a time, for this conversation", "ok", n(1)},
 			}, asks)
 			assert.EqualValues(t, 10, dbtest.QueryInt(t, src, "SELECT count(*) FROM sales"))
 			assert.EqualValues(t, 2, dbtest.QueryInt(t, src, "SELECT amount FROM sales WHERE id = 2"))

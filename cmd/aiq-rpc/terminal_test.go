@@ -168,7 +168,7 @@ func TestAskConfirmOnTerminal(t *testing.T) {
 	p.waitScreen("Run it? [y/N/a] ")
 	assert.Contains(t, p.text(), "\nThis statement changes the database: DELETE removes rows from a table.\n  DELETE FROM orders WHERE id = 1\n"+
 		"This DELETE would remove 1 row (counted in a transaction that was rolled back).\n"+
-		"a(lways): Allow DELETE on orders for this conversation.\n")
+		"a(lways): Allow DELETE on orders, up to 10 rows at a time, for this conversation.\n")
 	p.typeLine("y")
 	require.Equal(t, 0, p.wait())
 	assert.Contains(t, p.stdout.String(), "(1 row affected)\n")

@@ -33,8 +33,8 @@ func TestScopedAllowAlways(t *testing.T) {
 	for _, o := range asked[0].Options {
 		names = append(names, o.Name)
 	}
-	assert.Equal(t, []string{"Reject", "Allow once", "Allow UPDATE on orders for this conversation", "Reject always"}, names)
-	assert.Contains(t, toolText(asked[0].ToolCall.Content), "\"Always\" covers only this: Allow UPDATE on orders for this conversation.")
+	assert.Equal(t, []string{"Reject", "Allow once", "Allow UPDATE on orders, up to 10 rows at a time, for this conversation", "Reject always"}, names)
+	assert.Contains(t, toolText(asked[0].ToolCall.Content), "\"Always\" covers only this: Allow UPDATE on orders, up to 10 rows at a time, for this conversation.")
 
 	f.say(id, "and order 2")
 	assert.Len(t, f.client.permissions(), 1, "the same shape asked again")
@@ -60,7 +60,7 @@ func TestScopedAllowAlways(t *testing.T) {
 
 	f.say(id, "/allowances")
 	got := text(f.client.take())
-	assert.Contains(t, got, "- `a1`: Allow UPDATE on orders for this conversation")
+	assert.Contains(t, got, "- `a1`: Allow UPDATE on orders, up to 10 rows at a time, for this conversation")
 	f.say(id, "/allowances revoke a1")
 	got = text(f.client.take())
 	assert.Contains(t, got, "Revoked a1. No \"Allow always\" is in force")

@@ -14,7 +14,7 @@ import (
 // writeOptions are the permission options of a write, the safe one first:
 // a client that picks the first option on Enter rejects. "Allow always" is
 // offered only with a scope, and its name is the scope, so that the user
-// reads what it covers ("Allow UPDATE on orders for this conversation").
+// reads what it covers ("Allow UPDATE on orders, up to 10 rows at a time, for this conversation").
 func writeOptions(scope string) []sdk.PermissionOption {
 	options := []sdk.PermissionOption{
 		{OptionId: "reject_once", Name: "Reject", Kind: sdk.PermissionOptionKindRejectOnce},

@@ -29,13 +29,13 @@ T.run(function()
   require("aiq.chat").clear()
   ask("delete the delivered orders", { "✗ You declined this statement, so it did not run." })
   T.truthy(not T.has("✋"), "a rejected write is reported once, by its result")
-  T.truthy(asked.msg:find('"Allow always" covers only this: Allow DELETE on orders for this conversation.', 1, true),
+  T.truthy(asked.msg:find('"Allow always" covers only this: Allow DELETE on orders, up to 10 rows at a time, for this conversation.', 1, true),
     "the dialog says what always covers: " .. asked.msg)
 
   -- Allow always (button 2) covers the next DELETE on orders with a WHERE;
   -- a DELETE without one asks, with no "always" on offer.
   T.answer_confirm(2, 2)
-  ask("delete the cancelled orders", { "✋ Allowed: Allow DELETE on orders for this conversation" })
+  ask("delete the cancelled orders", { "✋ Allowed: Allow DELETE on orders, up to 10 rows at a time, for this conversation" })
   local n = #T.asked
   vim.cmd("AiqAsk delete order 1")
   T.wait_turn()
@@ -50,7 +50,7 @@ T.run(function()
 
   vim.cmd("AiqAllowances")
   T.wait("the allowances", function()
-    return T.messages():find("a1: Allow DELETE on orders for this conversation", 1, true) ~= nil
+    return T.messages():find("a1: Allow DELETE on orders, up to 10 rows at a time, for this conversation", 1, true) ~= nil
   end)
   vim.cmd("AiqAllowances revoke a1")
   T.wait("the revoke", function()

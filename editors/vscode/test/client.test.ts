@@ -182,13 +182,13 @@ describe("AiqClient with the real aiq-rpc", () => {
     const { result } = await ask(client, s.sessionId, "Delete some order items");
     assert.deepEqual(result.statements.map((st) => st.status), ["success", "success", "rejected"]);
     assert.deepEqual(asked.map((p) => [p.sql, p.scope]), [
-      ["DELETE FROM order_items WHERE order_id = 1", "Allow DELETE on order_items for this conversation"],
+      ["DELETE FROM order_items WHERE order_id = 1", "Allow DELETE on order_items, up to 10 rows at a time, for this conversation"],
       ["DELETE FROM order_items", undefined],
     ]);
     assert.equal(asked[1].dryRun, "ok", "the DELETE was counted before it was asked about");
     assert.ok((asked[1].affectedRows ?? 0) > 0, `rows counted: ${asked[1].affectedRows}`);
     const list = await client.allowances(s.sessionId);
-    assert.deepEqual(list.map((a) => a.scope), ["Allow DELETE on order_items for this conversation"]);
+    assert.deepEqual(list.map((a) => a.scope), ["Allow DELETE on order_items, up to 10 rows at a time, for this conversation"]);
     assert.deepEqual(await client.revoke(s.sessionId, list[0].id), []);
     assert.deepEqual(await client.allowances(s.sessionId), []);
   });

@@ -162,7 +162,7 @@ ok("session/new");
   );
   assert.equal(
     permissions[0].options.find((o) => o.kind === "allow_always").name,
-    "Allow INSERT on orders for this conversation",
+    "Allow INSERT on orders, up to 10 rows at a time, for this conversation",
     "the always option says what it covers",
   );
   const failed = rejected.updates.find((u) => u.sessionUpdate === "tool_call_update" && u.status);
