@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
@@ -51,8 +50,10 @@ func (db *DB) costly(ctx context.Context, query string) (float64, bool) {
 	return rows, rows > float64(db.maxEstimatedRows())
 }
 
-// estimate on PostgreSQL: the planner's rows of the plan's top node, from
-// EXPLAIN (never ANALYZE) in a read-only transaction.
+// estimate on PostgreSQL: the most rows the planner expects of any node
+// of the plan, from EXPLAIN (never ANALYZE) in a read-only transaction.
+// The top node's rows are what the read returns, which an aggregate or a
+// LIMIT makes small however many rows the nodes below go through.
 func (p *postgres) estimate(ctx context.Context, query string) (float64, error) {
 	c, err := p.acquire(ctx)
 	if err != nil {
@@ -70,16 +71,30 @@ func (p *postgres) estimate(ctx context.Context, query string) (float64, error) 
 		return 0, err
 	}
 	var out []struct {
-		Plan struct {
-			Rows float64 `json:"Plan Rows"`
-		} `json:"Plan"`
+		Plan pgPlanNode `json:"Plan"`
 	}
 	if err := json.Unmarshal(plan, &out); err != nil || len(out) == 0 {
 		return 0, fmt.Errorf("read the plan: %v", err)
 	}
 	// EXPLAIN leaves no session state to reset: a rollback is enough.
 	reuse = tx.Rollback(ctx) == nil
-	return out[0].Plan.Rows, nil
+	return out[0].Plan.mostRows(), nil
+}
+
+// pgPlanNode is a node of PostgreSQL's JSON plan, as far as the cost gate
+// reads it.
+type pgPlanNode struct {
+	Rows  float64      `json:"Plan Rows"`
+	Plans []pgPlanNode `json:"Plans"`
+}
+
+// mostRows is the largest row estimate of the node and the nodes below it.
+func (n pgPlanNode) mostRows() float64 {
+	most := n.Rows
+	for _, child := range n.Plans {
+		most = max(most, child.mostRows())
+	}
+	return most
 }
 
 // estimate on MySQL and MariaDB: the product of the rows EXPLAIN expects
@@ -132,13 +147,12 @@ func (m *mysqlDB) estimate(ctx context.Context, query string) (float64, error) {
 	return total, rows.Err()
 }
 
-// sqliteScan matches a full scan in EXPLAIN QUERY PLAN's detail: "SCAN t",
-// "SCAN t AS x", "SCAN TABLE t" in older versions.
-var sqliteScan = regexp.MustCompile(`^SCAN (?:TABLE )?("(?:[^"]|"")+"|\S+)`)
-
-// estimate on SQLite: the largest row count of a table the plan reads in
-// full. SQLite's planner gives no row estimate; a full scan of a large
-// table is what makes a read slow.
+// estimate on SQLite: the largest row count of a table the read goes
+// through in full. SQLite's planner gives no row estimate; a full scan of
+// a large table is what makes a read slow. The program EXPLAIN shows says
+// which tables: a cursor opened on a table's (or one of its indexes')
+// b-tree and then rewound to read from the start. The query plan's text
+// names an alias rather than its table, so it is not read.
 func (s *sqliteDB) estimate(ctx context.Context, query string) (float64, error) {
 	c, err := s.conn(ctx)
 	if err != nil {
@@ -148,24 +162,12 @@ func (s *sqliteDB) estimate(ctx context.Context, query string) (float64, error) 
 	if _, err := c.ExecContext(ctx, "PRAGMA query_only = 1"); err != nil {
 		return 0, err
 	}
-	rows, err := c.QueryContext(ctx, "EXPLAIN QUERY PLAN "+query)
-	if err != nil {
+	roots, err := sqliteScannedRoots(ctx, c, query)
+	if err != nil || len(roots) == 0 {
 		return 0, err
 	}
-	var tables []string
-	for rows.Next() {
-		var id, parent, unused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-			rows.Close()
-			return 0, err
-		}
-		if m := sqliteScan.FindStringSubmatch(detail); m != nil && m[1] != "CONSTANT" {
-			tables = append(tables, strings.Trim(m[1], `"`))
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	tables, err := sqliteTablesOfRoots(ctx, c, roots)
+	if err != nil {
 		return 0, err
 	}
 	most := 0.0
@@ -173,11 +175,65 @@ func (s *sqliteDB) estimate(ctx context.Context, query string) (float64, error) 
 		var n float64
 		q := `SELECT count(*) FROM "` + strings.ReplaceAll(t, `"`, `""`) + `"`
 		if err := c.QueryRowContext(ctx, q).Scan(&n); err != nil {
-			continue // a subquery's alias, a CTE: not a table
+			return 0, err
 		}
 		most = max(most, n)
 	}
 	return most, nil
+}
+
+// sqliteScannedRoots returns the root pages of the b-trees that the
+// program of query reads from the start: OpenRead, then Rewind or Last on
+// the same cursor.
+func sqliteScannedRoots(ctx context.Context, c *sql.Conn, query string) (map[int64]bool, error) {
+	rows, err := c.QueryContext(ctx, "EXPLAIN "+query)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	opened := map[int64]int64{} // cursor -> root page
+	roots := map[int64]bool{}
+	for rows.Next() {
+		var addr, p1, p2, p3, p5 int64
+		var opcode string
+		var p4, comment sql.NullString
+		if err := rows.Scan(&addr, &opcode, &p1, &p2, &p3, &p4, &p5, &comment); err != nil {
+			return nil, err
+		}
+		switch opcode {
+		case "OpenRead":
+			opened[p1] = p2
+		case "Rewind", "Last":
+			if root, ok := opened[p1]; ok {
+				roots[root] = true
+			}
+		}
+	}
+	return roots, rows.Err()
+}
+
+// sqliteTablesOfRoots names the tables whose b-trees, or whose indexes'
+// b-trees, have those root pages.
+func sqliteTablesOfRoots(ctx context.Context, c *sql.Conn, roots map[int64]bool) ([]string, error) {
+	rows, err := c.QueryContext(ctx, "SELECT tbl_name, rootpage FROM sqlite_schema WHERE type IN ('table', 'index')")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	seen := map[string]bool{}
+	var tables []string
+	for rows.Next() {
+		var name string
+		var root sql.NullInt64
+		if err := rows.Scan(&name, &root); err != nil {
+			return nil, err
+		}
+		if root.Valid && roots[root.Int64] && !seen[name] {
+			seen[name] = true
+			tables = append(tables, name)
+		}
+	}
+	return tables, rows.Err()
 }
 
 // costGate asks the user before a read the engine estimates above the

@@ -93,3 +93,46 @@ func TestCostGateNeverRunsSeveralStatements(t *testing.T) {
 		}
 	})
 }
+
+// TestCostGateCountsWhatTheReadGoesThrough: the gate weighs the rows a read
+// goes through, not the rows it returns: an aggregate or a LIMIT over a
+// large join asks like the join itself, and on SQLite a table read under
+// an alias is counted as the table.
+func TestCostGateCountsWhatTheReadGoesThrough(t *testing.T) {
+	asks := map[string][]string{
+		"postgres": {"SELECT count(*) FROM big a, big b", "SELECT a.id FROM big a, big b LIMIT 5",
+			"SELECT max(a.id) FROM big a CROSS JOIN big b WHERE a.id + b.id > 3"},
+		"mariadb": {"SELECT count(*) FROM big a, big b", "SELECT a.id FROM big a, big b LIMIT 5"},
+		"sqlite": {"SELECT * FROM big AS a", "SELECT a.id FROM big a LIMIT 5", "SELECT max(a.id) FROM big a JOIN big b ON a.id <> b.id",
+			"SELECT x FROM (SELECT id AS x FROM big b) WHERE x % 7 = 3"},
+	}
+	runs := map[string][]string{
+		"postgres": {"SELECT count(*) FROM big", "SELECT id FROM big b WHERE b.id = 5"},
+		"mariadb":  {"SELECT id FROM big b WHERE b.id = 5"},
+		"sqlite":   {"SELECT id FROM big b WHERE b.id = 5", "SELECT 1"},
+	}
+	forEachEngine(t, func(t *testing.T, e testEngine) {
+		c := costCases[e.name]
+		src := e.source(t)
+		dbtest.Exec(t, src, c.big...)
+		src.MaxEstimatedRows = 10000
+		if e.name == "sqlite" {
+			src.MaxEstimatedRows = 1000
+		}
+		conf := &confirmer{}
+		s := NewSet(openDB(t, src, Options{}), conf.confirm)
+		for _, sql := range runs[e.name] {
+			wantStatus(t, execSQL(t, s, sql), StatusSuccess)
+		}
+		if len(conf.requests) != 0 {
+			t.Fatalf("a cheap read asked: %+v", conf.requests)
+		}
+		for i, sql := range asks[e.name] {
+			wantStatus(t, execSQL(t, s, sql), StatusRejected)
+			if len(conf.requests) != i+1 || conf.requests[i].Risk != "cost" {
+				t.Errorf("%s did not ask as a costly read", sql)
+				conf.requests = append(conf.requests[:i], ConfirmRequest{})
+			}
+		}
+	})
+}
