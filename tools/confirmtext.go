@@ -20,7 +20,7 @@ func (req ConfirmRequest) dryRunText() string {
 		if req.AffectedRows == nil {
 			return ""
 		}
-		return affectedText(req.SQL, *req.AffectedRows)
+		return affectedText(req.SQL, *req.AffectedRows, req.Cascade)
 	case "failed":
 		return "A trial run in a transaction that was rolled back failed: " + strings.TrimSuffix(req.DryRunReason, ".") + "."
 	case "skipped":
@@ -29,25 +29,59 @@ func (req ConfirmRequest) dryRunText() string {
 	return ""
 }
 
-// affectedText says what a count of rows means for the statement's kind.
-func affectedText(sql string, n int64) string {
-	kind, verb := "statement", "change"
+// affectedText says what a count of rows means for the statement's kind,
+// and what the statement does to other tables in cascade: "This DELETE
+// would remove 1 row of customers and 4 rows of orders (cascade)".
+func affectedText(sql string, n int64, cascade []TableChange) string {
+	kind, verb, target := "statement", "change", ""
 	fields := strings.Fields(sql)
 	if len(fields) > 0 {
+		at := 1 // where the target's name is, in a plain statement
 		switch strings.ToUpper(fields[0]) {
 		case "DELETE":
-			kind, verb = "DELETE", "remove"
+			kind, verb, at = "DELETE", "remove", 2
 		case "INSERT":
-			kind, verb = "INSERT", "add"
+			kind, verb, at = "INSERT", "add", 2
 		case "UPDATE":
 			kind, verb = "UPDATE", "change"
 		}
+		if len(cascade) > 0 && at < len(fields) {
+			target = " of " + strings.TrimRight(fields[at], "(;")
+		}
 	}
-	rows := "rows"
+	text := "This " + kind + " would " + verb + " " + rowsText(n) + target
+	var parts []string
+	for _, c := range cascade {
+		for _, p := range []struct {
+			n    int64
+			verb string
+		}{{c.Removed, "remove"}, {c.Changed, "change"}, {c.Added, "add"}} {
+			if p.n == 0 {
+				continue
+			}
+			part := rowsText(p.n) + " of " + c.Table
+			if p.verb != verb {
+				part = p.verb + " " + part
+			}
+			parts = append(parts, part)
+		}
+	}
+	switch len(parts) {
+	case 0:
+	case 1:
+		text += " and " + parts[0] + " (cascade)"
+	default:
+		text += ", " + strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1] + " (cascade)"
+	}
+	return text + " (counted in a transaction that was rolled back)."
+}
+
+// rowsText is "1 row" or "5,008 rows".
+func rowsText(n int64) string {
 	if n == 1 {
-		rows = "row"
+		return "1 row"
 	}
-	return "This " + kind + " would " + verb + " " + groupThousands(n) + " " + rows + " (counted in a transaction that was rolled back)."
+	return groupThousands(n) + " rows"
 }
 
 // MaskedLines says, a line each, what the request's tokens stand for:

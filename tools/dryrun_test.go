@@ -146,3 +146,55 @@ func TestDryRunSequence(t *testing.T) {
 		}
 	}
 }
+
+// TestDryRunCountsCascades: the dry run of a DELETE counts, besides its own
+// rows, the rows other tables lose through ON DELETE CASCADE, on every
+// engine, and the dialog says both; an allowance covers such a statement
+// only within its bound, cascade included.
+func TestDryRunCountsCascades(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e testEngine) {
+		src := e.source(t)
+		if e.name == "sqlite" {
+			// aiq-rpc opens SQLite as SQLite opens a file, with foreign
+			// keys off: no cascade runs there.
+			return
+		}
+		dbtest.Exec(t, src, dryRunSchema[e.name]...)
+		dbtest.Exec(t, src, "INSERT INTO parent (id) VALUES (1), (2), (3)")
+		for range 6 {
+			dbtest.Exec(t, src, "INSERT INTO child (parent_id) VALUES (1), (2), (3)")
+		}
+		db := openDB(t, src, Options{})
+		dr := db.DryRun(context.Background(), "DELETE FROM parent WHERE id = 1")
+		if dr.Status != DryRunOK || dr.Rows != 1 || len(dr.Cascade) != 1 || dr.Cascade[0].Removed != 6 || !strings.Contains(dr.Cascade[0].Table, "child") {
+			t.Fatalf("dry run %+v, want 1 row and 6 of child removed in cascade", dr)
+		}
+		if n := dbtest.QueryInt(t, src, "SELECT count(*) FROM child"); n != 18 {
+			t.Fatalf("child holds %d rows after the dry run, want 18", n)
+		}
+
+		c := &confirmer{answers: []Decision{AllowAlways}}
+		s := NewSet(db, c.confirm)
+		wantStatus(t, execSQL(t, s, "DELETE FROM parent WHERE id = 1"), StatusSuccess)
+		req := c.requests[0]
+		if want := "This DELETE would remove 1 row of parent and 6 rows of "; !strings.HasPrefix(req.DryRunText(), want) || !strings.Contains(req.DryRunText(), "(cascade)") {
+			t.Errorf("dialog %q, want it to start %q and say cascade", req.DryRunText(), want)
+		}
+		if req.Scope != "Allow DELETE on parent, up to 10 rows at a time, for this conversation" {
+			t.Errorf("scope %q", req.Scope)
+		}
+		// 1 + 6 rows: within the floor of 10, so the next one runs.
+		wantStatus(t, execSQL(t, s, "DELETE FROM parent WHERE id = 2"), StatusSuccess)
+		if len(c.requests) != 1 {
+			t.Errorf("a DELETE of 7 rows in all asked under an allowance of 10")
+		}
+		// Twelve more children make 13 rows in cascade: beyond it.
+		for range 12 {
+			dbtest.Exec(t, src, "INSERT INTO child (parent_id) VALUES (3)")
+		}
+		wantStatus(t, execSQL(t, s, "DELETE FROM parent WHERE id = 3"), StatusRejected)
+		if len(c.requests) != 2 || !strings.Contains(c.requests[1].DryRunText(), "more than the 10") {
+			t.Errorf("a DELETE of 19 rows in cascade did not ask with the count: %+v", c.requests[1:])
+		}
+	})
+}

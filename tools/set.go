@@ -63,7 +63,10 @@ type ConfirmRequest struct {
 	// (DryRunFailed, DryRunSkipped, with DryRunReason).
 	DryRun       string `json:"dryRun,omitempty"`
 	AffectedRows *int64 `json:"affectedRows,omitempty"`
-	DryRunReason string `json:"dryRunReason,omitempty"`
+	// Cascade is what the dry run found the statement does to other
+	// tables through their foreign keys, a table each.
+	Cascade      []TableChange `json:"cascade,omitempty"`
+	DryRunReason string        `json:"dryRunReason,omitempty"`
 	// Label is the source's label from sources.yaml ("production"), for
 	// the dialog to show; on a production source Scope is always empty.
 	Label string `json:"label,omitempty"`
@@ -330,23 +333,36 @@ func (s *Set) confirmAndRun(ctx context.Context, req ConfirmRequest) *StatementR
 // dry run counted no more rows than al's bound. A statement whose rows
 // were not counted asks.
 func withinAllowance(req ConfirmRequest, al Allowance) bool {
-	return req.DryRun == DryRunOK && req.AffectedRows != nil && *req.AffectedRows <= al.MaxRows
+	return req.DryRun == DryRunOK && req.AffectedRows != nil && req.countedRows() <= al.MaxRows
+}
+
+// countedRows is the rows the dry run found the statement changes, in its
+// table and in cascade.
+func (req ConfirmRequest) countedRows() int64 {
+	var n int64
+	if req.AffectedRows != nil {
+		n = *req.AffectedRows
+	}
+	for _, c := range req.Cascade {
+		n += c.Total()
+	}
+	return n
 }
 
 // beyondAllowance says why al, of the request's shape, does not cover it.
 func beyondAllowance(req ConfirmRequest, al Allowance) string {
 	if req.DryRun == DryRunOK && req.AffectedRows != nil {
 		return fmt.Sprintf("Its trial run counts %s rows, more than the %s that \"%s\" covers.",
-			groupThousands(*req.AffectedRows), groupThousands(al.MaxRows), strings.TrimSuffix(al.Scope, " for this conversation"))
+			groupThousands(req.countedRows()), groupThousands(al.MaxRows), strings.TrimSuffix(al.Scope, ", for this conversation"))
 	}
-	return fmt.Sprintf("Its rows could not be counted beforehand, so \"%s\" does not cover it.", strings.TrimSuffix(al.Scope, " for this conversation"))
+	return fmt.Sprintf("Its rows could not be counted beforehand, so \"%s\" does not cover it.", strings.TrimSuffix(al.Scope, ", for this conversation"))
 }
 
 // allowanceBound is the bound of an allowance given to the request's
 // statement: the rows its dry run counted, or AllowanceFloor if more.
 func allowanceBound(req ConfirmRequest) int64 {
-	if req.DryRun == DryRunOK && req.AffectedRows != nil && *req.AffectedRows > AllowanceFloor {
-		return *req.AffectedRows
+	if n := req.countedRows(); req.DryRun == DryRunOK && n > AllowanceFloor {
+		return n
 	}
 	return AllowanceFloor
 }
