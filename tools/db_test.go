@@ -468,3 +468,89 @@ func TestStatementTimeout(t *testing.T) {
 		wantStatus(t, db.Run(context.Background(), "SELECT count(*) FROM t", false), StatusSuccess)
 	})
 }
+
+// TestWriteCountsItsOwnRows: a write's row count is the rows the statement
+// itself matched, on every engine: not the rows its triggers wrote
+// (SQLite's total_changes() counts them), and on MariaDB also the rows an
+// UPDATE matched whose values did not change (MariaDB counts changed rows
+// unless asked for found rows); the dry run counts the same.
+func TestWriteCountsItsOwnRows(t *testing.T) {
+	triggers := map[string][]string{
+		"sqlite": {"CREATE TRIGGER tr AFTER UPDATE ON t BEGIN INSERT INTO log VALUES (1); INSERT INTO log VALUES (2); END"},
+		"postgres": {"CREATE FUNCTION tr() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO log VALUES (1), (2); RETURN NEW; END $$",
+			"CREATE TRIGGER tr AFTER UPDATE ON t FOR EACH ROW EXECUTE FUNCTION tr()"},
+		"mariadb": {"CREATE TRIGGER tr AFTER UPDATE ON t FOR EACH ROW INSERT INTO log VALUES (1), (2)"},
+	}
+	forEachEngine(t, func(t *testing.T, e testEngine) {
+		ctx := context.Background()
+		src, db := seeded(t, e, Options{})
+		dbtest.Exec(t, src, "CREATE TABLE same (id int PRIMARY KEY, v int)", "INSERT INTO same VALUES (1, 0), (2, 0), (3, 0), (4, 0), (5, 0)")
+		if dr := db.DryRun(ctx, "UPDATE same SET v = 0 WHERE id > 0"); dr.Status != DryRunOK || dr.Rows != 5 {
+			t.Errorf("dry run of an UPDATE that matches 5 rows and changes none: %+v, want 5", dr)
+		}
+		res := db.Run(ctx, "UPDATE same SET v = 0 WHERE id > 0", true)
+		wantStatus(t, res, StatusSuccess)
+		if res.RowCount != 5 {
+			t.Errorf("an UPDATE that matches 5 rows and changes none counts %d, want 5", res.RowCount)
+		}
+		dbtest.Exec(t, src, "CREATE TABLE log (x int)")
+		dbtest.Exec(t, src, triggers[e.name]...)
+		db.RefreshSchema()
+		res = db.Run(ctx, "UPDATE t SET name = 'z' WHERE id = 1", true)
+		wantStatus(t, res, StatusSuccess)
+		if res.RowCount != 1 {
+			t.Errorf("an UPDATE of 1 row whose trigger wrote 2 counts %d, want 1", res.RowCount)
+		}
+		if n := dbtest.QueryInt(t, src, "SELECT count(*) FROM log"); n != 2 {
+			t.Errorf("the trigger wrote %d rows, want 2", n)
+		}
+	})
+}
+
+// TestEngineWarnings: what the engine says about a statement besides its
+// rows reaches the result and the model: MariaDB's warnings (a recursive
+// CTE cut at max_recursive_iterations, a truncated value) and
+// PostgreSQL's notices.
+func TestEngineWarnings(t *testing.T) {
+	cases := map[string]struct {
+		sql, want string
+	}{
+		"postgres": {"DO $$ BEGIN RAISE NOTICE 'look at %', 42; END $$", "NOTICE: look at 42"},
+		"mariadb": {"WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 5000) SELECT count(*) FROM c",
+			"max_recursive_iterations"},
+	}
+	forEachEngine(t, func(t *testing.T, e testEngine) {
+		c, ok := cases[e.name]
+		if !ok {
+			return // SQLite says nothing besides its errors
+		}
+		_, db := seeded(t, e, Options{})
+		write := e.name == "postgres" // DO may write: it runs as a confirmed write
+		res := db.Run(context.Background(), c.sql, write)
+		wantStatus(t, res, StatusSuccess)
+		if !strings.Contains(strings.Join(res.Warnings, "\n"), c.want) {
+			t.Errorf("warnings %q, want one with %q", res.Warnings, c.want)
+		}
+		data, err := json.Marshal(res)
+		if err != nil || !strings.Contains(string(data), c.want) {
+			t.Errorf("the model reads %s, want the warning %q", data, c.want)
+		}
+	})
+}
+
+// TestEngineWarningsOfAWrite: a write's warnings survive the read of its
+// row count on MariaDB.
+func TestEngineWarningsOfAWrite(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e testEngine) {
+		if e.name != "mariadb" {
+			return // the order of ROW_COUNT() and SHOW WARNINGS is MySQL's
+		}
+		src, db := seeded(t, e, Options{})
+		dbtest.Exec(t, src, "SET SESSION sql_mode = ''", "CREATE TABLE short (s varchar(3))")
+		res := db.Run(context.Background(), "INSERT IGNORE INTO short VALUES ('abcdef'), ('xy')", true)
+		wantStatus(t, res, StatusSuccess)
+		if res.RowCount != 2 || !strings.Contains(strings.Join(res.Warnings, "\n"), "truncated") {
+			t.Errorf("row count %d, warnings %q; want 2 rows and the truncation", res.RowCount, res.Warnings)
+		}
+	})
+}

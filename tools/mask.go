@@ -226,6 +226,16 @@ func (m *Masker) ModelView(r *StatementResult) any {
 	if !m.active() {
 		return r.ModelView()
 	}
+	if len(r.Warnings) > 0 {
+		// A warning may quote a value as an error does ("Truncated
+		// incorrect DOUBLE value: 'ann@example.com'").
+		cp := *r
+		cp.Warnings = make([]string, len(r.Warnings))
+		for i, w := range r.Warnings {
+			cp.Warnings[i] = redactValues(w)
+		}
+		r = &cp
+	}
 	if r.Status != StatusSuccess {
 		// A database quotes the value it could not use in its error
 		// (invalid input syntax for type integer: "ann@example.com").

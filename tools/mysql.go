@@ -66,6 +66,9 @@ func newMySQL(src sessionio.Source, opts Options) (*mysqlDB, error) {
 	cfg.User, cfg.Passwd, cfg.DBName = src.Username, src.Password.Reveal(), src.Database
 	cfg.Timeout = opts.ConnectTimeout
 	cfg.MultiStatements = false // one statement per call, always
+	// An UPDATE counts the rows it matched, not only those whose values
+	// changed: "would change N rows" means the rows it touches.
+	cfg.ClientFoundRows = true
 	cfg.ParseTime = true        // DATETIME as time.Time, so as RFC 3339
 	// TLS when the server offers it, without verification, as the mysql
 	// client's default does; MySQL 8's caching_sha2_password needs it.
@@ -243,19 +246,44 @@ func (m *mysqlDB) transaction(ctx context.Context, c *sql.Conn, query string, wr
 	if err := sqlQuery(ctx, tx, query, out, mysqlConverter); err != nil {
 		return err
 	}
-	if !write {
-		return tx.Rollback()
-	}
-	if len(out.res.Columns) == 0 {
+	if write && len(out.res.Columns) == 0 {
+		// Before SHOW WARNINGS, after which ROW_COUNT() is -1; a SELECT
+		// that reads no table keeps the statement's warnings.
 		var n int64
 		if err := tx.QueryRowContext(ctx, "SELECT ROW_COUNT()").Scan(&n); err == nil {
 			out.setAffected(n)
 		}
 	}
+	if err := mysqlWarnings(ctx, tx, out); err != nil {
+		return err
+	}
+	if !write {
+		return tx.Rollback()
+	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
+}
+
+// mysqlWarnings records the warnings and notes of the statement just run:
+// a recursive CTE cut at max_recursive_iterations, a value truncated or
+// converted, which the result alone does not show.
+func mysqlWarnings(ctx context.Context, tx *sql.Tx, out *collector) error {
+	rows, err := tx.QueryContext(ctx, fmt.Sprintf("SHOW WARNINGS LIMIT %d", maxWarnings+1))
+	if err != nil {
+		return fmt.Errorf("read the warnings: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var level, msg string
+		var code int64
+		if err := rows.Scan(&level, &code, &msg); err != nil {
+			return fmt.Errorf("read the warnings: %w", err)
+		}
+		out.warn(fmt.Sprintf("%s %d: %s", level, code, msg))
+	}
+	return rows.Err()
 }
 
 // kill stops the statement running on the connection of that id.

@@ -44,6 +44,8 @@ type postgres struct {
 	mu     sync.Mutex
 	idle   []idleConn
 	closed bool
+	// hearing is the statement each connection runs now, for its notices.
+	hearing map[*pgconn.PgConn]*collector
 }
 
 // idleConn is a connection waiting for its next statement.
@@ -86,7 +88,35 @@ func newPostgres(src sessionio.Source, opts Options) (*postgres, error) {
 	// as the model's statements rarely repeat.
 	cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
 	cfg.StatementCacheCapacity, cfg.DescriptionCacheCapacity = 0, 0
-	return &postgres{cfg: cfg, host: host, port: port, timeout: opts.StatementTimeout.Milliseconds()}, nil
+	p := &postgres{cfg: cfg, host: host, port: port, timeout: opts.StatementTimeout.Milliseconds(), hearing: map[*pgconn.PgConn]*collector{}}
+	cfg.OnNotice = p.notice
+	return p, nil
+}
+
+// notice hands a notice the server sent (RAISE NOTICE, "table does not
+// exist, skipping", a WARNING) to the statement running on the connection,
+// if any: it comes while the statement runs, on the goroutine that runs it.
+func (p *postgres) notice(c *pgconn.PgConn, n *pgconn.Notice) {
+	p.mu.Lock()
+	out := p.hearing[c]
+	p.mu.Unlock()
+	if out != nil {
+		out.warn(n.Severity + ": " + n.Message)
+	}
+}
+
+// listen makes the notices of c go to out until the returned func is
+// called.
+func (p *postgres) listen(c *pgx.Conn, out *collector) func() {
+	pc := c.PgConn()
+	p.mu.Lock()
+	p.hearing[pc] = out
+	p.mu.Unlock()
+	return func() {
+		p.mu.Lock()
+		delete(p.hearing, pc)
+		p.mu.Unlock()
+	}
 }
 
 // acquire returns an idle connection that still works, or a new one.
@@ -238,7 +268,10 @@ func (p *postgres) run(ctx context.Context, sql string, write bool, out *collect
 	if _, err := tx.Exec(ctx, "SET LOCAL statement_timeout = "+strconv.FormatInt(p.timeout, 10)); err != nil {
 		return fmt.Errorf("set the statement timeout: %w", err)
 	}
-	if err := pgQuery(ctx, tx, sql, out); err != nil {
+	stop := p.listen(c, out)
+	err = pgQuery(ctx, tx, sql, out)
+	stop()
+	if err != nil {
 		return err
 	}
 	if write {

@@ -47,6 +47,10 @@ type StatementResult struct {
 	Truncated bool `json:"truncated"`
 	// Error says why the statement did not succeed, to the user.
 	Error string `json:"error,omitempty"`
+	// Warnings are what the engine said about the statement besides its
+	// result: MySQL's and MariaDB's warnings and notes (a truncation, a
+	// recursion cut short), PostgreSQL's notices, a line each.
+	Warnings []string `json:"warnings,omitempty"`
 
 	// forModel, when set, is what the model reads instead of Error: the
 	// same fact, with what it should do next.
@@ -67,12 +71,14 @@ type modelRows struct {
 	Columns   []string `json:"columns"`
 	Rows      [][]any  `json:"rows"`
 	Truncated bool     `json:"truncated"`
+	Warnings  []string `json:"warnings,omitempty"`
 }
 
 // modelError is the model's view of a statement that did not succeed.
 type modelError struct {
-	Status string `json:"status"`
-	Error  string `json:"error"`
+	Status   string   `json:"status"`
+	Error    string   `json:"error"`
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // ModelView returns what the model sees, in the shape of the AIQ CLI's
@@ -88,7 +94,7 @@ func (r *StatementResult) ModelView() any {
 		if r.forModel != "" {
 			msg = r.forModel
 		}
-		return modelError{Status: r.Status, Error: msg}
+		return modelError{Status: r.Status, Error: msg, Warnings: r.Warnings}
 	}
 	rows := r.modelRows()
 	return modelRows{
@@ -97,6 +103,7 @@ func (r *StatementResult) ModelView() any {
 		Columns:   nonNil(r.Columns),
 		Rows:      rows,
 		Truncated: int64(len(rows)) < r.RowCount,
+		Warnings:  r.Warnings,
 	}
 }
 
@@ -247,6 +254,24 @@ func (c *collector) running() *StatementResult {
 	r := c.res
 	return &StatementResult{SQL: r.SQL, Status: StatusRunning, RowCount: r.RowCount, Columns: r.Columns,
 		Rows: r.Rows[:len(r.Rows):len(r.Rows)], Truncated: true, modelBytes: r.modelBytes}
+}
+
+// maxWarnings bounds the warnings a result keeps, and maxWarningBytes
+// each one's length: a statement may raise one per row.
+const (
+	maxWarnings     = 10
+	maxWarningBytes = 500
+)
+
+// warn records what the engine said about the statement; past
+// maxWarnings, the last line says how many more there were.
+func (c *collector) warn(msg string) {
+	switch n := len(c.res.Warnings); {
+	case n < maxWarnings:
+		c.res.Warnings = append(c.res.Warnings, cutText(msg, maxWarningBytes))
+	case n == maxWarnings:
+		c.res.Warnings = append(c.res.Warnings, "and more")
+	}
 }
 
 // setAffected records the rows a write affected, for a statement that

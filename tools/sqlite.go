@@ -225,8 +225,12 @@ func (s *sqliteDB) write(ctx context.Context, tx *sql.Tx, query string, out *col
 	if err := sqlQuery(ctx, tx, query, out, nil); err != nil {
 		return err
 	}
-	if err := tx.QueryRowContext(ctx, "SELECT total_changes()").Scan(&after); err == nil {
-		out.setAffected(after - before)
+	// The statement's own rows: total_changes() counts what its triggers
+	// wrote too, and changes() alone would repeat an earlier statement's
+	// count after one that changes no rows (DDL).
+	var own int64
+	if err := tx.QueryRowContext(ctx, "SELECT total_changes(), changes()").Scan(&after, &own); err == nil && after > before {
+		out.setAffected(own)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
