@@ -69,7 +69,7 @@ func newMySQL(src sessionio.Source, opts Options) (*mysqlDB, error) {
 	// An UPDATE counts the rows it matched, not only those whose values
 	// changed: "would change N rows" means the rows it touches.
 	cfg.ClientFoundRows = true
-	cfg.ParseTime = true        // DATETIME as time.Time, so as RFC 3339
+	cfg.ParseTime = true // DATETIME as time.Time, so as RFC 3339
 	// TLS when the server offers it, without verification, as the mysql
 	// client's default does; MySQL 8's caching_sha2_password needs it.
 	cfg.TLSConfig = "preferred"
