@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -265,6 +266,7 @@ func (w *Workspace) logCall(name string, src sessionio.Source, t Turn, res Resul
 	defer l.mu.Unlock()
 	msgs := res.Added
 	var skipped []string
+	reopened := false
 	for l.n < maxLogFiles {
 		if l.file == nil {
 			path := filepath.Join(w.cfg.Home.SessionsDir(), base+".json")
@@ -281,6 +283,13 @@ func (w *Workspace) logCall(name string, src sessionio.Source, t Turn, res Resul
 		err := l.file.Append(msgs, w.cfg.Now().UTC())
 		if err == nil {
 			return l.file.Path(), nil
+		}
+		if errors.Is(err, fs.ErrNotExist) && !reopened {
+			// Someone removed the file: start it again.
+			reopened = true
+			l.file.Close()
+			l.file = nil
+			continue
 		}
 		if !errors.Is(err, sessionio.ErrLogFull) && !errors.Is(err, sessionio.ErrNotAppendable) {
 			return "", fmt.Errorf("log the call: %w", err)

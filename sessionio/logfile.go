@@ -57,6 +57,10 @@ type LogFile struct {
 // OpenLog opens the log at path for appending, creating it (mode 0600, its
 // folder too) with md and the messages first when there is no file.
 func OpenLog(path string, md Metadata, first []Message) (*LogFile, error) {
+	// Stat before Open: opening a FIFO blocks until a writer comes.
+	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("open log %s: %w: not a regular file", path, ErrNotAppendable)
+	}
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		err = createLog(path, md, first)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -187,4 +188,13 @@ func TestRemoveStaleTempsOfGoneProcess(t *testing.T) {
 	assert.Equal(t, 1, n)
 	assert.NoFileExists(t, dead)
 	assert.FileExists(t, alive, "its process may be saving now")
+}
+
+// TestLogFileNotRegular: a FIFO where the log would be is not opened,
+// which would block.
+func TestLogFileNotRegular(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "log.json")
+	require.NoError(t, syscall.Mkfifo(path, 0o600))
+	_, err := sessionio.OpenLog(path, sessionio.Metadata{CreatedAt: logCreated, DataSource: "db", DatabaseType: "sqlite"}, nil)
+	assert.ErrorIs(t, err, sessionio.ErrNotAppendable)
 }
