@@ -130,7 +130,7 @@ func TestMCPInspector(t *testing.T) {
 		names = append(names, tool.Name)
 		assert.Equal(t, false, tool.Annotations["openWorldHint"], tool.Name)
 	}
-	assert.ElementsMatch(t, []string{"list_sources", "list_tables", "describe_table", "search_schema", "profile_column", "explain_sql", "execute_sql"}, names)
+	assert.ElementsMatch(t, []string{"list_sources", "list_tables", "describe_table", "search_schema", "profile_column", "explain_sql", "query", "execute_sql"}, names)
 
 	var res struct {
 		StructuredContent struct {
