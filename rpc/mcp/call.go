@@ -21,6 +21,11 @@ const logName = "mcp"
 // isError, which the host's model reads; a panic is one too, and logged.
 func (s *Server) handler(t toolDef) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (res *sdk.CallToolResult, err error) {
+		ctx, done := s.calls.start(ctx)
+		defer done()
+		if ctx.Err() != nil {
+			return toolError("aiq-rpc is stopping (its input ended, or it was told to stop) and did not start " + t.name + "."), nil
+		}
 		defer func() {
 			if p := recover(); p != nil {
 				s.log.Error("mcp: panic in a tool call", "tool", t.name, "panic", p, "stack", string(debug.Stack()))

@@ -55,6 +55,9 @@ type Server struct {
 	// value has one token in every call, and a call understands the
 	// tokens of the calls before it.
 	tokens conversation.TokenScope
+	// calls are the tool calls running; stop cancels them all at once
+	// when the client goes away or the server is told to stop.
+	calls calls
 }
 
 // New returns a server over ws with its tools and resources.
@@ -102,22 +105,36 @@ func protocolVersions() []string {
 	return out
 }
 
-// Run serves the client on t until it leaves or ctx is done.
+// stopWait bounds the wait, once the server is told to stop, for the
+// calls it cancelled to end and be logged: the engines stop a statement
+// at once, so only a server that does not answer takes this long.
+const stopWait = 10 * time.Second
+
+// Run serves the client on t until it leaves or ctx is done. When ctx is
+// done every running call is cancelled (a statement is stopped on its
+// server, as notifications/cancelled does), and Run returns once they have
+// ended.
 func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	stop := context.AfterFunc(ctx, s.calls.stop)
+	defer stop()
 	go s.res.watch(ctx, s.opts.WatchInterval)
-	return s.sdk.Run(ctx, t)
+	err := s.sdk.Run(ctx, t)
+	s.calls.stop()
+	s.calls.wait(stopWait)
+	return err
 }
 
 // Serve serves the client on in and out, newline-delimited JSON-RPC as the
 // stdio transport of MCP: out carries the protocol's messages only. A
 // line that is not a message is answered with a JSON-RPC error, and the
-// server goes on serving.
+// server goes on serving. The end of in cancels the calls still running,
+// which are answered (cancelled) before the server returns.
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	o := &output{w: out}
 	pr, pw := io.Pipe()
-	go filter(in, pw, o, s.log)
+	go filter(in, pw, o, s.log, s.calls.stop)
 	err := s.Run(ctx, &sdk.IOTransport{Reader: pr, Writer: o})
 	pr.Close()
 	if c, ok := in.(io.Closer); ok {
