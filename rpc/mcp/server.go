@@ -15,11 +15,13 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"os"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/aiq/aiq-rpc/conversation"
+	"github.com/aiq/aiq-rpc/rpc/internal/confirmpage"
 	"github.com/aiq/aiq-rpc/sessionio"
 )
 
@@ -36,6 +38,15 @@ type Options struct {
 	// ConfirmTimeout bounds the wait for the user's answer to a write;
 	// 0 means DefaultConfirmTimeout.
 	ConfirmTimeout time.Duration
+	// NoBrowserConfirm turns off the confirmation page in the user's
+	// browser for a client that cannot ask its user: such a client's
+	// writes are then refused.
+	NoBrowserConfirm bool
+	// OpenBrowser opens the confirmation page; nil means the user's
+	// browser ($BROWSER, else the platform's opener), as Getenv (nil:
+	// os.Getenv) finds it.
+	OpenBrowser confirmpage.Opener
+	Getenv      func(string) string
 	// NoLog turns off the log of calls (mcp_YYYYMMDD_<source>.json).
 	NoLog bool
 	// WatchInterval is how often sources.yaml is checked for changes to
@@ -70,6 +81,12 @@ func New(ws *conversation.Workspace, opts Options) *Server {
 	}
 	if opts.WatchInterval <= 0 {
 		opts.WatchInterval = 2 * time.Second
+	}
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	if opts.OpenBrowser == nil {
+		opts.OpenBrowser = confirmpage.Browser(opts.Getenv)
 	}
 	s := &Server{ws: ws, opts: opts, log: opts.Log}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: opts.Name, Title: "aiq", Version: opts.Version}, &sdk.ServerOptions{

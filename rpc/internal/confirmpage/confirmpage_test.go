@@ -3,11 +3,9 @@ package confirmpage
 import (
 	"context"
 	"errors"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"regexp"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -16,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/aiq/aiq-rpc/rpc/internal/confirmpage/pagetest"
 )
 
 // waitTimeout bounds a wait that only a hang should trip.
@@ -31,58 +31,17 @@ var statement = Statement{SQL: "DELETE FROM orders WHERE status = 'pending'", So
 func user(t *testing.T, decision string, opened *atomic.Int32) Opener {
 	return func(ctx context.Context, pageURL string) error {
 		opened.Add(1)
-		page := get(t, pageURL)
-		action, nonce := form(t, page)
-		u, err := url.Parse(pageURL)
-		require.NoError(t, err)
-		values := url.Values{"nonce": {nonce}}
-		if decision != "" {
-			values.Set("decision", decision)
-		}
-		res := post(t, u.Scheme+"://"+u.Host+action, "http://"+u.Host, values)
-		assert.Equal(t, http.StatusOK, res.StatusCode)
+		_, err := pagetest.Press(pageURL, decision)
+		assert.NoError(t, err)
 		return nil
 	}
 }
 
 func get(t *testing.T, u string) string {
 	t.Helper()
-	res, err := http.Get(u)
+	page, err := pagetest.Fetch(u)
 	require.NoError(t, err)
-	defer res.Body.Close()
-	body, err := io.ReadAll(res.Body)
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, res.StatusCode, string(body))
-	return string(body)
-}
-
-func post(t *testing.T, u, origin string, values url.Values) *http.Response {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, u, strings.NewReader(values.Encode()))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	if origin != "" {
-		req.Header.Set("Origin", origin)
-	}
-	res, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	io.Copy(io.Discard, res.Body)
-	res.Body.Close()
-	return res
-}
-
-var (
-	actionRE = regexp.MustCompile(`<form method="post" action="([^"]+)">`)
-	nonceRE  = regexp.MustCompile(`name="nonce" value="([^"]+)"`)
-)
-
-func form(t *testing.T, page string) (action, nonce string) {
-	t.Helper()
-	a := actionRE.FindStringSubmatch(page)
-	n := nonceRE.FindStringSubmatch(page)
-	require.NotNil(t, a, page)
-	require.NotNil(t, n, page)
-	return a[1], n[1]
+	return page
 }
 
 // TestAsk: the page is opened once, and the user's button is the answer.
