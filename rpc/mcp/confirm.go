@@ -87,7 +87,7 @@ func (s *Server) askInBrowser(ctx context.Context, cr conversation.ConfirmReques
 	for _, m := range cr.Masked {
 		st.Masked = append(st.Masked, confirmpage.Masked{Token: m.Token, Value: m.Value})
 	}
-	s.log.Info("mcp: asking the user in the browser", "why", why)
+	s.log.Info("mcp: the client did not ask its user; opening aiq's confirmation page in the browser", "why", why)
 	allowed, err := confirmpage.Ask(ctx, st, s.opts.OpenBrowser, s.opts.ConfirmTimeout)
 	switch {
 	case errors.Is(err, confirmpage.ErrNoBrowser):
