@@ -176,3 +176,30 @@ func TestPersonDeclines(t *testing.T) {
 	urls, _ := b.opened()
 	assert.Empty(t, urls)
 }
+
+// TestBrowserSaysItWaits: a client that asked for progress hears that the
+// call waits for the user's answer in the browser, without the address.
+func TestBrowserSaysItWaits(t *testing.T) {
+	b := &browser{decision: "reject"}
+	f := newFixture(t, fixtureOptions{server: mcp.Options{OpenBrowser: b.open}})
+	var mu sync.Mutex
+	var progress []string
+	cs := f.connect(&sdk.ClientOptions{ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+		mu.Lock()
+		progress = append(progress, req.Params.Message)
+		mu.Unlock()
+	}})
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "execute_sql", Arguments: map[string]any{"sql": deleteSQL},
+		Meta: sdk.Meta{"progressToken": "p1"}})
+	require.NoError(t, err)
+	assert.True(t, res.IsError)
+	// The notification is sent before the page is opened, so before the
+	// answer the call waits for.
+	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(progress) == 1 }, waitTimeout, 10*time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Contains(t, progress[0], "page aiq opened in their browser")
+	assert.NotContains(t, progress[0], "127.0.0.1")
+}

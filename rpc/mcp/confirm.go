@@ -38,8 +38,23 @@ func (s *Server) confirmer(req *sdk.CallToolRequest, source string) conversation
 			}
 			why = err.Error()
 		}
+		if !s.opts.NoBrowserConfirm {
+			waiting(ctx, req)
+		}
 		return s.askInBrowser(ctx, cr, source, why)
 	}
+}
+
+// waiting tells a client that asked for progress why the call waits: the
+// host's user sees it where the host shows a running call. It never holds
+// the page's address.
+func waiting(ctx context.Context, req *sdk.CallToolRequest) {
+	token := req.Params.GetProgressToken()
+	if token == nil {
+		return
+	}
+	req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token,
+		Message: "Waiting for the user to allow or reject the statement on the page aiq opened in their browser"})
 }
 
 // elicit asks the user through the client. asked is false when the client

@@ -141,6 +141,7 @@ const stopWait = 10 * time.Second
 func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	s.calls.open()
 	stop := context.AfterFunc(ctx, s.calls.stop)
 	defer stop()
 	go s.res.watch(ctx, s.opts.WatchInterval)
