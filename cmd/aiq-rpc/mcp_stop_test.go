@@ -62,14 +62,19 @@ func TestMCPStopsWithTheHost(t *testing.T) {
 				}()
 				waitFor(t, func() bool { return dbtest.QueryInt(t, src, running) == 1 }, stmt+" never showed on the server")
 
+				stopped := time.Now()
 				way.stop(p)
 				waitFor(t, func() bool { return dbtest.QueryInt(t, src, running) == 0 },
 					stmt+" still runs on the server after "+way.name)
+				gone := time.Since(stopped)
 				select {
 				case <-p.done:
 				case <-time.After(waitTimeout):
 					t.Fatalf("aiq-rpc mcp did not exit after %s; stderr:\n%s", way.name, p.stderr.String())
 				}
+				// For the record, not a check: a busy machine is slower.
+				t.Logf("after %s: the statement was gone within %v, the server exited within %v", way.name,
+					gone.Round(time.Millisecond), time.Since(stopped).Round(time.Millisecond))
 				assert.Zero(t, p.cmd.ProcessState.ExitCode(), "a host that goes away is a normal end; stderr:\n%s", p.stderr.String())
 				if res := <-called; res != nil {
 					// The end of input still answers the call: cancelled.
