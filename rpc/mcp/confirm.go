@@ -13,11 +13,11 @@ import (
 	"github.com/aiq/aiq-rpc/rpc/internal/confirmpage"
 )
 
-// hostAnswer is how fast a host can answer an elicitation without showing
-// it to anyone: Claude Code's -p cancels in about 12 ms, Codex's exec
-// declines as fast. No person reads a statement and decides in less. A
-// decline or cancel this fast is the host's, not its user's.
-const hostAnswer = 100 * time.Millisecond
+// DefaultHostAnswer is how fast a host can answer an elicitation without
+// showing it to anyone: Claude Code's -p cancels in about 12 ms, Codex's
+// exec declines as fast. No person reads a statement and decides in less.
+// A decline or cancel this fast is the host's, not its user's.
+const DefaultHostAnswer = 100 * time.Millisecond
 
 // confirmer asks the user of req's client about a statement through
 // elicitation/create: allow once, or reject. Where the client cannot ask
@@ -76,7 +76,7 @@ func (s *Server) elicit(ctx context.Context, req *sdk.CallToolRequest, cr conver
 		return conversation.Reject, true, err // the call was cancelled
 	case err != nil:
 		return conversation.Reject, false, fmt.Errorf("this MCP client failed to ask its user (%v)", err)
-	case (res.Action == "decline" || res.Action == "cancel") && took < hostAnswer:
+	case (res.Action == "decline" || res.Action == "cancel") && took < s.opts.HostAnswer:
 		return conversation.Reject, false, fmt.Errorf("this MCP client answered %s in %d ms, too fast for anyone to have read the question, so its user was not asked",
 			res.Action, took.Milliseconds())
 	case res.Action != "accept":

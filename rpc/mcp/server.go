@@ -38,6 +38,10 @@ type Options struct {
 	// ConfirmTimeout bounds the wait for the user's answer to a write;
 	// 0 means DefaultConfirmTimeout.
 	ConfirmTimeout time.Duration
+	// HostAnswer is the time under which a decline or cancel of an
+	// elicitation is the host's, not a person's; 0 means
+	// DefaultHostAnswer.
+	HostAnswer time.Duration
 	// NoBrowserConfirm turns off the confirmation page in the user's
 	// browser for a client that cannot ask its user: such a client's
 	// writes are then refused.
@@ -81,6 +85,9 @@ func New(ws *conversation.Workspace, opts Options) *Server {
 	}
 	if opts.WatchInterval <= 0 {
 		opts.WatchInterval = 2 * time.Second
+	}
+	if opts.HostAnswer <= 0 {
+		opts.HostAnswer = DefaultHostAnswer
 	}
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
