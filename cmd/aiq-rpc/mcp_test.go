@@ -99,7 +99,7 @@ func TestMCPClient(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, sessiontest.CheckCLILoadRules(data))
 	assert.Contains(t, string(data), "DELETE FROM orders WHERE id = 1")
-	assert.Contains(t, string(data), "You declined this statement")
+	assert.Contains(t, string(data), "the user declined this statement")
 	assert.NotContains(t, string(data), dbtest.Password)
 
 	ask := exec.CommandContext(ctx, binary, "ask", "--home", h.Dir, "-s", logs[0], "SELECT count(*) AS left_over FROM orders")
