@@ -169,6 +169,10 @@ type maskSharer interface {
 	useMasker(m *tools.Masker)
 }
 
+func (b *sqlToolbox) scrubForModel(ctx context.Context, text string, isJSON bool) string {
+	return b.set.Scrub(ctx, text, isJSON)
+}
+
 func (b *sqlToolbox) masker() *tools.Masker     { return b.set.Masker() }
 func (b *sqlToolbox) useMasker(m *tools.Masker) { b.set.UseMasker(m) }
 
@@ -192,6 +196,12 @@ func (b *sqlToolbox) Describe(ctx context.Context) string { return b.DescribeFor
 // the schema card ranked for the question when the whole schema does not
 // fit the source's budget.
 func (b *sqlToolbox) DescribeFor(ctx context.Context, question string) string {
+	// The known values of masked columns are read under the turn's
+	// context: their bound is their own.
+	return b.set.Scrub(ctx, b.describe(ctx, question), false)
+}
+
+func (b *sqlToolbox) describe(ctx context.Context, question string) string {
 	ctx, cancel := context.WithTimeout(ctx, describeTimeout)
 	defer cancel()
 	var sb strings.Builder

@@ -96,6 +96,15 @@ type sessionToolbox struct {
 	confirm Confirmer
 }
 
+// scrubForModel hides the known values of the source's masked columns in
+// text, when the toolbox knows them.
+func (b *sessionToolbox) scrubForModel(ctx context.Context, text string, isJSON bool) string {
+	if s, ok := b.Toolbox.(modelScrubber); ok {
+		return s.scrubForModel(ctx, text, isJSON)
+	}
+	return text
+}
+
 func (b *sessionToolbox) setConfirmer(c Confirmer) {
 	b.mu.Lock()
 	b.confirm = c

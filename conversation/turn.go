@@ -310,9 +310,31 @@ func (r *Runner) runTool(ctx context.Context, call ToolCall, specs []ToolSpec, p
 		o.Result, o.Err = r.Tools.Run(withRows(ctx, call, p), name, args)
 	}
 	o.Content = toolContent(o)
+	if s, ok := r.Tools.(modelScrubber); ok {
+		o.Content = s.scrubForModel(ctx, o.Content, true)
+		if o.Err != nil {
+			o.Err = &scrubbedError{msg: s.scrubForModel(ctx, o.Err.Error(), false), err: o.Err}
+		}
+	}
 	p.ToolFinished(o)
 	return o
 }
+
+// modelScrubber is a toolbox that hides the known values of masked
+// columns in text on its way to the model, whatever put them there: a
+// row, an error, a plan, a catalog.
+type modelScrubber interface {
+	scrubForModel(ctx context.Context, text string, isJSON bool) string
+}
+
+// scrubbedError is a tool's error as the model may read it.
+type scrubbedError struct {
+	msg string
+	err error
+}
+
+func (e *scrubbedError) Error() string { return e.msg }
+func (e *scrubbedError) Unwrap() error { return e.err }
 
 // toolArgs reads a call's arguments as a JSON object. Models sometimes wrap
 // the object in a JSON string, or in a string of a string; empty arguments

@@ -96,6 +96,9 @@ type DB struct {
 	schema     *Schema
 	schemaGen  int // counts RefreshSchema calls, to drop a fetch that one overtook
 	versionStr string
+
+	valuesMu sync.Mutex  // held while the masked columns' values are read
+	values   scrubValues // guarded by valuesMu
 }
 
 // engine is what differs between PostgreSQL, MySQL (and MariaDB, seekdb)

@@ -1,0 +1,197 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/aiq/aiq-rpc/sessionio"
+	"github.com/aiq/aiq-rpc/tools/guard/scrub"
+)
+
+// maxScrubValues bounds the distinct values of a source's masked columns
+// that its scrubber looks for, over all its masked columns: about 90 MB of
+// automaton at the bound, built once per schema read.
+const maxScrubValues = 100_000
+
+// scrubReadTimeout bounds reading those values, all columns together: a
+// column whose values are not read by then is left to the statement rule.
+const scrubReadTimeout = 10 * time.Second
+
+// scrubValues is what DB keeps of its masked columns' values.
+type scrubValues struct {
+	gen  int // the schemaGen it was read under
+	read bool
+	set  *scrub.Set
+}
+
+// scrubSet returns the scrubber of the source's masked columns' values,
+// read once per schema read (RefreshSchema reads them again), or nil when
+// the source masks nothing, or none could be read.
+func (db *DB) scrubSet(ctx context.Context) *scrub.Set {
+	if len(db.src.Mask) == 0 && len(db.src.MaskPattern) == 0 {
+		return nil
+	}
+	db.valuesMu.Lock() // one read at a time; the others wait for it
+	defer db.valuesMu.Unlock()
+	db.mu.Lock()
+	gen := db.schemaGen
+	db.mu.Unlock()
+	if db.values.read && db.values.gen == gen {
+		return db.values.set
+	}
+	// The read is the server's, not the turn's: no first page for the
+	// editor, no bound tokens, and it stops when the turn does.
+	readCtx, cancel := context.WithTimeout(context.Background(), scrubReadTimeout)
+	defer cancel()
+	stop := context.AfterFunc(ctx, cancel)
+	defer stop()
+	values := db.readMaskedValues(readCtx)
+	db.values = scrubValues{gen: gen, read: ctx.Err() == nil, set: scrub.New(values)}
+	return db.values.set
+}
+
+// readMaskedValues reads the distinct values of each column that the
+// source's mask or mask_pattern names, up to maxScrubValues in all.
+func (db *DB) readMaskedValues(ctx context.Context) []scrub.Value {
+	schema, err := db.Schema(ctx)
+	if err != nil {
+		return nil
+	}
+	var out []scrub.Value
+	for _, c := range maskedSourceColumns(schema, db.src) {
+		left := maxScrubValues - len(out)
+		if left <= 0 || ctx.Err() != nil {
+			break
+		}
+		sink := &valueSink{column: c.column, max: left}
+		q := fmt.Sprintf("SELECT DISTINCT %[1]s FROM %[2]s WHERE %[1]s IS NOT NULL LIMIT %[3]d",
+			schema.Ident(c.column), schema.TableName(c.table), left)
+		db.execute(WithRowSink(ctx, sink), q, false)
+		out = append(out, sink.values...)
+	}
+	return out
+}
+
+type maskedColumn struct {
+	table  *Table
+	column string
+}
+
+// maskedSourceColumns returns the columns of schema that src masks: those
+// its mask names as table.column (or schema.table.column), and those
+// whose name matches a mask_pattern. Masking hides a masked name in every
+// table; its values are read only from the columns the user named.
+func maskedSourceColumns(schema *Schema, src sessionio.Source) []maskedColumn {
+	var out []maskedColumn
+	for i := range schema.Tables {
+		t := &schema.Tables[i]
+		for _, c := range t.Columns {
+			if masksColumn(src, t, c.Name) {
+				out = append(out, maskedColumn{table: t, column: c.Name})
+			}
+		}
+	}
+	return out
+}
+
+func masksColumn(src sessionio.Source, t *Table, column string) bool {
+	col := strings.ToLower(column)
+	for _, m := range src.Mask {
+		dot := strings.LastIndexByte(m, '.')
+		if dot < 0 || strings.ToLower(unquoteIdent(m[dot+1:])) != col {
+			continue
+		}
+		table := strings.ToLower(m[:dot])
+		if table == strings.ToLower(t.Name) || table == strings.ToLower(t.QualifiedName()) ||
+			strings.ToLower(unquoteIdent(table)) == strings.ToLower(t.Name) {
+			return true
+		}
+	}
+	for _, p := range src.MaskPattern {
+		if ok, _ := path.Match(strings.ToLower(p), col); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// valueSink keeps the values of a one-column read as scrub values.
+type valueSink struct {
+	column string
+	max    int
+	values []scrub.Value
+}
+
+func (s *valueSink) Columns([]string) {}
+
+// errEnough stops a read that gave all the values wanted.
+var errEnough = errors.New("enough values")
+
+func (s *valueSink) Row(values []any) error {
+	if len(values) != 1 || values[0] == nil {
+		return nil
+	}
+	s.values = append(s.values, scrub.Value{Column: s.column, Text: scrubText(values[0]), Raw: values[0]})
+	if len(s.values) >= s.max {
+		return errEnough
+	}
+	return nil
+}
+
+// scrubText is a value as text reads it: a string as it is, anything else
+// as its JSON (a number's digits).
+func scrubText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	var s string
+	if json.Unmarshal(data, &s) == nil {
+		return s
+	}
+	return string(data)
+}
+
+// Scrub returns text, which is on its way to the model, with every known
+// value of a masked column in it replaced by its token: the layer of
+// masking that reads no SQL. isJSON says that text is JSON and must stay
+// so. It returns text as it is when the source masks nothing.
+func (s *Set) Scrub(ctx context.Context, text string, isJSON bool) string {
+	if !s.mask.active() {
+		return text
+	}
+	return s.mask.scrub(s.db.scrubSet(ctx), text, isJSON)
+}
+
+func (m *Masker) scrub(set *scrub.Set, text string, isJSON bool) string {
+	if set == nil {
+		return text
+	}
+	token := func(i int) string {
+		v := set.Value(i)
+		t, _ := m.token(v.Column, v.Raw).(string)
+		return t
+	}
+	if isJSON {
+		return set.ReplaceJSON(text, token, m.issued)
+	}
+	return set.ReplaceText(text, token, m.issued)
+}
+
+// issued reports whether tok is a token m issued.
+func (m *Masker) issued(tok string) bool {
+	sm := tokenPattern.FindStringSubmatch(tok)
+	if sm == nil {
+		return false
+	}
+	_, ok := m.lookup(sm[1])
+	return ok
+}
