@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -247,24 +248,47 @@ func (m *Masker) ModelView(r *StatementResult) any {
 		return cp.ModelView()
 	}
 	cp := *r
-	cp.Rows = m.maskRows(r.Columns, m.maskedColumns(r.SQL, r.Columns), r.Rows)
-	return cp.ModelView()
+	masked := m.maskedColumns(r.SQL, r.Columns)
+	cp.Rows = m.maskRows(r.Columns, masked, r.Rows)
+	view := cp.ModelView()
+	if rows, ok := view.(modelRows); ok && slices.Contains(masked, true) {
+		if why := m.maskReason(r.SQL); why != "" {
+			return maskedRows{modelRows: rows, Masked: why}
+		}
+	}
+	return view
 }
 
-// quotedValue matches what a database's error quotes of a value: a
-// string in double or single quotes, or a key's value, Key (email)=(...).
-var quotedValue = regexp.MustCompile(`"[^"]*"|'[^']*'|\)=\([^)]*\)`)
+// maskedRows is a result whose statement had every column masked, with
+// why: the model may rephrase it.
+type maskedRows struct {
+	modelRows
+	Masked string `json:"masked"`
+}
 
-// redactValues is an error with every quoted value in it replaced: the
-// model reads it when the statement refers to a masked column.
+// redactValues is an error with every quoted value in it hidden: the
+// model reads it when the statement may carry a masked column. A value
+// may hold the quotes around it (Duplicate entry 'o'brien@x.io' for key
+// 'email'), so on each line everything from the first quote to the last
+// of the same kind goes, and a key's value, Key (email)=(...), to the
+// line's last parenthesis: a little of the sentence is lost, never a
+// value.
 func redactValues(msg string) string {
-	return quotedValue.ReplaceAllStringFunc(msg, func(q string) string {
-		switch q[0] {
-		case '"', '\'':
-			return q[:1] + "<masked>" + q[:1]
+	lines := strings.Split(msg, "\n")
+	for i, l := range lines {
+		if at := strings.Index(l, ")=("); at >= 0 {
+			if end := strings.LastIndexByte(l, ')'); end > at+2 {
+				l = l[:at+3] + "<masked>" + l[end:]
+			}
 		}
-		return ")=(<masked>)"
-	})
+		for _, q := range []byte{'"', '\''} {
+			if first, last := strings.IndexByte(l, q), strings.LastIndexByte(l, q); first >= 0 && last > first {
+				l = l[:first+1] + "<masked>" + l[last:]
+			}
+		}
+		lines[i] = l
+	}
+	return strings.Join(lines, "\n")
 }
 
 // maskProfile replaces the values of a masked column's profile by tokens:

@@ -27,14 +27,44 @@ func (m *Masker) maskedColumns(sql string, columns []string) []bool {
 	return out
 }
 
-// mentions reports whether sql refers to a masked column anywhere, in
-// any way a server may read it, or cannot be read well enough to tell.
+// mentions reports whether sql may carry a masked column's value into
+// an error: it refers to a masked column, renames columns, has a star
+// over columns, or cannot be read well enough to tell.
 func (m *Masker) mentions(sql string) bool {
 	if !m.active() {
 		return false
 	}
 	scans, ok := m.readings(sql)
-	return !ok || slices.ContainsFunc(scans, func(s *stmtScan) bool { return s.anyRef })
+	return !ok || slices.ContainsFunc(scans, func(s *stmtScan) bool {
+		return s.anyRef || s.renames || s.star || s.setOp
+	})
+}
+
+// maskReason says, for the model, why a statement had every column
+// masked, so that it can ask otherwise; "" when it had not.
+func (m *Masker) maskReason(sql string) string {
+	scans, ok := m.readings(sql)
+	if !ok {
+		return "This statement could not be read well enough to tell which columns carry masked values, so every column is masked."
+	}
+	var why []string
+	for _, s := range scans {
+		for _, w := range s.why {
+			if !slices.Contains(why, w) {
+				why = append(why, w)
+			}
+		}
+	}
+	if len(why) == 0 {
+		return ""
+	}
+	verb := "is"
+	if len(why) > 1 {
+		verb = "are"
+	}
+	return strings.Join(why, ", ") + " " + verb + " masked: select it to get tokens, count it, test it with IS NULL, or compare it " +
+		"with a token (WHERE email = '<masked:...>'); used anywhere else (a function in FROM, a WHERE or JOIN condition, " +
+		"a subquery) it masks every column of the result."
 }
 
 // readings scans sql every way a server may read it, as Classify does. ok
@@ -75,6 +105,7 @@ type stmtScan struct {
 	// VALUES or TABLE: a subquery or a CTE's body.
 	nestedRef bool
 	setOp     bool
+	star      bool // a star or TABLE that stands for columns
 	// renames says that a column may get another name without being
 	// named: a column alias list, or a star or TABLE beside a set
 	// operation.
@@ -83,6 +114,13 @@ type stmtScan struct {
 	// nil when there is no outermost SELECT at the start of the
 	// statement (after its WITH clause).
 	items [][2]int
+	// flows says that a ref stands where its value can reach the
+	// result other than as a column of its own: anywhere but an item of
+	// the outermost select list, count(...), IS [NOT] NULL, an equality
+	// with a token, or a plain ORDER BY or GROUP BY. why names the refs
+	// that do.
+	flows bool
+	why   []string
 }
 
 // scanStatement reads toks, the tokens of sql.
@@ -142,9 +180,192 @@ func (m *Masker) scanStatement(sql string, toks []sqlToken) *stmtScan {
 		}
 	}
 	s.renames = s.renames || star && s.setOp
+	s.star = star
 	s.items = selectItems(toks)
+	s.findFlows()
 	return s
 }
+
+// findFlows sets flows and why: each ref outside the outermost select
+// list's items, or nested in a query, and not in a place that only
+// counts, tests or compares it.
+func (s *stmtScan) findFlows() {
+	if !s.anyRef {
+		return
+	}
+	open, query := parens(s.toks)
+	inItem := make([]bool, len(s.toks))
+	for _, it := range s.items {
+		for i := it[0]; i < it[1]; i++ {
+			inItem[i] = true
+		}
+	}
+	for i, ref := range s.ref {
+		if !ref || inItem[i] && !nestedIn(open, query, i) || s.harmless(i, open, query) {
+			continue
+		}
+		s.flows = true
+		name := "a whole row or a star over a masked column"
+		switch t := s.toks[i]; t.kind {
+		case tokWord, tokQuoted:
+			name = strings.ToLower(t.text)
+		case tokString:
+			name = "a masked token"
+		}
+		if !slices.Contains(s.why, name) {
+			s.why = append(s.why, name)
+		}
+	}
+}
+
+// parens returns, for each token, the index of the innermost parenthesis
+// open around it (-1 for none), and which parentheses open a query.
+func parens(toks []sqlToken) (open []int, query map[int]bool) {
+	open = make([]int, len(toks))
+	query = map[int]bool{}
+	var stack []int
+	for i, t := range toks {
+		if t.isPunct(")") && len(stack) > 0 {
+			stack = stack[:len(stack)-1]
+		}
+		open[i] = -1
+		if n := len(stack); n > 0 {
+			open[i] = stack[n-1]
+		}
+		if t.isPunct("(") {
+			stack = append(stack, i)
+			if i+1 < len(toks) && (toks[i+1].isWord("SELECT") || toks[i+1].isWord("WITH") || toks[i+1].isWord("VALUES") || toks[i+1].isWord("TABLE")) {
+				query[i] = true
+			}
+		}
+	}
+	return open, query
+}
+
+// nestedIn reports whether toks[i] is inside a parenthesised query.
+func nestedIn(open []int, query map[int]bool, i int) bool {
+	for p := open[i]; p >= 0; p = open[p] {
+		if query[p] {
+			return true
+		}
+	}
+	return false
+}
+
+// harmless reports whether the ref at i only counts, tests or is compared
+// with a token: count(email), email IS NULL, email = '<masked:...>',
+// email IN ('<masked:...>', ...), or an ORDER BY or GROUP BY item that is
+// the name alone, at a query's level.
+func (s *stmtScan) harmless(i int, open []int, query map[int]bool) bool {
+	t := s.toks
+	if p := open[i]; p > 0 && t[p-1].isWord("COUNT") {
+		return true
+	}
+	start := i // the start of a qualified name
+	for start >= 2 && t[start-1].isPunct(".") && isName(t[start-2]) {
+		start -= 2
+	}
+	end := i + 1
+	if t[i].kind == tokString {
+		start, end = i, i+1
+	}
+	next := func(k int) sqlToken {
+		if end+k < len(t) {
+			return t[end+k]
+		}
+		return sqlToken{}
+	}
+	switch {
+	case next(0).isWord("IS") && (next(1).isWord("NULL") || next(1).isWord("NOT") && next(2).isWord("NULL")):
+		return true
+	case s.isToken(end+1) && next(0).isPunct("=") || start >= 2 && t[start-1].isPunct("=") && s.isToken(start-2):
+		return true
+	case t[i].kind == tokString && s.isToken(i) && (next(0).isPunct("=") || start > 0 && t[start-1].isPunct("=")):
+		return true // a token compared with anything is a bound value's equality
+	case next(0).isWord("IN") && s.tokenList(end+1):
+		return true
+	case t[i].kind == tokString && s.inTokenList(i):
+		return true
+	}
+	return s.plainOrderItem(start, end, open, query)
+}
+
+// isToken reports whether toks[i] is a string literal that is a token.
+func (s *stmtScan) isToken(i int) bool {
+	return i >= 0 && i < len(s.toks) && s.toks[i].kind == tokString && s.ref[i]
+}
+
+// tokenList reports whether toks[i] opens a list of tokens: ('<masked:...>', ...).
+func (s *stmtScan) tokenList(i int) bool {
+	if i >= len(s.toks) || !s.toks[i].isPunct("(") {
+		return false
+	}
+	for j := i + 1; j < len(s.toks); j += 2 {
+		if !s.isToken(j) || j+1 >= len(s.toks) {
+			return false
+		}
+		if s.toks[j+1].isPunct(")") {
+			return true
+		}
+		if !s.toks[j+1].isPunct(",") {
+			return false
+		}
+	}
+	return false
+}
+
+// inTokenList reports whether the token at i is in a list of tokens after
+// a name and IN: email IN ('<masked:...>', ...).
+func (s *stmtScan) inTokenList(i int) bool {
+	j := i
+	for j > 0 && (s.isToken(j) || s.toks[j].isPunct(",")) {
+		j--
+	}
+	return j >= 2 && s.toks[j].isPunct("(") && s.toks[j-1].isWord("IN") && isName(s.toks[j-2]) && s.tokenList(j)
+}
+
+// plainOrderItem reports whether toks[start:end] is an item of its own of
+// an ORDER BY or GROUP BY of a query (not of an aggregate's arguments nor
+// WITHIN GROUP, whose value it may become).
+func (s *stmtScan) plainOrderItem(start, end int, open []int, query map[int]bool) bool {
+	t := s.toks
+	if p := open[start]; p >= 0 && !query[p] {
+		return false
+	}
+	if end < len(t) {
+		n := t[end]
+		if !(n.isPunct(",") || n.isPunct(")") || n.isPunct(";") || n.isWord("ASC") || n.isWord("DESC") || n.isWord("NULLS") ||
+			n.kind == tokWord && (selectEnds[n.text] || n.text == "HAVING")) {
+			return false
+		}
+	}
+	if start == 0 || !t[start-1].isPunct(",") && !t[start-1].isWord("BY") {
+		return false
+	}
+	depth := 0
+	for j := start - 1; j >= 0; j-- {
+		switch {
+		case t[j].isPunct(")"):
+			depth++
+		case t[j].isPunct("("):
+			if depth == 0 {
+				return false
+			}
+			depth--
+		case depth > 0:
+		case t[j].isWord("BY"):
+			return j > 0 && (t[j-1].isWord("ORDER") || t[j-1].isWord("GROUP"))
+		case t[j].kind == tokWord && orderStops[t[j].text]:
+			return false
+		}
+	}
+	return false
+}
+
+// orderStops are the words that end the search for an ORDER BY or GROUP
+// BY that a name may be an item of.
+var orderStops = wordSet(`SELECT FROM WHERE ON USING HAVING JOIN WHEN THEN ELSE CASE AND OR NOT SET VALUES OVER PARTITION
+	WITHIN SEPARATOR LIKE ILIKE BETWEEN IN IS LIMIT OFFSET RETURNING`)
 
 // starEnds reports whether toks[i] may follow a star item: a comma, a
 // closing parenthesis, a word that ends a select list, or the end.
@@ -383,7 +604,7 @@ func (s *stmtScan) masked(n int) []bool {
 	if !s.anyRef && !s.renames {
 		return out
 	}
-	if s.setOp || s.renames {
+	if s.setOp || s.renames || s.flows {
 		return allTrue(out)
 	}
 	aligned := len(s.items) == n
@@ -391,12 +612,6 @@ func (s *stmtScan) masked(n int) []bool {
 		if s.wholeStar(it) {
 			aligned = false
 		}
-	}
-	if s.nestedRef {
-		for i := range out {
-			out[i] = !aligned || !s.isCount(s.items[i])
-		}
-		return out
 	}
 	for i, it := range s.items {
 		if s.itemRef(it) && (!aligned || !s.isCount(it)) {

@@ -240,6 +240,9 @@ func (s *Set) executeSQL(ctx context.Context, args json.RawMessage) (any, error)
 	if strings.TrimSpace(a.SQL) == "" {
 		return nil, errors.New("execute_sql needs the sql argument: one SQL statement")
 	}
+	if res := s.refuseStatistics(a.SQL); res != nil {
+		return res, nil
+	}
 	var res *StatementResult
 	v, err := Classify(a.SQL, s.db.Dialect())
 	if HasToken(a.SQL) {
