@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -276,4 +277,41 @@ func around(text, form string) string {
 		return "(in an unescaped string)"
 	}
 	return text[max(0, i-200):min(len(text), i+len(form)+100)]
+}
+
+// TestMaskScrubsHistory: a mask added while a session is open hides the
+// values that earlier turns' results showed when the history is sent
+// again.
+func TestMaskScrubsHistory(t *testing.T) {
+	src := dbtest.SQLite(t)
+	dbtest.Exec(t, src,
+		"CREATE TABLE customers (id integer PRIMARY KEY, name text, email text UNIQUE, phone text)",
+		seedCustomers,
+	)
+	yaml := fmt.Sprintf("- name: db\n  type: sqlite\n  database: %q\n", src.Database)
+	home, path := sourcesHome(t, yaml)
+	model := &modeltest.Model{Steps: []modeltest.Step{
+		sqlCall(t, "c1", "SELECT id, email, phone FROM customers ORDER BY id"),
+		modeltest.Answer("Three customers."),
+		modeltest.Answer("Nothing to read."),
+	}}
+	ws := conversation.NewWorkspace(conversation.Config{
+		Home:          home,
+		Model:         func() (conversation.Model, error) { return model, nil },
+		DefaultSource: "db",
+	})
+	t.Cleanup(func() { ws.Close() })
+	ctx := context.Background()
+	id, err := ws.Default(ctx)
+	require.NoError(t, err)
+	_, err = ws.Ask(ctx, id, conversation.Question{Query: "the customers"}, nil, nil)
+	require.NoError(t, err)
+	first := len(model.Requests())
+	body, _ := json.Marshal(model.Requests()[first-1].Messages)
+	require.Contains(t, string(body), "cid.q9@example.org", "before the mask, the model read the values")
+
+	require.NoError(t, os.WriteFile(path, []byte(yaml+"  mask: [customers.email, customers.phone]\n"), 0o600))
+	_, err = ws.Ask(ctx, id, conversation.Question{Query: "anything else?"}, nil, nil)
+	require.NoError(t, err)
+	assertNoSeed(t, model.Requests()[first:])
 }

@@ -172,7 +172,7 @@ func (r *Runner) Run(ctx context.Context, s *Session, t Turn, p Progress) (Resul
 	}
 	start := r.now()
 	specs := r.specs() // once a turn: the tool set does not change within one
-	base := buildRequest(t.System, s.History)
+	base := buildRequest(t.System, r.scrubHistory(ctx, s.History))
 	added := []Message{{Role: RoleUser, Content: t.User}}
 	ids := callIDs(s.History)
 	var res Result
@@ -318,6 +318,24 @@ func (r *Runner) runTool(ctx context.Context, call ToolCall, specs []ToolSpec, p
 	}
 	p.ToolFinished(o)
 	return o
+}
+
+// scrubHistory returns history with the tool results of earlier turns
+// scrubbed again, as the request holds them: a mask added since, or a
+// session file written before masks were, must not send them in clear.
+// The session keeps them as they were.
+func (r *Runner) scrubHistory(ctx context.Context, history []Message) []Message {
+	s, ok := r.Tools.(modelScrubber)
+	if !ok {
+		return history
+	}
+	out := slices.Clone(history)
+	for i, m := range out {
+		if m.Role == RoleTool && m.Content != "" {
+			out[i].Content = s.scrubForModel(ctx, m.Content, json.Valid([]byte(m.Content)))
+		}
+	}
+	return out
 }
 
 // modelScrubber is a toolbox that hides the known values of masked
