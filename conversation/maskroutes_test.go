@@ -105,6 +105,8 @@ var maskRouteEngines = []maskRouteEngine{
 			{sql: "SELECT most_common_vals::text, histogram_bounds::text FROM pg_stats WHERE tablename = 'customers'", status: "rejected"},
 			{sql: "SELECT stavalues1::text FROM pg_catalog.pg_statistic", status: "rejected"},
 			{sql: "SELECT * FROM pg_stats_ext", status: "rejected"},
+			{sql: "SELECT table_to_xml('customers', true, false, '')", status: "success"},
+			{sql: "SELECT query_to_xml('select most_common_vals from pg_stats', true, true, '')", status: "success"},
 			{tool: "profile_column", args: `{"table":"customers","column":"phone"}`},
 			{tool: "describe_table", args: `{"table":"customers"}`},
 			{tool: "explain_sql", args: `{"sql":"SELECT x FROM customers, unnest(ARRAY[email, phone]) AS x"}`},

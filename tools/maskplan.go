@@ -190,6 +190,14 @@ func (m *Masker) scanStatement(sql string, toks []sqlToken) *stmtScan {
 // list's items, or nested in a query, and not in a place that only
 // counts, tests or compares it.
 func (s *stmtScan) findFlows() {
+	for i, t := range s.toks {
+		if t.kind == tokWord && textQueries[strings.ToLower(t.text)] && i+1 < len(s.toks) && s.toks[i+1].isPunct("(") {
+			// Its query or table is a string: nothing here can tell
+			// what it reads.
+			s.flows, s.anyRef = true, true
+			s.why = append(s.why, strings.ToLower(t.text)+" (it reads a query or a table named in a string)")
+		}
+	}
 	if !s.anyRef {
 		return
 	}
@@ -216,6 +224,15 @@ func (s *stmtScan) findFlows() {
 			s.why = append(s.why, name)
 		}
 	}
+}
+
+// textQueries are the functions that run a query, or read a whole table
+// or schema, named in a string: PostgreSQL's XML exports.
+var textQueries = map[string]bool{
+	"query_to_xml": true, "query_to_xmlschema": true, "query_to_xml_and_xmlschema": true,
+	"table_to_xml": true, "table_to_xmlschema": true, "table_to_xml_and_xmlschema": true,
+	"schema_to_xml": true, "schema_to_xml_and_xmlschema": true, "database_to_xml": true,
+	"database_to_xml_and_xmlschema": true, "cursor_to_xml": true,
 }
 
 // parens returns, for each token, the index of the innermost parenthesis
