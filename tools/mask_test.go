@@ -344,6 +344,8 @@ func TestMaskedColumnsByStatement(t *testing.T) {
 		{"SELECT x AS a, 1 AS b FROM customers CROSS JOIN LATERAL upper(email) AS x", "mm"},
 		{"SELECT count(c) AS a, 1 AS b FROM customers c", "--"},
 		{"SELECT table_to_xml('customers', true, false, '') AS a, 1 AS b", "mm"},
+		{`SELECT reverse(U&"\0065mail") AS a, 1 AS b FROM customers`, "m-"},
+		{`SELECT 1 AS a, 2 AS b FROM customers WHERE U&"\0065mail" LIKE 'a%'`, "mm"},
 		{"SELECT query_to_xml('select * from customers', true, true, '') AS a, 1 AS b", "mm"},
 		{"SELECT c.*::text AS t, name FROM customers c", "m-"},
 		{"SELECT extract(year FROM d) AS y, d FROM events WHERE a IS DISTINCT FROM b", "--"},

@@ -130,7 +130,9 @@ func (m *Masker) scanStatement(sql string, toks []sqlToken) *stmtScan {
 	for i, t := range toks {
 		switch t.kind {
 		case tokWord, tokQuoted:
-			s.ref[i] = m.masksLocked(strings.ToLower(t.text))
+			// A PostgreSQL U&"..." name can spell any column: it is
+			// taken for a masked one.
+			s.ref[i] = m.masksLocked(strings.ToLower(t.text)) || t.unicode
 		case tokString:
 			s.ref[i] = strings.HasPrefix(sql[t.pos:], "'<masked:")
 		}
