@@ -343,6 +343,7 @@ func TestMaskedColumnsByStatement(t *testing.T) {
 		{"SELECT j.value AS a, 1 AS b FROM customers c, jsonb_each_text(to_jsonb(c)) j", "mm"},
 		{"SELECT x AS a, 1 AS b FROM customers CROSS JOIN LATERAL upper(email) AS x", "mm"},
 		{"SELECT count(c) AS a, 1 AS b FROM customers c", "--"},
+		{"SELECT reverse(x) AS a, 1 AS b FROM customers, tricks.count(email) x", "mm"},
 		{"SELECT table_to_xml('customers', true, false, '') AS a, 1 AS b", "mm"},
 		{`SELECT reverse(U&"\0065mail") AS a, 1 AS b FROM customers`, "m-"},
 		{`SELECT 1 AS a, 2 AS b FROM customers WHERE U&"\0065mail" LIKE 'a%'`, "mm"},

@@ -277,8 +277,8 @@ func nestedIn(open []int, query map[int]bool, i int) bool {
 // the name alone, at a query's level.
 func (s *stmtScan) harmless(i int, open []int, query map[int]bool) bool {
 	t := s.toks
-	if p := open[i]; p > 0 && t[p-1].isWord("COUNT") {
-		return true
+	if p := open[i]; p > 0 && t[p-1].isWord("COUNT") && (p < 2 || !t[p-2].isPunct(".")) {
+		return true // the aggregate, not a function of some schema that has its name
 	}
 	start := i // the start of a qualified name
 	for start >= 2 && t[start-1].isPunct(".") && isName(t[start-2]) {
