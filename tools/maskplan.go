@@ -58,13 +58,13 @@ func (m *Masker) maskReason(sql string) string {
 	if len(why) == 0 {
 		return ""
 	}
-	verb := "is"
+	verb, it := "is", "it"
 	if len(why) > 1 {
-		verb = "are"
+		verb, it = "are", "them"
 	}
-	return strings.Join(why, ", ") + " " + verb + " masked: select it to get tokens, count it, test it with IS NULL, or compare it " +
-		"with a token (WHERE email = '<masked:...>'); used anywhere else (a function in FROM, a WHERE or JOIN condition, " +
-		"a subquery) it masks every column of the result."
+	return strings.Join(why, ", ") + " " + verb + " masked: select " + it + " to get tokens, count " + it + ", test " + it +
+		" with IS NULL, or compare " + it + " with a token (WHERE email = '<masked:...>'); used anywhere else (a function in FROM, " +
+		"a WHERE or JOIN condition, a subquery) a masked column masks every column of the result."
 }
 
 // readings scans sql every way a server may read it, as Classify does. ok
