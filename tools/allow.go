@@ -43,10 +43,10 @@ func (s Shape) Text() string {
 // UPDATE allows other UPDATEs of the same shape of up to 10 rows.
 const AllowanceFloor = 10
 
-// Scope is the sentence of an "Allow always" button for the shape, bounded
-// to maxRows rows a statement: "Allow UPDATE on orders, up to 10 rows at a
-// time, for this conversation".
-func (s Shape) Scope(maxRows int64) string {
+// scopeOf is the sentence of an "Allow always" button for the shape s,
+// bounded to maxRows rows a statement: "Allow UPDATE on orders, up to 10
+// rows at a time, for this conversation".
+func scopeOf(s Shape, maxRows int64) string {
 	return "Allow " + s.Text() + ", up to " + groupThousands(maxRows) + " rows at a time, for this conversation"
 }
 
@@ -422,13 +422,13 @@ func (a *allowances) add(s Shape, maxRows int64) {
 	for i, al := range a.list {
 		if al.Shape.Covers(s) {
 			if maxRows > al.MaxRows {
-				a.list[i].MaxRows, a.list[i].Scope = maxRows, s.Scope(maxRows)
+				a.list[i].MaxRows, a.list[i].Scope = maxRows, scopeOf(s, maxRows)
 			}
 			return
 		}
 	}
 	a.next++
-	a.list = append(a.list, Allowance{ID: fmt.Sprintf("a%d", a.next), Shape: s, MaxRows: maxRows, Scope: s.Scope(maxRows)})
+	a.list = append(a.list, Allowance{ID: fmt.Sprintf("a%d", a.next), Shape: s, MaxRows: maxRows, Scope: scopeOf(s, maxRows)})
 }
 
 // covering returns the allowance of shape s, if there is one.

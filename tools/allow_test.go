@@ -34,8 +34,8 @@ func TestStatementShape(t *testing.T) {
 			t.Errorf("%s (%s): shape %q, %v; want %q", c.sql, c.d, s.Text(), ok, c.text)
 		}
 	}
-	if s, _ := StatementShape(scoped[0].sql, sqltext.DialectPostgres); s.Scope(10) != "Allow UPDATE on orders, up to 10 rows at a time, for this conversation" {
-		t.Errorf("scope %q", s.Scope(10))
+	if s, _ := StatementShape(scoped[0].sql, sqltext.DialectPostgres); scopeOf(s, 10) != "Allow UPDATE on orders, up to 10 rows at a time, for this conversation" {
+		t.Errorf("scope %q", scopeOf(s, 10))
 	}
 
 	asksEveryTime := []struct {

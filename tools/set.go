@@ -315,7 +315,7 @@ func (s *Set) confirmAndRun(ctx context.Context, req ConfirmRequest) *StatementR
 			req.Beyond = beyondAllowance(req, al)
 		}
 		if scoped {
-			req.Scope = shape.Scope(allowanceBound(req))
+			req.Scope = scopeOf(shape, allowanceBound(req))
 		}
 		if res := s.ask(ctx, req, shape); res != nil {
 			return res
