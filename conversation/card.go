@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/aiq/aiq-rpc/tools"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // DefaultSchemaBudget bounds the schema card in the system prompt, in
@@ -66,7 +67,7 @@ func newSchemaIndex(s *tools.Schema) *schemaIndex {
 		ix.size += len(ix.lines[i]) + 1
 		best := map[string]int{}
 		add := func(text string, w int) {
-			for _, term := range tools.Terms(text) {
+			for _, term := range sqltext.Terms(text) {
 				best[term] = max(best[term], w)
 			}
 		}
@@ -147,7 +148,7 @@ func notShown(n int) string {
 func (ix *schemaIndex) rank(question string) []int {
 	score := map[int]int{}
 	seen := map[string]bool{}
-	for _, term := range tools.Terms(question) {
+	for _, term := range sqltext.Terms(question) {
 		if seen[term] || isStopWord(term) || isQuestionWord(term) {
 			continue
 		}

@@ -2,404 +2,28 @@ package tools
 
 import (
 	"fmt"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 	"slices"
-	"strings"
 )
-
-// Shape is what an "Allow always" answer covers: one kind of data change
-// on the same objects. It is read from the statement by the classifier's
-// lexer, never taken from the model.
-type Shape struct {
-	// Kind is INSERT, UPDATE, DELETE or REPLACE.
-	Kind string `json:"kind"`
-	// Objects are the tables the statement names: the one it changes
-	// first, then those it reads, each once, as written in the statement.
-	Objects []string `json:"objects"`
-	// keys are the objects folded for comparison, in the same order.
-	keys []string
-}
-
-// Covers reports whether an allowance for s covers a statement of shape o.
-func (s Shape) Covers(o Shape) bool {
-	return s.Kind == o.Kind && slices.Equal(s.keys, o.keys)
-}
-
-// Text says what the shape covers, for a dialog: "UPDATE on orders",
-// "INSERT on audit_log (reading orders)".
-func (s Shape) Text() string {
-	if len(s.Objects) == 0 {
-		return s.Kind
-	}
-	text := s.Kind + " on " + s.Objects[0]
-	if len(s.Objects) > 1 {
-		text += " (reading " + strings.Join(s.Objects[1:], ", ") + ")"
-	}
-	return text
-}
 
 // AllowanceFloor is the fewest rows an allowance covers a statement for,
 // however few the statement the user allowed changed: allowing a one-row
 // UPDATE allows other UPDATEs of the same shape of up to 10 rows.
 const AllowanceFloor = 10
 
-// Scope is the sentence of an "Allow always" button for the shape, bounded
-// to maxRows rows a statement: "Allow UPDATE on orders, up to 10 rows at a
-// time, for this conversation".
-func (s Shape) Scope(maxRows int64) string {
+// scopeOf is the sentence of an "Allow always" button for the shape s,
+// bounded to maxRows rows a statement: "Allow UPDATE on orders, up to 10
+// rows at a time, for this conversation".
+func scopeOf(s sqltext.Shape, maxRows int64) string {
 	return "Allow " + s.Text() + ", up to " + groupThousands(maxRows) + " rows at a time, for this conversation"
-}
-
-// StatementShape returns the shape of sql when an "Allow always" answer
-// may cover it. ok is false for every statement that must ask each time:
-// anything but a plain INSERT, UPDATE, DELETE or REPLACE of one table (so
-// every DROP, TRUNCATE, ALTER and GRANT), an UPDATE or DELETE without a
-// WHERE, an upsert, a statement that reaches outside the database or calls
-// a function that changes something besides its table, one that changes
-// several tables, and any text the classifier cannot read as one
-// statement the same way on every server.
-func StatementShape(sql string, d Dialect) (Shape, bool) {
-	p, why := plainChange(sql, d)
-	if why != "" {
-		return Shape{}, false
-	}
-	for _, t := range p.toks {
-		if t.isWord("CONFLICT") || t.isWord("DUPLICATE") {
-			return Shape{}, false
-		}
-	}
-	shape, ok := p.shape()
-	if !ok || p.callsOtherFunction() != "" {
-		return Shape{}, false
-	}
-	return shape, true
-}
-
-// callsOtherFunction returns the name of a function the statement calls
-// that is not one of the database's own that only compute a value: a
-// function the database defines may change any table, so a statement that
-// calls one is outside every allowance. A name that only looks like a
-// call (an alias's column list) counts too, which only makes it ask.
-func (p *shapeParser) callsOtherFunction() string {
-	_, targetAt, _, _, _ := p.target()
-	targetEnd := p.i
-	for i, t := range p.toks {
-		if i+1 >= len(p.toks) || !p.toks[i+1].isPunct("(") || i >= targetAt && i < targetEnd {
-			continue
-		}
-		switch {
-		case t.kind == tokQuoted:
-			return t.text
-		case t.kind != tokWord, isReserved(t.text), pureFunction(t.text):
-			continue
-		}
-		return strings.ToLower(t.text)
-	}
-	return ""
-}
-
-// pureFunction reports whether name (folded) is a built-in function of
-// the engines that only computes its value from its arguments.
-func pureFunction(name string) bool {
-	switch name {
-	case "COALESCE", "NULLIF", "IFNULL", "ISNULL", "NVL", "IF", "IIF", "GREATEST", "LEAST",
-		"LOWER", "UPPER", "LCASE", "UCASE", "TRIM", "LTRIM", "RTRIM", "BTRIM", "LENGTH", "CHAR_LENGTH",
-		"CHARACTER_LENGTH", "OCTET_LENGTH", "SUBSTR", "SUBSTRING", "REPLACE", "CONCAT", "CONCAT_WS",
-		"POSITION", "INSTR", "LOCATE", "STRPOS", "LPAD", "RPAD", "REVERSE", "INITCAP", "SPLIT_PART", "FORMAT", "PRINTF",
-		"ABS", "ROUND", "FLOOR", "CEIL", "CEILING", "TRUNC", "MOD", "POWER", "POW", "SQRT", "SIGN", "EXP", "LN", "LOG",
-		"NOW", "CURDATE", "CURTIME", "SYSDATE", "UTC_TIMESTAMP", "CLOCK_TIMESTAMP", "STATEMENT_TIMESTAMP",
-		"TRANSACTION_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP", "DATE", "TIME", "DATETIME", "JULIANDAY",
-		"STRFTIME", "UNIXEPOCH", "DATE_ADD", "DATE_SUB", "ADDDATE", "SUBDATE", "DATEDIFF", "DATE_FORMAT",
-		"DATE_TRUNC", "DATE_PART", "EXTRACT", "AGE", "TO_CHAR", "TO_DATE", "TO_TIMESTAMP", "TO_NUMBER",
-		"MAKE_DATE", "MAKE_TIMESTAMP", "STR_TO_DATE", "YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND",
-		"CONVERT", "TYPEOF", "HEX", "UNHEX", "MD5", "SHA1", "SHA2", "UUID", "GEN_RANDOM_UUID", "RANDOM", "RAND",
-		"JSON_OBJECT", "JSON_ARRAY", "JSON_EXTRACT", "JSON_SET", "JSON_VALUE", "JSONB_SET", "JSONB_BUILD_OBJECT",
-		"JSON_BUILD_OBJECT", "TO_JSON", "TO_JSONB", "MIN", "MAX", "SUM", "COUNT", "AVG":
-		return true
-	}
-	return false
-}
-
-// plainChange reads sql as a data change that touches nothing but the
-// database's tables, ready to find its target; else it says why not.
-func plainChange(sql string, d Dialect) (*shapeParser, string) {
-	v, err := Classify(sql, d)
-	switch {
-	case err != nil || v.Class != Write || v.unknown:
-		return nil, "it is not a statement that changes data"
-	case v.Outside:
-		return nil, "it reaches outside the database"
-	}
-	toks, regions, err := lexSQL(sql, d, sqlReading{})
-	if err != nil || regions > 0 {
-		return nil, "it holds MySQL executable comments, which servers read in different ways"
-	}
-	if toks, err = oneStatement(sql, toks, d, ""); err != nil {
-		return nil, "it is not one statement"
-	}
-	for _, t := range toks {
-		switch {
-		case t.unicode:
-			return nil, `a U&"..." name can spell any function`
-		case writingFunction(t.text, d) != "" || outsideFunction(t.text, d) != "":
-			return nil, "it calls " + strings.ToLower(t.text) + ", whose effect a rollback may not undo"
-		case t.isWord("OUTFILE"), t.isWord("DUMPFILE"):
-			return nil, "it writes a file"
-		}
-	}
-	return &shapeParser{sql: sql, toks: toks, d: d}, ""
-}
-
-// shapeParser reads the target and the objects of one data change.
-type shapeParser struct {
-	sql  string
-	toks []sqlToken
-	d    Dialect
-	i    int
-}
-
-func (p *shapeParser) peekWord(words ...string) bool {
-	if p.i >= len(p.toks) {
-		return false
-	}
-	return slices.ContainsFunc(words, p.toks[p.i].isWord)
-}
-
-// skipWords skips any of the modifiers words.
-func (p *shapeParser) skipWords(words ...string) {
-	for p.peekWord(words...) {
-		p.i++
-	}
-}
-
-func (p *shapeParser) shape() (Shape, bool) {
-	kind, targetAt, target, key, ok := p.target()
-	if !ok {
-		return Shape{}, false
-	}
-	s := Shape{Kind: kind, Objects: []string{target}, keys: []string{key}}
-	if (kind == "UPDATE" || kind == "DELETE") && !p.hasWhere() {
-		return Shape{}, false
-	}
-	for _, obj := range p.readObjects(targetAt) {
-		if !slices.Contains(s.keys, obj[1]) {
-			s.Objects = append(s.Objects, obj[0])
-			s.keys = append(s.keys, obj[1])
-		}
-	}
-	return s, true
-}
-
-// hasWhere reports whether the statement has a WHERE of its own, outside
-// parentheses, that names a column: WHERE true, WHERE 1 = 1 or WHERE
-// now() IS NOT NULL pick every row, as no WHERE does.
-func (p *shapeParser) hasWhere() bool {
-	depth, in := 0, false
-	for i, t := range p.toks {
-		switch {
-		case t.isPunct("("):
-			depth++
-		case t.isPunct(")"):
-			depth--
-		case depth == 0 && t.isWord("WHERE"):
-			in = true
-		case depth == 0 && in && (t.isWord("RETURNING") || t.isWord("ORDER") || t.isWord("LIMIT")):
-			return false
-		case in && namesColumn(p.toks, i):
-			return true
-		}
-	}
-	return false
-}
-
-// namesColumn reports whether toks[i] may name a column: an identifier
-// that is not a function's name, nor a word of SQL's conditions.
-func namesColumn(toks []sqlToken, i int) bool {
-	t := toks[i]
-	if t.kind != tokWord && t.kind != tokQuoted || i+1 < len(toks) && toks[i+1].isPunct("(") {
-		return false
-	}
-	if t.kind == tokQuoted {
-		return true
-	}
-	if isReserved(t.text) {
-		return false
-	}
-	// Words of conditions that the reserved words leave out.
-	switch t.text {
-	case "UNKNOWN", "XOR", "ILIKE", "GLOB", "REGEXP", "RLIKE", "MATCH", "SIMILAR", "ESCAPE", "SYMMETRIC",
-		"INTERVAL", "DIV", "MOD", "LOCALTIME", "LOCALTIMESTAMP", "SESSION_USER":
-		return false
-	}
-	return true
-}
-
-// target reads the kind of a plain data change of one table and its
-// target: where the name starts, its text as written and its key. ok is
-// false for anything else, a change of several tables included.
-func (p *shapeParser) target() (kind string, targetAt int, text, key string, ok bool) {
-	if len(p.toks) == 0 || p.toks[0].kind != tokWord {
-		return "", 0, "", "", false
-	}
-	kind = p.toks[0].text
-	p.i = 1
-	switch kind {
-	case "INSERT", "REPLACE":
-		p.skipWords("LOW_PRIORITY", "DELAYED", "HIGH_PRIORITY", "IGNORE")
-		if p.peekWord("OR") {
-			return "", 0, "", "", false // SQLite's INSERT OR REPLACE deletes rows
-		}
-		p.skipWords("INTO")
-	case "UPDATE":
-		p.skipWords("LOW_PRIORITY", "IGNORE", "ONLY")
-		if p.peekWord("OR") {
-			return "", 0, "", "", false
-		}
-	case "DELETE":
-		p.skipWords("LOW_PRIORITY", "QUICK", "IGNORE")
-		if !p.peekWord("FROM") {
-			return "", 0, "", "", false // MySQL's DELETE t1, t2 FROM ...
-		}
-		p.i++
-		p.skipWords("ONLY")
-	default:
-		return "", 0, "", "", false
-	}
-	targetAt = p.i
-	text, key, ok = p.name()
-	if !ok {
-		return "", 0, "", "", false
-	}
-	// What follows the target up to its first clause must be an alias at
-	// most: a comma or a JOIN there changes several tables.
-	depth, where := 0, false
-	for j := p.i; j < len(p.toks); j++ {
-		t := p.toks[j]
-		switch {
-		case t.isPunct("("):
-			depth++
-		case t.isPunct(")"):
-			depth--
-		case depth == 0 && t.isWord("WHERE"):
-			where = true
-		case depth == 0 && !where && (t.isPunct(",") || t.isWord("JOIN")) && kind != "INSERT" && !p.afterClause(j):
-			return "", 0, "", "", false
-		case depth == 0 && t.isWord("USING") && kind == "DELETE" && p.d == DialectMySQL:
-			return "", 0, "", "", false
-		}
-	}
-	return kind, targetAt, text, key, true
-}
-
-// afterClause reports whether token j comes after the target's first
-// clause (SET, WHERE, VALUES, FROM, USING, RETURNING), where commas and
-// joins are the statement's own business.
-func (p *shapeParser) afterClause(j int) bool {
-	for k := p.i; k < j; k++ {
-		switch t := p.toks[k]; {
-		case t.isWord("SET"), t.isWord("WHERE"), t.isWord("FROM"), t.isWord("USING"), t.isWord("RETURNING"):
-			return true
-		}
-	}
-	return false
-}
-
-// name reads a table name at p.i, perhaps qualified: its text as written
-// and its folded key.
-func (p *shapeParser) name() (text, key string, ok bool) {
-	start := p.i
-	var keys []string
-	for {
-		if p.i >= len(p.toks) || (p.toks[p.i].kind != tokWord && p.toks[p.i].kind != tokQuoted) {
-			return "", "", false
-		}
-		keys = append(keys, p.key(p.toks[p.i]))
-		p.i++
-		if p.i+1 < len(p.toks) && p.toks[p.i].isPunct(".") {
-			p.i++
-			continue
-		}
-		break
-	}
-	end := len(p.sql)
-	if p.i < len(p.toks) {
-		end = p.toks[p.i].pos
-	}
-	text = strings.TrimSpace(p.sql[p.toks[start].pos:end])
-	return text, strings.Join(keys, "."), true
-}
-
-// key is a name's part for comparison: an unquoted name folded, a quoted
-// one exactly as written, since "Orders" and orders may be two tables.
-func (p *shapeParser) key(t sqlToken) string {
-	if t.kind != tokQuoted {
-		return t.text
-	}
-	if q := p.sql[t.pos]; q != '[' {
-		if end, ok := lexQuoteEnd(p.sql, t.pos, q, false); ok {
-			return p.sql[t.pos:end]
-		}
-	} else if end := strings.IndexByte(p.sql[t.pos:], ']'); end > 0 {
-		return p.sql[t.pos : t.pos+end+1]
-	}
-	return t.text
-}
-
-// readObjects lists the tables named after FROM, JOIN or USING anywhere
-// in the statement, comma lists included: the tables it reads.
-// targetAt is where the target's name starts.
-func (p *shapeParser) readObjects(targetAt int) [][2]string {
-	var objs [][2]string
-	for j := 0; j < len(p.toks); j++ {
-		t := p.toks[j]
-		if !t.isWord("FROM") && !t.isWord("JOIN") && !t.isWord("USING") {
-			continue
-		}
-		if j < targetAt {
-			continue // DELETE FROM target
-		}
-		for k := j + 1; k < len(p.toks); {
-			if p.toks[k].kind != tokWord && p.toks[k].kind != tokQuoted {
-				break
-			}
-			q := shapeParser{sql: p.sql, toks: p.toks, d: p.d, i: k}
-			text, key, ok := q.name()
-			if !ok || isClauseWord(key) {
-				break
-			}
-			objs = append(objs, [2]string{text, key})
-			k = q.i
-			// An alias, then perhaps a comma and another table.
-			for k < len(p.toks) && (p.toks[k].kind == tokWord || p.toks[k].kind == tokQuoted) && !isClauseWord(p.toks[k].text) {
-				k++
-			}
-			if k < len(p.toks) && p.toks[k].isPunct(",") {
-				k++
-				continue
-			}
-			break
-		}
-	}
-	return objs
-}
-
-// isClauseWord reports whether the folded word starts a clause rather
-// than naming a table or an alias.
-func isClauseWord(w string) bool {
-	switch w {
-	case "WHERE", "JOIN", "INNER", "LEFT", "RIGHT", "FULL", "CROSS", "NATURAL", "ON", "USING", "GROUP",
-		"ORDER", "LIMIT", "HAVING", "UNION", "EXCEPT", "INTERSECT", "SET", "RETURNING", "WINDOW", "OFFSET",
-		"FETCH", "FOR", "LATERAL", "SELECT", "VALUES", "AS", "STRAIGHT_JOIN":
-		return true
-	}
-	return false
 }
 
 // Allowance is an "Allow always" answer: the statements of one shape that
 // change no more rows than MaxRows run without asking for the rest of the
 // session, in this process only.
 type Allowance struct {
-	ID    string `json:"id"`
-	Shape Shape  `json:"shape"`
+	ID    string        `json:"id"`
+	Shape sqltext.Shape `json:"shape"`
 	// MaxRows bounds the rows a covered statement may change, counted by
 	// its dry run beforehand: the rows of the statement the user allowed,
 	// or AllowanceFloor if that is more.
@@ -417,21 +41,21 @@ type allowances struct {
 
 // add allows statements of shape s up to maxRows rows; an allowance of the
 // same shape already there takes the larger bound.
-func (a *allowances) add(s Shape, maxRows int64) {
+func (a *allowances) add(s sqltext.Shape, maxRows int64) {
 	for i, al := range a.list {
 		if al.Shape.Covers(s) {
 			if maxRows > al.MaxRows {
-				a.list[i].MaxRows, a.list[i].Scope = maxRows, s.Scope(maxRows)
+				a.list[i].MaxRows, a.list[i].Scope = maxRows, scopeOf(s, maxRows)
 			}
 			return
 		}
 	}
 	a.next++
-	a.list = append(a.list, Allowance{ID: fmt.Sprintf("a%d", a.next), Shape: s, MaxRows: maxRows, Scope: s.Scope(maxRows)})
+	a.list = append(a.list, Allowance{ID: fmt.Sprintf("a%d", a.next), Shape: s, MaxRows: maxRows, Scope: scopeOf(s, maxRows)})
 }
 
 // covering returns the allowance of shape s, if there is one.
-func (a *allowances) covering(s Shape) (Allowance, bool) {
+func (a *allowances) covering(s sqltext.Shape) (Allowance, bool) {
 	i := slices.IndexFunc(a.list, func(al Allowance) bool { return al.Shape.Covers(s) })
 	if i < 0 {
 		return Allowance{}, false

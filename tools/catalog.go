@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 	"regexp"
 	"slices"
 	"strconv"
@@ -49,7 +50,7 @@ func (ts *tableSet[K]) table(key K, make func() *Table) *Table {
 
 // schema returns the tables as a Schema of dialect d, with each column's
 // nullability following its primary key.
-func (ts *tableSet[K]) schema(d Dialect) *Schema {
+func (ts *tableSet[K]) schema(d sqltext.Dialect) *Schema {
 	s := &Schema{Tables: make([]Table, 0, len(ts.list)), Dialect: d}
 	for _, t := range ts.list {
 		for i := range t.Columns {
@@ -177,35 +178,6 @@ func enumValues(columnType string) []string {
 	return values
 }
 
-// isReserved reports whether name is an SQL keyword that a name must be
-// quoted to be, in any of the dialects.
-func isReserved(name string) bool {
-	var buf [len("CURRENT_TIMESTAMP")]byte
-	if len(name) > len(buf) {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if c >= 'a' && c <= 'z' {
-			c -= 'a' - 'A'
-		}
-		buf[i] = c
-	}
-	// A switch on the conversion does not allocate.
-	switch string(buf[:len(name)]) {
-	case "ALL", "ALTER", "AND", "ANY", "ARRAY", "AS", "ASC", "BETWEEN", "BOTH", "BY", "CASE", "CAST", "CHECK",
-		"COLLATE", "COLUMN", "CONSTRAINT", "CREATE", "CROSS", "CURRENT_DATE", "CURRENT_TIME", "CURRENT_TIMESTAMP",
-		"CURRENT_USER", "DEFAULT", "DELETE", "DESC", "DISTINCT", "DO", "DROP", "ELSE", "END", "EXCEPT", "EXISTS",
-		"FALSE", "FETCH", "FOR", "FOREIGN", "FROM", "FULL", "GRANT", "GROUP", "HAVING", "IN", "INDEX", "INNER",
-		"INSERT", "INTERSECT", "INTO", "IS", "JOIN", "KEY", "KEYS", "LEADING", "LEFT", "LIKE", "LIMIT", "NATURAL",
-		"NOT", "NULL", "OFFSET", "ON", "OR", "ORDER", "OUTER", "PRIMARY", "RANGE", "REFERENCES", "RIGHT", "ROW",
-		"ROWS", "SELECT", "SET", "SOME", "TABLE", "THEN", "TO", "TRAILING", "TRUE", "UNION", "UNIQUE", "UPDATE",
-		"USER", "USING", "VALUES", "WHEN", "WHERE", "WINDOW", "WITH":
-		return true
-	}
-	return false
-}
-
 // Ident returns name as SQL must write it in the schema's dialect: bare
 // when it is a plain identifier, else quoted (double quotes, backticks on
 // MySQL).
@@ -213,7 +185,7 @@ func (s *Schema) Ident(name string) string {
 	if plainIdent(name, s.Dialect) {
 		return name
 	}
-	if s.Dialect == DialectMySQL {
+	if s.Dialect == sqltext.DialectMySQL {
 		return "`" + strings.ReplaceAll(name, "`", "``") + "`"
 	}
 	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
@@ -222,7 +194,7 @@ func (s *Schema) Ident(name string) string {
 // plainIdent reports whether name needs no quotes: ASCII letters, digits
 // and underscores, not a keyword, and on PostgreSQL in lower case, as it
 // folds unquoted names.
-func plainIdent(name string, d Dialect) bool {
+func plainIdent(name string, d sqltext.Dialect) bool {
 	if name == "" {
 		return false
 	}
@@ -230,7 +202,7 @@ func plainIdent(name string, d Dialect) bool {
 		switch {
 		case r == '_' || r >= 'a' && r <= 'z':
 		case r >= 'A' && r <= 'Z':
-			if d == DialectPostgres {
+			if d == sqltext.DialectPostgres {
 				return false
 			}
 		case r >= '0' && r <= '9' || r == '$':
@@ -241,7 +213,7 @@ func plainIdent(name string, d Dialect) bool {
 			return false
 		}
 	}
-	return !isReserved(name)
+	return !sqltext.IsReserved(name)
 }
 
 // TableName returns the table's name as SQL writes it: quoted where

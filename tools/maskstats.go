@@ -3,6 +3,8 @@ package tools
 import (
 	"regexp"
 	"strings"
+
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // statisticsCatalogs are the catalogs that keep samples of column values
@@ -32,10 +34,10 @@ func (m *Masker) readsStatistics(sql string) string {
 	}
 	for _, s := range scans {
 		for _, t := range s.toks {
-			if t.kind != tokWord && t.kind != tokQuoted {
+			if t.Kind != sqltext.TokWord && t.Kind != sqltext.TokQuoted {
 				continue
 			}
-			name := strings.ToLower(t.text)
+			name := strings.ToLower(t.Text)
 			if statisticsCatalogs[name] || sqliteStat.MatchString(name) {
 				return name
 			}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 	"math"
 	"reflect"
 	"slices"
@@ -244,14 +245,14 @@ func (s *Set) executeSQL(ctx context.Context, args json.RawMessage) (any, error)
 		return res, nil
 	}
 	var res *StatementResult
-	v, err := Classify(a.SQL, s.db.Dialect())
+	v, err := sqltext.Classify(a.SQL, s.db.Dialect())
 	if HasToken(a.SQL) {
 		if ctx, res = s.bindTokens(ctx, a.SQL, err); res != nil {
 			return res, nil
 		}
 	}
 	switch {
-	case err == nil && v.Class == Write:
+	case err == nil && v.Class == sqltext.Write:
 		res = s.confirmAndRun(ctx, ConfirmRequest{Tool: ToolExecuteSQL, SQL: a.SQL, Risk: riskOf(v), Reason: v.Reason})
 	case err == nil:
 		// Only what the classifier read as one read reaches the engine's
@@ -280,7 +281,7 @@ func (s *Set) executeSQL(ctx context.Context, args json.RawMessage) (any, error)
 // riskOf returns "ddl" for a statement that changes the schema or the
 // privileges, "outside" for one that only reaches outside the database,
 // else "write".
-func riskOf(v Verdict) string {
+func riskOf(v sqltext.Verdict) string {
 	if v.Outside {
 		return "outside"
 	}
@@ -300,7 +301,7 @@ func (s *Set) confirmAndRun(ctx context.Context, req ConfirmRequest) *StatementR
 		return res
 	}
 	req.Label = s.db.Source().Label
-	shape, scoped := StatementShape(req.SQL, s.db.Dialect())
+	shape, scoped := sqltext.StatementShape(req.SQL, s.db.Dialect())
 	scoped = scoped && !s.db.Source().IsProduction() // production asks every time
 	var al Allowance
 	covered := false
@@ -317,7 +318,7 @@ func (s *Set) confirmAndRun(ctx context.Context, req ConfirmRequest) *StatementR
 			req.Beyond = beyondAllowance(req, al)
 		}
 		if scoped {
-			req.Scope = shape.Scope(allowanceBound(req))
+			req.Scope = scopeOf(shape, allowanceBound(req))
 		}
 		if res := s.ask(ctx, req, shape); res != nil {
 			return res
@@ -373,7 +374,7 @@ func allowanceBound(req ConfirmRequest) int64 {
 // ask gets the user's decision. It returns nil when the write may run,
 // else the result that says why it did not: one sentence for the user,
 // and for the model what to do next.
-func (s *Set) ask(ctx context.Context, req ConfirmRequest, shape Shape) *StatementResult {
+func (s *Set) ask(ctx context.Context, req ConfirmRequest, shape sqltext.Shape) *StatementResult {
 	if s.confirm == nil {
 		if req.Risk == "outside" {
 			return s.refused(req.SQL, StatusRejected,
