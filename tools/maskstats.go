@@ -53,7 +53,7 @@ func (s *Set) refuseStatistics(sql string) *StatementResult {
 	if name == "" {
 		return nil
 	}
-	why := name + " keeps samples of column values (most common values, histograms, minimum and maximum), and this source masks columns"
-	return s.refused(sql, StatusRejected, "This statement reads "+why+", so it did not run.",
-		"not run: "+why+". Use profile_column for a column's distinct count, nulls and common values (masked ones as tokens), or count and group with SQL")
+	samples := " keeps samples of column values (most common values, histograms, minimum and maximum), and this source masks columns"
+	return s.refused(sql, StatusRejected, "This statement reads "+name+", which"+samples+", so it did not run.",
+		"not run: "+name+samples+". Use profile_column for a column's distinct count, nulls and common values (masked ones as tokens), or count and group with SQL")
 }
