@@ -331,8 +331,14 @@ func (r *Runner) scrubHistory(ctx context.Context, history []Message) []Message 
 	}
 	out := slices.Clone(history)
 	for i, m := range out {
-		if m.Role == RoleTool && m.Content != "" {
+		switch {
+		case m.Content == "":
+		case m.Role == RoleTool:
 			out[i].Content = s.scrubForModel(ctx, m.Content, json.Valid([]byte(m.Content)))
+		case m.Role == RoleAssistant:
+			// A turn the model ended without text keeps a summary of its
+			// last result, which the server wrote, as its answer.
+			out[i].Content = s.scrubForModel(ctx, m.Content, false)
 		}
 	}
 	return out
