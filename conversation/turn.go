@@ -320,8 +320,8 @@ func (r *Runner) runTool(ctx context.Context, call ToolCall, specs []ToolSpec, p
 	return o
 }
 
-// scrubHistory returns history with the tool results of earlier turns
-// scrubbed again, as the request holds them: a mask added since, or a
+// scrubHistory returns history with the tool results and answers of
+// earlier turns scrubbed again, as the request holds them: a mask added since, or a
 // session file written before masks were, must not send them in clear.
 // The session keeps them as they were.
 func (r *Runner) scrubHistory(ctx context.Context, history []Message) []Message {
