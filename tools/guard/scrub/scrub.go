@@ -86,11 +86,17 @@ func New(values []Value) *Set {
 		s.forms = append(s.forms, form{low: low, value: v, json: inJSON, plain: plain})
 	}
 	for _, v := range values {
-		if utf8.RuneCountInString(v.Text) < MinRunes || strings.TrimSpace(v.Text) == "" {
+		if utf8.RuneCountInString(strings.TrimSpace(v.Text)) < MinRunes {
 			continue
 		}
 		i := len(s.values)
 		s.values = append(s.values, v)
+		if t := strings.TrimSpace(v.Text); t != v.Text {
+			// A text may show the value trimmed, as a CSV or a
+			// message does.
+			low, _ := lower(t)
+			add(string(low), i, jsonEscape(t, false) == t, true)
+		}
 		low, _ := lower(v.Text)
 		lowStr := string(low)
 		esc, escHTML := jsonEscape(v.Text, false), jsonEscape(v.Text, true)

@@ -24,9 +24,10 @@ func TestReplaceText(t *testing.T) {
 		{Column: "name", Text: "ÉLODIE Straße"},
 		{Column: "code", Text: "NY"}, // too short: never looked for
 		{Column: "email", Text: "ann@example.com.au"},
+		{Column: "name", Text: "  padded name "},
 	})
-	if s.Len() != 5 {
-		t.Fatalf("Len = %d, want 5 (NY is too short)", s.Len())
+	if s.Len() != 6 {
+		t.Fatalf("Len = %d, want 6 (NY is too short)", s.Len())
 	}
 	for _, c := range []struct{ in, want string }{
 		{`Duplicate entry 'o'brien.zx4@example.net' for key 'email'`, `Duplicate entry '<masked:email:0>' for key 'email'`},
@@ -37,6 +38,7 @@ func TestReplaceText(t *testing.T) {
 		{`<masked:x:abcdef012345> stays, <masked:x:` + "0" + `ann@example.com> does not`, `<masked:x:abcdef012345> stays, <masked:x:0<masked:email:1>> does not`},
 		{`xann@example.comx`, `x<masked:email:1>x`},
 		{`nothing here`, `nothing here`},
+		{`name: Padded Name.`, `name: <masked:name:5>.`},
 	} {
 		if got := s.ReplaceText(c.in, tok(s), issued); got != c.want {
 			t.Errorf("ReplaceText(%q)\n got %q\nwant %q", c.in, got, c.want)
