@@ -271,7 +271,7 @@ func redactValues(msg string) string {
 
 // maskProfile replaces the values of a masked column's profile by tokens:
 // min, max and the most common values. Counts pass through.
-func (m *Masker) maskProfile(p *ColumnProfile) {
+func maskProfile(m *Masker, p *ColumnProfile) {
 	if !m.Masks(p.Column) {
 		return
 	}
@@ -454,7 +454,7 @@ func (s *Set) ModelView(r *engine.StatementResult) any { return s.mask.ModelView
 // labels of a masked x become tokens; a masked y, or a masked x of a
 // scatter chart, whose numbers would show, is refused. maskX and maskY
 // say whether the result masks the chart's columns.
-func (m *Masker) maskChart(c *Chart, maskX, maskY bool) (*Chart, error) {
+func maskChart(m *Masker, c *Chart, maskX, maskY bool) (*Chart, error) {
 	if maskY || c.ChartType == "scatter" && maskX {
 		return nil, fmt.Errorf("render_chart cannot plot the masked column's numbers; chart a count or another column instead")
 	}

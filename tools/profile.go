@@ -131,7 +131,7 @@ func (s *Set) profileColumn(ctx context.Context, args json.RawMessage) (any, err
 		p.Top = append(p.Top, ValueCount{Value: cutValue(r[0]), Count: count(r[1])})
 	}
 	p.summary = profileSummary(p)
-	s.mask.maskProfile(p)
+	maskProfile(s.mask, p)
 	return p, nil
 }
 

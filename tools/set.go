@@ -485,7 +485,7 @@ func (s *Set) renderChart(args json.RawMessage) (any, error) {
 		return nil, err
 	}
 	masked := s.mask.maskedColumns(last.SQL, last.Columns)
-	return s.mask.maskChart(c, masked[xi], masked[yi])
+	return maskChart(s.mask, c, masked[xi], masked[yi])
 }
 
 // columnIndex finds the column of that name: exactly, else regardless of
