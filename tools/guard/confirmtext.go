@@ -1,6 +1,7 @@
-package tools
+package guard
 
 import (
+	"fmt"
 	"github.com/aiq/aiq-rpc/tools/engine"
 	"strings"
 )
@@ -84,7 +85,7 @@ func rowsText(n int64) string {
 	if n == 1 {
 		return "1 row"
 	}
-	return groupThousands(n) + " rows"
+	return GroupThousands(n) + " rows"
 }
 
 // MaskedLines says, a line each, what the request's tokens stand for:
@@ -105,4 +106,17 @@ func shortToken(tok string) string {
 		return tok
 	}
 	return tok[:i+5] + "…>"
+}
+
+// GroupThousands writes n with commas between groups of three digits.
+func GroupThousands(n int64) string {
+	s := fmt.Sprint(n)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 && s[i-1] != '-' {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }
