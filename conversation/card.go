@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/aiq/aiq-rpc/tools"
+	"github.com/aiq/aiq-rpc/tools/engine"
 	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
@@ -39,7 +39,7 @@ const (
 // read, as the schema is cached and the ranking runs every turn: each
 // table's line and the terms of its names and comments.
 type schemaIndex struct {
-	schema *tools.Schema
+	schema *engine.Schema
 	lines  []string
 	size   int // of all the lines, newlines included
 	// terms maps a term to the tables it appears in, with its weight
@@ -56,7 +56,7 @@ type termHit struct {
 }
 
 // newSchemaIndex indexes s.
-func newSchemaIndex(s *tools.Schema) *schemaIndex {
+func newSchemaIndex(s *engine.Schema) *schemaIndex {
 	ix := &schemaIndex{schema: s, lines: make([]string, len(s.Tables)), terms: map[string][]termHit{},
 		neighbours: make([][]int, len(s.Tables))}
 	byName := map[[2]string]int{}

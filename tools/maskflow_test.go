@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/aiq/aiq-rpc/tools/dbtest"
+	"github.com/aiq/aiq-rpc/tools/engine"
 )
 
 // TestMaskFlowsAndScrub: on SQLite, a masked column handed to a table
@@ -23,13 +24,13 @@ func TestMaskFlowsAndScrub(t *testing.T) {
 		"CREATE VIEW contacts AS SELECT id, email AS contact FROM customers",
 		"ANALYZE",
 	)
-	plain := NewSet(openDB(t, src, Options{}), nil)
-	if res := execSQL(t, plain, "SELECT * FROM sqlite_stat1"); res.Status != StatusSuccess {
+	plain := NewSet(openDB(t, src, engine.Options{}), nil)
+	if res := execSQL(t, plain, "SELECT * FROM sqlite_stat1"); res.Status != engine.StatusSuccess {
 		t.Errorf("without masks, sqlite_stat1 is read: %s %s", res.Status, res.Error)
 	}
 
 	src.Mask = []string{"customers.email"}
-	s := NewSet(openDB(t, src, Options{}), nil)
+	s := NewSet(openDB(t, src, engine.Options{}), nil)
 	ctx := context.Background()
 	model := func(sql string) string {
 		t.Helper()
@@ -43,7 +44,7 @@ func TestMaskFlowsAndScrub(t *testing.T) {
 	if got := model("SELECT name FROM customers WHERE email IS NOT NULL ORDER BY email"); !strings.Contains(got, "Ann") || strings.Contains(got, `"masked"`) {
 		t.Errorf("IS NOT NULL and ORDER BY: want the names and no reason, got %s", got)
 	}
-	if res := execSQL(t, s, "SELECT * FROM main.sqlite_stat1"); res.Status != StatusRejected || !strings.Contains(res.Error, "sqlite_stat1") {
+	if res := execSQL(t, s, "SELECT * FROM main.sqlite_stat1"); res.Status != engine.StatusRejected || !strings.Contains(res.Error, "sqlite_stat1") {
 		t.Errorf("with masks, sqlite_stat1: want rejected with a sentence, got %s %q", res.Status, res.Error)
 	}
 

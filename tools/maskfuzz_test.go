@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aiq/aiq-rpc/tools/dbtest"
+	"github.com/aiq/aiq-rpc/tools/engine"
 )
 
 // fuzzSecrets are the masked values of the fuzz target's table.
@@ -158,7 +159,7 @@ func FuzzMaskSQLite(f *testing.F) {
 		"INSERT INTO orders VALUES (1, 1, 'first'), (2, 2, 'second')",
 	)
 	src.Mask = []string{"customers.email", "customers.phone"}
-	db, err := Open(context.Background(), src, Options{StatementTimeout: 2 * time.Second})
+	db, err := engine.Open(context.Background(), src, engine.Options{StatementTimeout: 2 * time.Second})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/aiq/aiq-rpc/tools/dbtest"
+	"github.com/aiq/aiq-rpc/tools/engine"
 )
 
 // BenchmarkScrub100k measures what the scrubber adds to a 100,000-row
@@ -20,8 +21,8 @@ import (
 //     reading and encoding them all: the bound if every row went to
 //     the model.
 //
-// "rule-%" is the statement rule (which columns the statement masks, and
-// why) against the same read. "build-ms" is reading the distinct values and building the automaton,
+// "rule-%" is the statement rule (which columns the statement masks)
+// against the same read. "build-ms" is reading the distinct values and building the automaton,
 // done once per schema read; "values" is how many it holds.
 func BenchmarkScrub100k(b *testing.B) {
 	src := dbtest.SQLite(b)
@@ -31,13 +32,13 @@ func BenchmarkScrub100k(b *testing.B) {
 			"SELECT n, 'note ' || n, lower(hex(randomblob(5))) || '.' || n || '@example.com' FROM c",
 	)
 	src.Mask = []string{"people.email"}
-	db := openDB(b, src, Options{MaxRows: 100_000, StatementTimeout: time.Minute})
+	db := openDB(b, src, engine.Options{MaxRows: 100_000, StatementTimeout: time.Minute})
 	s := NewSet(db, nil)
 	ctx := context.Background()
 	args, _ := json.Marshal(map[string]string{"sql": "SELECT id, note, email FROM people"})
 
 	start := time.Now()
-	set := db.scrubSet(ctx)
+	set := db.ScrubSet(ctx)
 	build := time.Since(start)
 	if set.Len() != 100_000 {
 		b.Fatalf("the scrubber holds %d values, want 100000", set.Len())
@@ -58,7 +59,7 @@ func BenchmarkScrub100k(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		res := out.(*StatementResult)
+		res := out.(*engine.StatementResult)
 		view := encode(s.ModelView(res))
 		t1 := time.Now()
 		if got := s.Scrub(ctx, view, true); len(got) == 0 {
@@ -71,8 +72,7 @@ func BenchmarkScrub100k(b *testing.B) {
 			b.Fatal("a value was left in the rows")
 		}
 		t4 := time.Now()
-		s.mask.maskedColumns(res.SQL, res.Columns)
-		s.mask.maskReason(res.SQL)
+		s.mask.MaskedColumns(res.SQL, res.Columns)
 		rule += time.Since(t4)
 		read += t1.Sub(t0)
 		scrubModel += t2.Sub(t1)

@@ -1,6 +1,10 @@
-package tools
+package guard
 
-import "strings"
+import (
+	"fmt"
+	"github.com/aiq/aiq-rpc/tools/engine"
+	"strings"
+)
 
 // DryRunText says, in a sentence for a dialog, what the dry run of the
 // request found: "This DELETE would remove 5,008 rows.", then why an
@@ -32,7 +36,7 @@ func (req ConfirmRequest) dryRunText() string {
 // affectedText says what a count of rows means for the statement's kind,
 // and what the statement does to other tables in cascade: "This DELETE
 // would remove 1 row of customers and 4 rows of orders (cascade)".
-func affectedText(sql string, n int64, cascade []TableChange) string {
+func affectedText(sql string, n int64, cascade []engine.TableChange) string {
 	kind, verb, target := "statement", "change", ""
 	fields := strings.Fields(sql)
 	if len(fields) > 0 {
@@ -81,7 +85,7 @@ func rowsText(n int64) string {
 	if n == 1 {
 		return "1 row"
 	}
-	return groupThousands(n) + " rows"
+	return GroupThousands(n) + " rows"
 }
 
 // MaskedLines says, a line each, what the request's tokens stand for:
@@ -102,4 +106,17 @@ func shortToken(tok string) string {
 		return tok
 	}
 	return tok[:i+5] + "…>"
+}
+
+// GroupThousands writes n with commas between groups of three digits.
+func GroupThousands(n int64) string {
+	s := fmt.Sprint(n)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 && s[i-1] != '-' {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }

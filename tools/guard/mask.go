@@ -1,4 +1,4 @@
-package tools
+package guard
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/aiq/aiq-rpc/sessionio"
+	"github.com/aiq/aiq-rpc/tools/engine"
 	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
@@ -79,20 +80,20 @@ const maxMaskedValues = 100_000
 // its key, and so its tokens, stay those of its session. A nil *Masker
 // masks nothing.
 type Masker struct {
-	key     []byte
+	Key     []byte
 	dialect sqltext.Dialect
 
 	mu       sync.Mutex
-	names    map[string]bool
+	Names    map[string]bool
 	patterns []string
-	values   map[string]any // hex part of a token -> the value
+	Values   map[string]any // hex part of a token -> the value
 }
 
 // NewMasker returns the masker of src for one session, with a key of its
 // own; it masks nothing while src masks no column.
 func NewMasker(src sessionio.Source) *Masker {
-	m := &Masker{key: make([]byte, 32), dialect: DialectOf(src.Type), values: map[string]any{}}
-	rand.Read(m.key) // never fails (crypto/rand's documented behaviour since Go 1.24)
+	m := &Masker{Key: make([]byte, 32), dialect: engine.DialectOf(src.Type), Values: map[string]any{}}
+	rand.Read(m.Key) // never fails (crypto/rand's documented behaviour since Go 1.24)
 	m.SetSource(src)
 	return m
 }
@@ -104,14 +105,14 @@ func (m *Masker) SetSource(src sessionio.Source) {
 	names := map[string]bool{}
 	for _, c := range src.Mask {
 		col := c[strings.LastIndexByte(c, '.')+1:]
-		names[strings.ToLower(unquoteIdent(col))] = true
+		names[strings.ToLower(engine.UnquoteIdent(col))] = true
 	}
 	var patterns []string
 	for _, p := range src.MaskPattern {
 		patterns = append(patterns, strings.ToLower(p))
 	}
 	m.mu.Lock()
-	m.names, m.patterns = names, patterns
+	m.Names, m.patterns = names, patterns
 	m.mu.Unlock()
 }
 
@@ -122,7 +123,7 @@ func (m *Masker) active() bool {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return len(m.names) > 0 || len(m.patterns) > 0
+	return len(m.Names) > 0 || len(m.patterns) > 0
 }
 
 // Masks reports whether a result column of this name is masked.
@@ -136,7 +137,7 @@ func (m *Masker) Masks(column string) bool {
 }
 
 func (m *Masker) masksLocked(name string) bool {
-	if m.names[name] {
+	if m.Names[name] {
 		return true
 	}
 	for _, p := range m.patterns {
@@ -147,9 +148,9 @@ func (m *Masker) masksLocked(name string) bool {
 	return false
 }
 
-// token returns the token of v in column; NULL stays NULL, as whether a
+// Token returns the token of v in column; NULL stays NULL, as whether a
 // value is missing is not the value.
-func (m *Masker) token(column string, v any) any {
+func (m *Masker) Token(column string, v any) any {
 	if v == nil {
 		return nil
 	}
@@ -157,7 +158,7 @@ func (m *Masker) token(column string, v any) any {
 	if err != nil {
 		data = []byte(fmt.Sprint(v))
 	}
-	mac := hmac.New(sha256.New, m.key)
+	mac := hmac.New(sha256.New, m.Key)
 	mac.Write(data)
 	sum := hex.EncodeToString(mac.Sum(nil))
 	m.mu.Lock()
@@ -165,10 +166,10 @@ func (m *Masker) token(column string, v any) any {
 	h := sum[:maskHexLen]
 	for n := maskHexLen; ; n += 4 {
 		h = sum[:n]
-		old, ok := m.values[h]
+		old, ok := m.Values[h]
 		if !ok || sameValue(old, data) || n+4 > len(sum) {
-			if !ok && len(m.values) < maxMaskedValues {
-				m.values[h] = v
+			if !ok && len(m.Values) < maxMaskedValues {
+				m.Values[h] = v
 			}
 			break
 		}
@@ -215,7 +216,7 @@ func (m *Masker) maskRows(columns []string, masked []bool, rows [][]any) [][]any
 		cp := append([]any(nil), row...)
 		for _, i := range cols {
 			if i < len(cp) {
-				cp[i] = m.token(columns[i], cp[i])
+				cp[i] = m.Token(columns[i], cp[i])
 			}
 		}
 		out[r] = cp
@@ -224,7 +225,7 @@ func (m *Masker) maskRows(columns []string, masked []bool, rows [][]any) [][]any
 }
 
 // ModelView is r.ModelView with the masked columns' values as tokens.
-func (m *Masker) ModelView(r *StatementResult) any {
+func (m *Masker) ModelView(r *engine.StatementResult) any {
 	if !m.active() {
 		return r.ModelView()
 	}
@@ -234,27 +235,27 @@ func (m *Masker) ModelView(r *StatementResult) any {
 		cp := *r
 		cp.Warnings = make([]string, len(r.Warnings))
 		for i, w := range r.Warnings {
-			cp.Warnings[i] = redactValues(w)
+			cp.Warnings[i] = RedactValues(w)
 		}
 		r = &cp
 	}
-	if r.Status != StatusSuccess {
+	if r.Status != engine.StatusSuccess {
 		// A database quotes the value it could not use in its error
 		// (invalid input syntax for type integer: "ann@example.com").
 		if r.Error == "" || !m.mentions(r.SQL) {
 			return r.ModelView()
 		}
 		cp := *r
-		cp.Error = redactValues(r.Error)
+		cp.Error = RedactValues(r.Error)
 		return cp.ModelView()
 	}
 	cp := *r
-	masked := m.maskedColumns(r.SQL, r.Columns)
+	masked := m.MaskedColumns(r.SQL, r.Columns)
 	cp.Rows = m.maskRows(r.Columns, masked, r.Rows)
 	view := cp.ModelView()
-	if rows, ok := view.(modelRows); ok && slices.Contains(masked, true) {
+	if rows, ok := view.(engine.ModelRows); ok && slices.Contains(masked, true) {
 		if why := m.maskReason(r.SQL); why != "" {
-			return maskedRows{modelRows: rows, Masked: why}
+			return maskedRows{ModelRows: rows, Masked: why}
 		}
 	}
 	return view
@@ -263,18 +264,18 @@ func (m *Masker) ModelView(r *StatementResult) any {
 // maskedRows is a result whose statement had every column masked, with
 // why: the model may rephrase it.
 type maskedRows struct {
-	modelRows
+	engine.ModelRows
 	Masked string `json:"masked"`
 }
 
-// redactValues is an error with every quoted value in it hidden: the
+// RedactValues is an error with every quoted value in it hidden: the
 // model reads it when the statement may carry a masked column. A value
 // may hold the quotes around it (Duplicate entry 'o'brien@x.io' for key
 // 'email'), so on each line everything from the first quote to the last
 // of the same kind goes, and a key's value, Key (email)=(...), to the
 // line's last parenthesis: a little of the sentence is lost, never a
 // value.
-func redactValues(msg string) string {
+func RedactValues(msg string) string {
 	lines := strings.Split(msg, "\n")
 	for i, l := range lines {
 		if at := strings.Index(l, ")=("); at >= 0 {
@@ -292,36 +293,22 @@ func redactValues(msg string) string {
 	return strings.Join(lines, "\n")
 }
 
-// maskProfile replaces the values of a masked column's profile by tokens:
-// min, max and the most common values. Counts pass through.
-func (m *Masker) maskProfile(p *ColumnProfile) {
-	if !m.Masks(p.Column) {
-		return
-	}
-	p.Min, p.Max = m.token(p.Column, p.Min), m.token(p.Column, p.Max)
-	for i := range p.Top {
-		p.Top[i].Value = m.token(p.Column, p.Top[i].Value)
-	}
-	p.Note = strings.TrimSpace(p.Note + " The values of this column are masked: each is a token that stands for one value.")
-	p.summary = profileSummary(p)
-}
-
-// tokenPattern finds what looks like a token anywhere in a statement.
-var tokenPattern = regexp.MustCompile(`<masked:[a-z0-9_]*:([0-9a-f]+)>`)
+// TokenPattern finds what looks like a token anywhere in a statement.
+var TokenPattern = regexp.MustCompile(`<masked:[a-z0-9_]*:([0-9a-f]+)>`)
 
 // HasToken reports whether sql holds something that looks like a token.
 func HasToken(sql string) bool { return strings.Contains(sql, "<masked:") }
 
-// bind returns sql with each string literal that is exactly a token
+// Bind returns sql with each string literal that is exactly a token
 // replaced by a placeholder of dialect, and the values to bind to them.
 // It refuses, with what the model should do, a token anywhere else (in a
 // longer string, a comment, a name), a token this session did not issue,
 // and a statement it cannot read with certainty: one with a backslash, a
 // dollar sign or a question mark outside its string literals.
-func (m *Masker) bind(sql string, dialect sqltext.Dialect) (string, []any, error) {
+func (m *Masker) Bind(sql string, dialect sqltext.Dialect) (string, []any, error) {
 	const how = "use a token only as a whole string literal, such as WHERE email = '<masked:email:3f2a91c04d7e>'"
 	if m == nil {
-		return "", nil, fmt.Errorf("this source masks no column, so %s is not a value it issued", tokenPattern.FindString(sql))
+		return "", nil, fmt.Errorf("this source masks no column, so %s is not a value it issued", TokenPattern.FindString(sql))
 	}
 	if strings.ContainsAny(sql, `\$`) {
 		return "", nil, fmt.Errorf("a statement with a masked token cannot hold a backslash or a dollar sign; %s", how)
@@ -347,7 +334,7 @@ func (m *Masker) bind(sql string, dialect sqltext.Dialect) (string, []any, error
 				return "", nil, fmt.Errorf("the statement has an unterminated string literal")
 			}
 			lit := sql[i+1 : end]
-			if sm := tokenPattern.FindStringSubmatch(lit); sm != nil {
+			if sm := TokenPattern.FindStringSubmatch(lit); sm != nil {
 				if sm[0] != lit {
 					return "", nil, fmt.Errorf("%s is part of a longer string; %s", sm[0], how)
 				}
@@ -400,7 +387,7 @@ func (m *Masker) bind(sql string, dialect sqltext.Dialect) (string, []any, error
 func (m *Masker) lookup(h string) (any, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	v, ok := m.values[h]
+	v, ok := m.Values[h]
 	return v, ok
 }
 
@@ -411,106 +398,27 @@ func placeholder(d sqltext.Dialect, n int) string {
 	return "?"
 }
 
-// boundKey is the context key of withBound.
-type boundKey struct{}
-
-// bound is a statement as the model wrote it, and the statement that runs
-// instead: with placeholders and the values bound to them.
-type bound struct {
-	sql, query string
-	args       []any
-	tokens     []string // the token of each of args
-}
-
-// withBound returns a copy of ctx under which a DB runs query with args
-// when asked to run sql, whichever path (the cost gate's question, a plain
-// read) gets there.
-func withBound(ctx context.Context, b bound) context.Context {
-	return context.WithValue(ctx, boundKey{}, b)
-}
-
-// boundFor returns the query and args that stand for sql under ctx.
-func boundFor(ctx context.Context, sql string) (string, []any) {
-	if b, ok := ctx.Value(boundKey{}).(bound); ok && b.sql == sql {
-		return b.query, b.args
-	}
-	return sql, nil
-}
-
-// boundValues returns the tokens that stand for values in sql under ctx
+// BoundValues returns the tokens that stand for values in sql under ctx
 // (withBound), each once, with their values as text: a string as it is,
 // anything else as JSON, as the editors show result rows.
-func boundValues(ctx context.Context, sql string) []MaskedValue {
-	b, ok := ctx.Value(boundKey{}).(bound)
-	if !ok || b.sql != sql || len(b.tokens) != len(b.args) {
+func BoundValues(ctx context.Context, sql string) []MaskedValue {
+	b, ok := ctx.Value(engine.BoundKey{}).(engine.Bound)
+	if !ok || b.SQL != sql || len(b.Tokens) != len(b.Args) {
 		return nil
 	}
 	var out []MaskedValue
 	seen := map[string]bool{}
-	for i, tok := range b.tokens {
+	for i, tok := range b.Tokens {
 		if seen[tok] {
 			continue
 		}
 		seen[tok] = true
-		text, ok := b.args[i].(string)
+		text, ok := b.Args[i].(string)
 		if !ok {
-			data, _ := json.Marshal(b.args[i])
+			data, _ := json.Marshal(b.Args[i])
 			text = string(data)
 		}
 		out = append(out, MaskedValue{Token: tok, Value: text})
 	}
 	return out
-}
-
-// bindTokens prepares a statement that holds masked tokens: one whose
-// tokens are whole string literals runs with their values bound (the
-// returned ctx), a write as a read, and its dry run too, after the same
-// confirmation, which shows the statement as written and, to the user
-// only, the tokens' values (ConfirmRequest.Masked); anything else is
-// refused with a result that says why.
-func (s *Set) bindTokens(ctx context.Context, sql string, classErr error) (context.Context, *StatementResult) {
-	if classErr != nil {
-		return ctx, nil // Run refuses it with the classifier's reason
-	}
-	query, args, err := s.mask.bind(sql, s.db.Dialect())
-	if err != nil {
-		return ctx, s.refused(sql, StatusRejected, "The statement's masked token could not be bound: "+err.Error()+".", "not run: "+err.Error())
-	}
-	// bind refused every token that is not a whole string literal, so
-	// the tokens, in order, are those of args.
-	tokens := tokenPattern.FindAllString(sql, -1)
-	return withBound(ctx, bound{sql: sql, query: query, args: args, tokens: tokens}), nil
-}
-
-// Masker returns the Set's masker, to share with other Sets of the same
-// source (UseMasker).
-func (s *Set) Masker() *Masker { return s.mask }
-
-// UseMasker makes the Set mask with m instead of its own masker, so that
-// its tokens are those of m's session: call it before the Set runs a
-// tool. A nil m is ignored.
-func (s *Set) UseMasker(m *Masker) {
-	if m != nil {
-		s.mask = m
-	}
-}
-
-// ModelView is what the model reads of r: its ModelView, with the values
-// of the source's masked columns as tokens.
-func (s *Set) ModelView(r *StatementResult) any { return s.mask.ModelView(r) }
-
-// maskChart hides a chart's masked values, which the model reads too: the
-// labels of a masked x become tokens; a masked y, or a masked x of a
-// scatter chart, whose numbers would show, is refused. maskX and maskY
-// say whether the result masks the chart's columns.
-func (m *Masker) maskChart(c *Chart, maskX, maskY bool) (*Chart, error) {
-	if maskY || c.ChartType == "scatter" && maskX {
-		return nil, fmt.Errorf("render_chart cannot plot the masked column's numbers; chart a count or another column instead")
-	}
-	if maskX {
-		for i, l := range c.Labels {
-			c.Labels[i] = m.token(c.X, l).(string)
-		}
-	}
-	return c, nil
 }

@@ -1,4 +1,4 @@
-package tools
+package engine
 
 import (
 	"context"
@@ -15,7 +15,8 @@ import (
 
 // maxScrubValues bounds the distinct values of a source's masked columns
 // that its scrubber looks for, over all its masked columns: about 60 MB of
-// automaton at the bound (BenchmarkNew100k), built once per schema read.
+// automaton at the bound (scrub's BenchmarkNew100k), built once per schema
+// read.
 const maxScrubValues = 100_000
 
 // scrubReadTimeout bounds reading those values, all columns together: a
@@ -29,10 +30,10 @@ type scrubValues struct {
 	set  *scrub.Set
 }
 
-// scrubSet returns the scrubber of the source's masked columns' values,
+// ScrubSet returns the scrubber of the source's masked columns' values,
 // read once per schema read (RefreshSchema reads them again), or nil when
 // the source masks nothing, or none could be read.
-func (db *DB) scrubSet(ctx context.Context) *scrub.Set {
+func (db *DB) ScrubSet(ctx context.Context) *scrub.Set {
 	if len(db.src.Mask) == 0 && len(db.src.MaskPattern) == 0 {
 		return nil
 	}
@@ -71,7 +72,7 @@ func (db *DB) readMaskedValues(ctx context.Context) []scrub.Value {
 		sink := &valueSink{column: c.column, max: left}
 		q := fmt.Sprintf("SELECT DISTINCT %[1]s FROM %[2]s WHERE %[1]s IS NOT NULL LIMIT %[3]d",
 			schema.Ident(c.column), schema.TableName(c.table), left)
-		db.execute(WithRowSink(ctx, sink), q, false)
+		db.Execute(WithRowSink(ctx, sink), q, false)
 		out = append(out, sink.values...)
 	}
 	return out
@@ -103,12 +104,12 @@ func masksColumn(src sessionio.Source, t *Table, column string) bool {
 	col := strings.ToLower(column)
 	for _, m := range src.Mask {
 		dot := strings.LastIndexByte(m, '.')
-		if dot < 0 || strings.ToLower(unquoteIdent(m[dot+1:])) != col {
+		if dot < 0 || strings.ToLower(UnquoteIdent(m[dot+1:])) != col {
 			continue
 		}
 		table := strings.ToLower(m[:dot])
 		if table == strings.ToLower(t.Name) || table == strings.ToLower(t.QualifiedName()) ||
-			strings.ToLower(unquoteIdent(table)) == strings.ToLower(t.Name) {
+			strings.ToLower(UnquoteIdent(table)) == strings.ToLower(t.Name) {
 			return true
 		}
 	}
@@ -158,40 +159,4 @@ func scrubText(v any) string {
 		return s
 	}
 	return string(data)
-}
-
-// Scrub returns text, which is on its way to the model, with every known
-// value of a masked column in it replaced by its token: the layer of
-// masking that reads no SQL. isJSON says that text is JSON and must stay
-// so. It returns text as it is when the source masks nothing.
-func (s *Set) Scrub(ctx context.Context, text string, isJSON bool) string {
-	if !s.mask.active() {
-		return text
-	}
-	return s.mask.scrub(s.db.scrubSet(ctx), text, isJSON)
-}
-
-func (m *Masker) scrub(set *scrub.Set, text string, isJSON bool) string {
-	if set == nil {
-		return text
-	}
-	token := func(i int) string {
-		v := set.Value(i)
-		t, _ := m.token(v.Column, v.Raw).(string)
-		return t
-	}
-	if isJSON {
-		return set.ReplaceJSON(text, token, m.issued)
-	}
-	return set.ReplaceText(text, token, m.issued)
-}
-
-// issued reports whether tok is a token m issued.
-func (m *Masker) issued(tok string) bool {
-	sm := tokenPattern.FindStringSubmatch(tok)
-	if sm == nil {
-		return false
-	}
-	_, ok := m.lookup(sm[1])
-	return ok
 }
