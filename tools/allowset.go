@@ -1,8 +1,9 @@
 package tools
 
 import (
-	"github.com/aiq/aiq-rpc/tools/guard"
 	"slices"
+
+	"github.com/aiq/aiq-rpc/tools/guard"
 )
 
 // Allowances lists the Set's "Allow always" answers, oldest first.

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+
 	"github.com/aiq/aiq-rpc/tools/engine"
 	"github.com/aiq/aiq-rpc/tools/guard"
 )

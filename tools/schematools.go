@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/aiq/aiq-rpc/tools/engine"
-	"github.com/aiq/aiq-rpc/tools/sqltext"
 	"slices"
 	"strings"
+
+	"github.com/aiq/aiq-rpc/tools/engine"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // The schema tools of a Set: describe_table, search_schema and

@@ -1,6 +1,10 @@
 package tools
 
-import "context"
+import (
+	"context"
+
+	"github.com/aiq/aiq-rpc/tools/guard"
+)
 
 // Scrub returns text, which is on its way to the model, with every known
 // value of a masked column in it replaced by its token: the layer of
@@ -10,5 +14,5 @@ func (s *Set) Scrub(ctx context.Context, text string, isJSON bool) string {
 	if !s.mask.Active() {
 		return text
 	}
-	return s.mask.Scrub(s.db.ScrubSet(ctx), text, isJSON)
+	return s.mask.Scrub(s.db.MaskedValues(ctx, guard.NewScrubber), text, isJSON)
 }

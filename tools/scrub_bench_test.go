@@ -9,6 +9,8 @@ import (
 
 	"github.com/aiq/aiq-rpc/tools/dbtest"
 	"github.com/aiq/aiq-rpc/tools/engine"
+	"github.com/aiq/aiq-rpc/tools/guard"
+	"github.com/aiq/aiq-rpc/tools/guard/scrub"
 )
 
 // BenchmarkScrub100k measures what the scrubber adds to a 100,000-row
@@ -38,7 +40,7 @@ func BenchmarkScrub100k(b *testing.B) {
 	args, _ := json.Marshal(map[string]string{"sql": "SELECT id, note, email FROM people"})
 
 	start := time.Now()
-	set := db.ScrubSet(ctx)
+	set, _ := db.MaskedValues(ctx, guard.NewScrubber).(*scrub.Set)
 	build := time.Since(start)
 	if set.Len() != 100_000 {
 		b.Fatalf("the scrubber holds %d values, want 100000", set.Len())

@@ -6,15 +6,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/aiq/aiq-rpc/tools/engine"
-	"github.com/aiq/aiq-rpc/tools/guard"
-	"github.com/aiq/aiq-rpc/tools/sqltext"
 	"math"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/aiq/aiq-rpc/tools/engine"
+	"github.com/aiq/aiq-rpc/tools/guard"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // The names of the tools of a Set.

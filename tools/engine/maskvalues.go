@@ -10,30 +10,40 @@ import (
 	"time"
 
 	"github.com/aiq/aiq-rpc/sessionio"
-	"github.com/aiq/aiq-rpc/tools/guard/scrub"
 )
 
 // maxScrubValues bounds the distinct values of a source's masked columns
 // that its scrubber looks for, over all its masked columns: about 60 MB of
-// automaton at the bound (scrub's BenchmarkNew100k), built once per schema
-// read.
+// automaton at the bound (guard/scrub's BenchmarkNew100k), built once per
+// schema read.
 const maxScrubValues = 100_000
 
 // scrubReadTimeout bounds reading those values, all columns together: a
 // column whose values are not read by then is left to the statement rule.
 const scrubReadTimeout = 10 * time.Second
 
-// scrubValues is what DB keeps of its masked columns' values.
-type scrubValues struct {
-	gen  int // the schemaGen it was read under
-	read bool
-	set  *scrub.Set
+// MaskedValue is a distinct value of a column the source masks, for the
+// scrubber: Text as text reads it, Raw as a result's row holds it.
+type MaskedValue struct {
+	Column string
+	Text   string
+	Raw    any
 }
 
-// ScrubSet returns the scrubber of the source's masked columns' values,
-// read once per schema read (RefreshSchema reads them again), or nil when
-// the source masks nothing, or none could be read.
-func (db *DB) ScrubSet(ctx context.Context) *scrub.Set {
+// scrubValues is what DB keeps of its masked columns' values: what the
+// caller built of them.
+type scrubValues struct {
+	gen   int // the schemaGen it was read under
+	read  bool
+	built any
+}
+
+// MaskedValues returns build of the distinct values of the columns the
+// source masks, read and built once per schema read (RefreshSchema reads
+// them again), bounded in count and time; nil when the source masks
+// nothing. The trust layer builds its scrubber of them; the DB only keeps
+// it, so that the sessions on one source share it.
+func (db *DB) MaskedValues(ctx context.Context, build func([]MaskedValue) any) any {
 	if len(db.src.Mask) == 0 && len(db.src.MaskPattern) == 0 {
 		return nil
 	}
@@ -43,7 +53,7 @@ func (db *DB) ScrubSet(ctx context.Context) *scrub.Set {
 	gen := db.schemaGen
 	db.mu.Unlock()
 	if db.values.read && db.values.gen == gen {
-		return db.values.set
+		return db.values.built
 	}
 	// The read is the server's, not the turn's: no first page for the
 	// editor, no bound tokens, and it stops when the turn does.
@@ -52,18 +62,18 @@ func (db *DB) ScrubSet(ctx context.Context) *scrub.Set {
 	stop := context.AfterFunc(ctx, cancel)
 	defer stop()
 	values := db.readMaskedValues(readCtx)
-	db.values = scrubValues{gen: gen, read: ctx.Err() == nil, set: scrub.New(values)}
-	return db.values.set
+	db.values = scrubValues{gen: gen, read: ctx.Err() == nil, built: build(values)}
+	return db.values.built
 }
 
 // readMaskedValues reads the distinct values of each column that the
 // source's mask or mask_pattern names, up to maxScrubValues in all.
-func (db *DB) readMaskedValues(ctx context.Context) []scrub.Value {
+func (db *DB) readMaskedValues(ctx context.Context) []MaskedValue {
 	schema, err := db.Schema(ctx)
 	if err != nil {
 		return nil
 	}
-	var out []scrub.Value
+	var out []MaskedValue
 	for _, c := range maskedSourceColumns(schema, db.src) {
 		left := maxScrubValues - len(out)
 		if left <= 0 || ctx.Err() != nil {
@@ -121,11 +131,11 @@ func masksColumn(src sessionio.Source, t *Table, column string) bool {
 	return false
 }
 
-// valueSink keeps the values of a one-column read as scrub values.
+// valueSink keeps the values of a one-column read.
 type valueSink struct {
 	column string
 	max    int
-	values []scrub.Value
+	values []MaskedValue
 }
 
 func (s *valueSink) Columns([]string) {}
@@ -137,7 +147,7 @@ func (s *valueSink) Row(values []any) error {
 	if len(values) != 1 || values[0] == nil {
 		return nil
 	}
-	s.values = append(s.values, scrub.Value{Column: s.column, Text: scrubText(values[0]), Raw: values[0]})
+	s.values = append(s.values, MaskedValue{Column: s.column, Text: scrubText(values[0]), Raw: values[0]})
 	if len(s.values) >= s.max {
 		return errEnough
 	}

@@ -2,8 +2,9 @@ package guard
 
 import (
 	"fmt"
-	"github.com/aiq/aiq-rpc/tools/sqltext"
 	"slices"
+
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // AllowanceFloor is the fewest rows an allowance covers a statement for,

@@ -3,8 +3,9 @@ package guard
 import (
 	"context"
 	"fmt"
-	"github.com/aiq/aiq-rpc/tools/engine"
 	"strings"
+
+	"github.com/aiq/aiq-rpc/tools/engine"
 )
 
 // Decision is the user's answer to a ConfirmRequest.

@@ -2,8 +2,9 @@ package guard
 
 import (
 	"fmt"
-	"github.com/aiq/aiq-rpc/tools/engine"
 	"strings"
+
+	"github.com/aiq/aiq-rpc/tools/engine"
 )
 
 // DryRunText says, in a sentence for a dialog, what the dry run of the

@@ -1,9 +1,10 @@
 package guard
 
 import (
-	"github.com/aiq/aiq-rpc/tools/sqltext"
 	"slices"
 	"strings"
+
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // MaskedColumns says which of the columns of the result of sql are masked,

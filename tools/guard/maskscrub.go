@@ -1,13 +1,32 @@
 package guard
 
-import "github.com/aiq/aiq-rpc/tools/guard/scrub"
+import (
+	"github.com/aiq/aiq-rpc/tools/engine"
+	"github.com/aiq/aiq-rpc/tools/guard/scrub"
+)
+
+// NewScrubber builds the scrubber of a source's masked columns' values,
+// for engine.DB.MaskedValues to keep; nil when none is long enough to look
+// for.
+func NewScrubber(values []engine.MaskedValue) any {
+	vs := make([]scrub.Value, len(values))
+	for i, v := range values {
+		vs[i] = scrub.Value{Column: v.Column, Text: v.Text, Raw: v.Raw}
+	}
+	if set := scrub.New(vs); set != nil {
+		return set
+	}
+	return nil
+}
 
 // Scrub returns text, which is on its way to the model, with every value
-// of set in it replaced by its token in this session: the layer of
-// masking that reads no SQL. isJSON says that text is JSON and must stay
-// so. A nil set, or a masker that masks nothing, leaves text as it is.
-func (m *Masker) Scrub(set *scrub.Set, text string, isJSON bool) string {
-	if set == nil || !m.active() {
+// the scrubber (from NewScrubber) knows replaced by its token in this
+// session: the layer of masking that reads no SQL. isJSON says that text
+// is JSON and must stay so. No scrubber, or a masker that masks nothing,
+// leaves text as it is.
+func (m *Masker) Scrub(scrubber any, text string, isJSON bool) string {
+	set, ok := scrubber.(*scrub.Set)
+	if !ok || set == nil || !m.active() {
 		return text
 	}
 	token := func(i int) string {
