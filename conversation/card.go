@@ -6,7 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/aiq/aiq-rpc/tools"
+	"github.com/aiq/aiq-rpc/tools/engine"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // DefaultSchemaBudget bounds the schema card in the system prompt, in
@@ -38,7 +39,7 @@ const (
 // read, as the schema is cached and the ranking runs every turn: each
 // table's line and the terms of its names and comments.
 type schemaIndex struct {
-	schema *tools.Schema
+	schema *engine.Schema
 	lines  []string
 	size   int // of all the lines, newlines included
 	// terms maps a term to the tables it appears in, with its weight
@@ -55,7 +56,7 @@ type termHit struct {
 }
 
 // newSchemaIndex indexes s.
-func newSchemaIndex(s *tools.Schema) *schemaIndex {
+func newSchemaIndex(s *engine.Schema) *schemaIndex {
 	ix := &schemaIndex{schema: s, lines: make([]string, len(s.Tables)), terms: map[string][]termHit{},
 		neighbours: make([][]int, len(s.Tables))}
 	byName := map[[2]string]int{}
@@ -66,7 +67,7 @@ func newSchemaIndex(s *tools.Schema) *schemaIndex {
 		ix.size += len(ix.lines[i]) + 1
 		best := map[string]int{}
 		add := func(text string, w int) {
-			for _, term := range tools.Terms(text) {
+			for _, term := range sqltext.Terms(text) {
 				best[term] = max(best[term], w)
 			}
 		}
@@ -147,7 +148,7 @@ func notShown(n int) string {
 func (ix *schemaIndex) rank(question string) []int {
 	score := map[int]int{}
 	seen := map[string]bool{}
-	for _, term := range tools.Terms(question) {
+	for _, term := range sqltext.Terms(question) {
 		if seen[term] || isStopWord(term) || isQuestionWord(term) {
 			continue
 		}

@@ -8,34 +8,35 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/aiq/aiq-rpc/tools"
+	"github.com/aiq/aiq-rpc/tools/engine"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // wideSchema is n tables of 20 columns named like a real warehouse's,
 // each referencing the one before, with the invoice and supplier tables
 // planted among them, invoice referencing supplier.
-func wideSchema(n int) *tools.Schema {
+func wideSchema(n int) *engine.Schema {
 	words := []string{"account", "ledger", "shipment", "carrier", "region", "warehouse", "campaign", "device", "session", "ticket"}
-	s := &tools.Schema{Dialect: tools.DialectPostgres}
+	s := &engine.Schema{Dialect: sqltext.DialectPostgres}
 	for i := 0; i < n; i++ {
 		name := fmt.Sprintf("%s_%04d", words[i%len(words)], i)
-		t := tools.Table{Name: name, Rows: int64(i * 1000), PrimaryKey: []string{"id"}}
-		t.Columns = append(t.Columns, tools.Column{Name: "id", Type: "integer"})
+		t := engine.Table{Name: name, Rows: int64(i * 1000), PrimaryKey: []string{"id"}}
+		t.Columns = append(t.Columns, engine.Column{Name: "id", Type: "integer"})
 		for c := 1; c < 20; c++ {
-			t.Columns = append(t.Columns, tools.Column{Name: fmt.Sprintf("%s_attr_%02d", words[(i+c)%len(words)], c), Type: "text", Nullable: true})
+			t.Columns = append(t.Columns, engine.Column{Name: fmt.Sprintf("%s_attr_%02d", words[(i+c)%len(words)], c), Type: "text", Nullable: true})
 		}
 		if i > 0 {
 			prev := s.Tables[i-1].Name
 			t.Columns[1].Name = "parent_id"
-			t.ForeignKeys = []tools.ForeignKey{{Columns: []string{"parent_id"}, RefTable: prev, RefColumns: []string{"id"}}}
+			t.ForeignKeys = []engine.ForeignKey{{Columns: []string{"parent_id"}, RefTable: prev, RefColumns: []string{"id"}}}
 		}
 		s.Tables = append(s.Tables, t)
 	}
-	s.Tables[n/3] = tools.Table{Name: "supplier", Rows: 300, PrimaryKey: []string{"id"}, Columns: []tools.Column{
+	s.Tables[n/3] = engine.Table{Name: "supplier", Rows: 300, PrimaryKey: []string{"id"}, Columns: []engine.Column{
 		{Name: "id", Type: "integer"}, {Name: "name", Type: "text"}, {Name: "country", Type: "text", Nullable: true}}}
-	s.Tables[2*n/3] = tools.Table{Name: "invoice", Rows: 120000, PrimaryKey: []string{"id"}, Columns: []tools.Column{
+	s.Tables[2*n/3] = engine.Table{Name: "invoice", Rows: 120000, PrimaryKey: []string{"id"}, Columns: []engine.Column{
 		{Name: "id", Type: "integer"}, {Name: "supplier_id", Type: "integer"}, {Name: "amount_cents", Type: "bigint"}, {Name: "issued_on", Type: "date"}},
-		ForeignKeys: []tools.ForeignKey{{Columns: []string{"supplier_id"}, RefTable: "supplier", RefColumns: []string{"id"}}}}
+		ForeignKeys: []engine.ForeignKey{{Columns: []string{"supplier_id"}, RefTable: "supplier", RefColumns: []string{"id"}}}}
 	return s
 }
 
@@ -57,14 +58,14 @@ func TestSchemaCardWhole(t *testing.T) {
 	card := newSchemaIndex(s).card("anything", 1<<20)
 	assert.Equal(t, 30, strings.Count(card, "\n"))
 	assert.NotContains(t, card, "not shown")
-	assert.Equal(t, "(no tables)\n", newSchemaIndex(&tools.Schema{}).card("q", 100))
+	assert.Equal(t, "(no tables)\n", newSchemaIndex(&engine.Schema{}).card("q", 100))
 }
 
 func TestSchemaCardStemsAndNeighbours(t *testing.T) {
 	s := wideSchema(300)
-	s.Tables[10] = tools.Table{Name: "Singer", Rows: -1, Columns: []tools.Column{{Name: "SingerId", Type: "INTEGER"}}, PrimaryKey: []string{"SingerId"}}
-	s.Tables[250] = tools.Table{Name: "Concert", Rows: -1, Columns: []tools.Column{{Name: "concert_ID", Type: "INTEGER"}, {Name: "Singer_ID", Type: "INTEGER"}},
-		ForeignKeys: []tools.ForeignKey{{Columns: []string{"Singer_ID"}, RefTable: "Singer", RefColumns: []string{"SingerId"}}}}
+	s.Tables[10] = engine.Table{Name: "Singer", Rows: -1, Columns: []engine.Column{{Name: "SingerId", Type: "INTEGER"}}, PrimaryKey: []string{"SingerId"}}
+	s.Tables[250] = engine.Table{Name: "Concert", Rows: -1, Columns: []engine.Column{{Name: "concert_ID", Type: "INTEGER"}, {Name: "Singer_ID", Type: "INTEGER"}},
+		ForeignKeys: []engine.ForeignKey{{Columns: []string{"Singer_ID"}, RefTable: "Singer", RefColumns: []string{"SingerId"}}}}
 	card := newSchemaIndex(s).card("which singers played most?", 2000)
 	require.LessOrEqual(t, len(card), 2000)
 	lines := strings.Split(card, "\n")

@@ -11,6 +11,9 @@ import (
 
 	"github.com/aiq/aiq-rpc/sessionio"
 	"github.com/aiq/aiq-rpc/tools"
+	"github.com/aiq/aiq-rpc/tools/engine"
+	"github.com/aiq/aiq-rpc/tools/guard"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // DemoSourceName is the embedded demo database, the source when none is
@@ -33,21 +36,21 @@ func ConfiguredSources(home sessionio.Home) ([]sessionio.Source, error) {
 // singleStatement reports whether text is exactly one SQL statement that
 // the classifier knows.
 func singleStatement(text, dialect string) bool {
-	return tools.IsStatement(text, tools.Dialect(dialect))
+	return sqltext.IsStatement(text, sqltext.Dialect(dialect))
 }
 
-func dialectOf(sourceType string) string { return string(tools.DialectOf(sourceType)) }
+func dialectOf(sourceType string) string { return string(engine.DialectOf(sourceType)) }
 
 // SQLToolboxes opens the toolboxes of real databases. The sessions on one
 // source share its connection pool.
 type SQLToolboxes struct {
-	Options tools.Options
+	Options engine.Options
 
 	mu  sync.Mutex
-	dbs map[string]*tools.DB
+	dbs map[string]*engine.DB
 	// ixs holds the ranking index of each DB's schema, which its sessions
 	// share: built once per schema read, not once per session.
-	ixs map[*tools.DB]*indexCache
+	ixs map[*engine.DB]*indexCache
 }
 
 // Open returns the SQL tools of src for one session. The demo database is
@@ -57,19 +60,19 @@ func (t *SQLToolboxes) Open(ctx context.Context, src sessionio.Source, confirm C
 	if err != nil {
 		return nil, err
 	}
-	set := tools.NewSet(db, func(ctx context.Context, req tools.ConfirmRequest) (tools.Decision, error) {
+	set := tools.NewSet(db, func(ctx context.Context, req guard.ConfirmRequest) (guard.Decision, error) {
 		d, err := confirm(ctx, req)
-		return tools.Decision(d), err
+		return guard.Decision(d), err
 	})
 	return &sqlToolbox{set: set, db: db, ix: t.indexCache(db)}, nil
 }
 
 // indexCache returns the index cache that the sessions on db share.
-func (t *SQLToolboxes) indexCache(db *tools.DB) *indexCache {
+func (t *SQLToolboxes) indexCache(db *engine.DB) *indexCache {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.ixs == nil {
-		t.ixs = map[*tools.DB]*indexCache{}
+		t.ixs = map[*engine.DB]*indexCache{}
 	}
 	c, ok := t.ixs[db]
 	if !ok {
@@ -79,7 +82,7 @@ func (t *SQLToolboxes) indexCache(db *tools.DB) *indexCache {
 	return c
 }
 
-func (t *SQLToolboxes) db(ctx context.Context, src sessionio.Source) (*tools.DB, error) {
+func (t *SQLToolboxes) db(ctx context.Context, src sessionio.Source) (*engine.DB, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if db, ok := t.dbs[src.Name]; ok && db.Source().Equal(src) {
@@ -90,7 +93,7 @@ func (t *SQLToolboxes) db(ctx context.Context, src sessionio.Source) (*tools.DB,
 			return nil, err
 		}
 	}
-	db, err := tools.Open(ctx, src, t.Options)
+	db, err := engine.Open(ctx, src, t.Options)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +102,7 @@ func (t *SQLToolboxes) db(ctx context.Context, src sessionio.Source) (*tools.DB,
 		delete(t.ixs, old)
 	}
 	if t.dbs == nil {
-		t.dbs = map[string]*tools.DB{}
+		t.dbs = map[string]*engine.DB{}
 	}
 	t.dbs[src.Name] = db
 	return db, nil
@@ -122,7 +125,7 @@ func (t *SQLToolboxes) Close() error {
 // sqlToolbox is the Toolbox of one session on a database.
 type sqlToolbox struct {
 	set *tools.Set
-	db  *tools.DB
+	db  *engine.DB
 	ix  *indexCache
 }
 
@@ -141,13 +144,13 @@ func (b *sqlToolbox) Specs() []ToolSpec {
 }
 
 func (b *sqlToolbox) Run(ctx context.Context, name string, args json.RawMessage) (any, error) {
-	page := tools.WithFirstPage(ctx, func(r *tools.StatementResult) { ReportRows(ctx, statementOf(r)) })
+	page := engine.WithFirstPage(ctx, func(r *engine.StatementResult) { ReportRows(ctx, statementOf(r)) })
 	res, err := b.set.Run(page, name, args)
 	if err != nil {
 		return nil, err
 	}
 	switch r := res.(type) {
-	case *tools.StatementResult:
+	case *engine.StatementResult:
 		return SQLResult{Statement: statementOf(r), ForModel: b.set.ModelView(r)}, nil
 	case *tools.Chart:
 		return ChartResult{Chart: r}, nil
@@ -155,7 +158,7 @@ func (b *sqlToolbox) Run(ctx context.Context, name string, args json.RawMessage)
 	return res, nil
 }
 
-func statementOf(r *tools.StatementResult) Statement {
+func statementOf(r *engine.StatementResult) Statement {
 	return Statement{
 		SQL: r.SQL, Status: r.Status, RowCount: r.RowCount, Columns: nonNil(r.Columns),
 		Rows: nonNil(r.Rows), Truncated: r.Truncated, Error: r.Error,
@@ -165,12 +168,16 @@ func statementOf(r *tools.StatementResult) Statement {
 // maskSharer is a toolbox whose masker a TokenScope can share with the
 // other toolboxes of its source.
 type maskSharer interface {
-	masker() *tools.Masker
-	useMasker(m *tools.Masker)
+	masker() *guard.Masker
+	useMasker(m *guard.Masker)
 }
 
-func (b *sqlToolbox) masker() *tools.Masker     { return b.set.Masker() }
-func (b *sqlToolbox) useMasker(m *tools.Masker) { b.set.UseMasker(m) }
+func (b *sqlToolbox) scrubForModel(ctx context.Context, text string, isJSON bool) string {
+	return b.set.Scrub(ctx, text, isJSON)
+}
+
+func (b *sqlToolbox) masker() *guard.Masker     { return b.set.Masker() }
+func (b *sqlToolbox) useMasker(m *guard.Masker) { b.set.UseMasker(m) }
 
 // Allowances lists the session's "Allow always" answers.
 func (b *sqlToolbox) Allowances() []Allowance { return b.set.Allowances() }
@@ -192,6 +199,12 @@ func (b *sqlToolbox) Describe(ctx context.Context) string { return b.DescribeFor
 // the schema card ranked for the question when the whole schema does not
 // fit the source's budget.
 func (b *sqlToolbox) DescribeFor(ctx context.Context, question string) string {
+	// The known values of masked columns are read under the turn's
+	// context: their bound is their own.
+	return b.set.Scrub(ctx, b.describe(ctx, question), false)
+}
+
+func (b *sqlToolbox) describe(ctx context.Context, question string) string {
 	ctx, cancel := context.WithTimeout(ctx, describeTimeout)
 	defer cancel()
 	var sb strings.Builder
@@ -214,12 +227,12 @@ func (b *sqlToolbox) DescribeFor(ctx context.Context, question string) string {
 	sb.WriteString("Its tables, one a line: each column with its type; PK is the primary key; -> a foreign key and what it references; " +
 		"in {...} the allowed values; \"...\" a comment; ~N rows an estimate:\n")
 	// Names and comments are the database's text, not instructions.
-	sb.WriteString(tools.Fence(b.index(schema).card(question, budget), "the database's schema"))
+	sb.WriteString(guard.Fence(b.index(schema).card(question, budget), "the database's schema"))
 	return sb.String()
 }
 
 // index returns the ranking index of schema, built once per schema read.
-func (b *sqlToolbox) index(schema *tools.Schema) *schemaIndex {
+func (b *sqlToolbox) index(schema *engine.Schema) *schemaIndex {
 	c := b.ix
 	c.mu.Lock()
 	defer c.mu.Unlock()

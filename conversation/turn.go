@@ -172,7 +172,7 @@ func (r *Runner) Run(ctx context.Context, s *Session, t Turn, p Progress) (Resul
 	}
 	start := r.now()
 	specs := r.specs() // once a turn: the tool set does not change within one
-	base := buildRequest(t.System, s.History)
+	base := buildRequest(t.System, r.scrubHistory(ctx, s.History))
 	added := []Message{{Role: RoleUser, Content: t.User}}
 	ids := callIDs(s.History)
 	var res Result
@@ -310,9 +310,55 @@ func (r *Runner) runTool(ctx context.Context, call ToolCall, specs []ToolSpec, p
 		o.Result, o.Err = r.Tools.Run(withRows(ctx, call, p), name, args)
 	}
 	o.Content = toolContent(o)
+	if s, ok := r.Tools.(modelScrubber); ok {
+		o.Content = s.scrubForModel(ctx, o.Content, true)
+		if o.Err != nil {
+			o.Err = &scrubbedError{msg: s.scrubForModel(ctx, o.Err.Error(), false), err: o.Err}
+		}
+	}
 	p.ToolFinished(o)
 	return o
 }
+
+// scrubHistory returns history with the tool results and answers of
+// earlier turns scrubbed again, as the request holds them: a mask added since, or a
+// session file written before masks were, must not send them in clear.
+// The session keeps them as they were.
+func (r *Runner) scrubHistory(ctx context.Context, history []Message) []Message {
+	s, ok := r.Tools.(modelScrubber)
+	if !ok {
+		return history
+	}
+	out := slices.Clone(history)
+	for i, m := range out {
+		switch {
+		case m.Content == "":
+		case m.Role == RoleTool:
+			out[i].Content = s.scrubForModel(ctx, m.Content, json.Valid([]byte(m.Content)))
+		case m.Role == RoleAssistant:
+			// A turn the model ended without text keeps a summary of its
+			// last result, which the server wrote, as its answer.
+			out[i].Content = s.scrubForModel(ctx, m.Content, false)
+		}
+	}
+	return out
+}
+
+// modelScrubber is a toolbox that hides the known values of masked
+// columns in text on its way to the model, whatever put them there: a
+// row, an error, a plan, a catalog.
+type modelScrubber interface {
+	scrubForModel(ctx context.Context, text string, isJSON bool) string
+}
+
+// scrubbedError is a tool's error as the model may read it.
+type scrubbedError struct {
+	msg string
+	err error
+}
+
+func (e *scrubbedError) Error() string { return e.msg }
+func (e *scrubbedError) Unwrap() error { return e.err }
 
 // toolArgs reads a call's arguments as a JSON object. Models sometimes wrap
 // the object in a JSON string, or in a string of a string; empty arguments

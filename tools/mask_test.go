@@ -10,6 +10,9 @@ import (
 
 	"github.com/aiq/aiq-rpc/sessionio"
 	"github.com/aiq/aiq-rpc/tools/dbtest"
+	"github.com/aiq/aiq-rpc/tools/engine"
+	"github.com/aiq/aiq-rpc/tools/guard"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 var maskTokenRe = regexp.MustCompile(`<masked:email:[0-9a-f]{12,}>`)
@@ -17,7 +20,7 @@ var maskTokenRe = regexp.MustCompile(`<masked:email:[0-9a-f]{12,}>`)
 // modelJSON is what the model reads of a result.
 func modelJSON(t *testing.T, s *Set, res any) string {
 	t.Helper()
-	if r, ok := res.(*StatementResult); ok {
+	if r, ok := res.(*engine.StatementResult); ok {
 		res = s.ModelView(r)
 	}
 	// As the conversation sends it: without HTML escapes.
@@ -46,7 +49,7 @@ func TestMaskedColumns(t *testing.T) {
 		)
 		src.Mask = []string{"customers.email", "customers.phone"}
 		src.MaskPattern = []string{"*ssn*"}
-		db := openDB(t, src, Options{})
+		db := openDB(t, src, engine.Options{})
 		s := NewSet(db, nil)
 		secrets := []string{"ann@example.com", "bob@example.com", "555-0101", "555-0102"}
 		noSecret := func(what, text string) {
@@ -59,7 +62,7 @@ func TestMaskedColumns(t *testing.T) {
 		}
 
 		res := execSQL(t, s, "SELECT id, email, phone, city, 'x' AS my_ssn_no FROM customers ORDER BY id")
-		wantStatus(t, res, StatusSuccess)
+		wantStatus(t, res, engine.StatusSuccess)
 		view := modelJSON(t, s, res)
 		noSecret("the model's rows", view)
 		if !strings.Contains(view, "Oslo") || strings.Contains(view, `"x"`) {
@@ -95,7 +98,7 @@ func TestMaskedColumns(t *testing.T) {
 				continue
 			}
 			r := execSQL(t, s, q)
-			wantStatus(t, r, StatusSuccess)
+			wantStatus(t, r, engine.StatusSuccess)
 			if v := modelJSON(t, s, r); !strings.Contains(v, "<masked:") {
 				t.Errorf("%s: the model's rows %s hold no token", q, v)
 			}
@@ -112,7 +115,7 @@ func TestMaskedColumns(t *testing.T) {
 		}
 
 		found := execSQL(t, s, "SELECT id, city FROM customers WHERE email = '"+bob+"'")
-		wantStatus(t, found, StatusSuccess)
+		wantStatus(t, found, engine.StatusSuccess)
 		if len(found.Rows) != 1 || count(found.Rows[0][0]) != 2 {
 			t.Errorf("the token round trip found %v, want the row of id 2", found.Rows)
 		}
@@ -129,7 +132,7 @@ func TestMaskedColumns(t *testing.T) {
 			"SELECT id FROM customers WHERE email = " + bob,
 		} {
 			r := execSQL(t, s, bad)
-			wantStatus(t, r, StatusRejected)
+			wantStatus(t, r, engine.StatusRejected)
 			noSecret("a refusal", modelJSON(t, s, r)+r.Error)
 		}
 
@@ -143,11 +146,11 @@ func TestMaskedColumns(t *testing.T) {
 			t.Errorf("an unmasked column's profile lost its values: %s", modelJSON(t, s, p))
 		}
 
-		wantStatus(t, execSQL(t, s, "SELECT email, count(*) AS n FROM customers GROUP BY email ORDER BY email"), StatusSuccess)
+		wantStatus(t, execSQL(t, s, "SELECT email, count(*) AS n FROM customers GROUP BY email ORDER BY email"), engine.StatusSuccess)
 		chart := runTool(t, s, ToolRenderChart, `{"chart_type": "bar", "x": "email", "y": "n"}`)
 		noSecret("render_chart", modelJSON(t, s, chart))
 
-		wantStatus(t, execSQL(t, s, "SELECT email AS e, count(*) AS n FROM customers GROUP BY email ORDER BY email"), StatusSuccess)
+		wantStatus(t, execSQL(t, s, "SELECT email AS e, count(*) AS n FROM customers GROUP BY email ORDER BY email"), engine.StatusSuccess)
 		aliased := runTool(t, s, ToolRenderChart, `{"chart_type": "bar", "x": "e", "y": "n"}`)
 		if v := modelJSON(t, s, aliased); !strings.Contains(v, "<masked:e:") {
 			t.Errorf("render_chart over email AS e: %s, want tokens as labels", v)
@@ -157,7 +160,7 @@ func TestMaskedColumns(t *testing.T) {
 		if e.name == "postgres" {
 			// The database quotes the value it could not cast in its error.
 			failed := execSQL(t, s, "SELECT id FROM customers WHERE email::int = 1")
-			wantStatus(t, failed, StatusError)
+			wantStatus(t, failed, engine.StatusError)
 			noSecret("the model's error", modelJSON(t, s, failed))
 			if !strings.Contains(failed.Error, "@example.com") {
 				t.Errorf("the editor's error %q lost the value", failed.Error)
@@ -169,7 +172,7 @@ func TestMaskedColumns(t *testing.T) {
 		if v := modelJSON(t, other, again); strings.Contains(v, bob) || !maskTokenRe.MatchString(v) {
 			t.Errorf("another session's token for the same value: %s, want a different token (was %s)", v, bob)
 		}
-		wantStatus(t, execSQL(t, other, "SELECT id FROM customers WHERE email = '"+bob+"'"), StatusRejected)
+		wantStatus(t, execSQL(t, other, "SELECT id FROM customers WHERE email = '"+bob+"'"), engine.StatusRejected)
 	})
 }
 
@@ -186,9 +189,9 @@ func TestMaskedTokenInWrite(t *testing.T) {
 			"INSERT INTO customers (id, email, note) VALUES (1, 'ann@example.com', 'a'), (2, 'bob@example.com', 'b'), (3, 'ann@example.com', 'c')",
 		)
 		src.Mask = []string{"customers.email"}
-		db := openDB(t, src, Options{})
-		var asked []ConfirmRequest
-		s := NewSet(db, func(_ context.Context, req ConfirmRequest) (Decision, error) {
+		db := openDB(t, src, engine.Options{})
+		var asked []guard.ConfirmRequest
+		s := NewSet(db, func(_ context.Context, req guard.ConfirmRequest) (guard.Decision, error) {
 			asked = append(asked, req)
 			return AllowOnce, nil
 		})
@@ -203,14 +206,14 @@ func TestMaskedTokenInWrite(t *testing.T) {
 
 		update := "UPDATE customers SET note = 'x' WHERE email = '" + ann + "' OR email = '" + ann + "'"
 		res := execSQL(t, s, update)
-		wantStatus(t, res, StatusSuccess)
+		wantStatus(t, res, engine.StatusSuccess)
 		if len(asked) != 1 || asked[0].SQL != update {
 			t.Fatalf("the confirmations %+v, want one showing %q", asked, update)
 		}
-		if want := []MaskedValue{{Token: ann, Value: "ann@example.com"}}; fmt.Sprint(asked[0].Masked) != fmt.Sprint(want) {
+		if want := []guard.MaskedValue{{Token: ann, Value: "ann@example.com"}}; fmt.Sprint(asked[0].Masked) != fmt.Sprint(want) {
 			t.Errorf("the confirmation's masked values %v, want %v", asked[0].Masked, want)
 		}
-		if asked[0].DryRun != DryRunOK || asked[0].AffectedRows == nil || *asked[0].AffectedRows != 2 {
+		if asked[0].DryRun != engine.DryRunOK || asked[0].AffectedRows == nil || *asked[0].AffectedRows != 2 {
 			t.Errorf("the dry run %q %v %q, want 2 rows counted", asked[0].DryRun, asked[0].AffectedRows, asked[0].DryRunReason)
 		}
 		if res.RowCount != 2 || res.SQL != update {
@@ -228,25 +231,25 @@ func TestMaskedTokenInWrite(t *testing.T) {
 
 // TestMaskBind: which tokens are bound, and what is refused.
 func TestMaskBind(t *testing.T) {
-	m := &Masker{key: []byte("k"), names: map[string]bool{"email": true}, values: map[string]any{}}
-	tok := m.token("email", "a@b").(string)
+	m := &guard.Masker{Key: []byte("k"), Names: map[string]bool{"email": true}, Values: map[string]any{}}
+	tok := m.Token("email", "a@b").(string)
 	for _, tt := range []struct {
 		sql, want string
-		d         Dialect
+		d         sqltext.Dialect
 		ok        bool
 	}{
-		{"SELECT 1 WHERE e = '" + tok + "' AND f = 'it''s'", "SELECT 1 WHERE e = ? AND f = 'it''s'", DialectSQLite, true},
-		{"SELECT 1 WHERE e IN ('" + tok + "', '" + tok + "')", "SELECT 1 WHERE e IN ($1, $2)", DialectPostgres, true},
-		{"SELECT \"'\" FROM t WHERE e = '" + tok + "' -- it's", "SELECT \"'\" FROM t WHERE e = ? -- it's", DialectMySQL, true},
-		{"SELECT 1 -- '" + tok + "'", "", DialectSQLite, false},
-		{"SELECT 1 /* " + tok + " */", "", DialectSQLite, false},
-		{"SELECT \"" + tok + "\"", "", DialectSQLite, false},
-		{"SELECT 1 WHERE e = '" + tok + "' AND f = ?", "", DialectSQLite, false},
-		{"SELECT 1 WHERE e = E'\\'' OR e = '" + tok + "'", "", DialectPostgres, false},
-		{"SELECT 1 WHERE e = $$x$$ OR e = '" + tok + "'", "", DialectPostgres, false},
-		{"SELECT 1 WHERE e = 'x" + tok + "'", "", DialectSQLite, false},
+		{"SELECT 1 WHERE e = '" + tok + "' AND f = 'it''s'", "SELECT 1 WHERE e = ? AND f = 'it''s'", sqltext.DialectSQLite, true},
+		{"SELECT 1 WHERE e IN ('" + tok + "', '" + tok + "')", "SELECT 1 WHERE e IN ($1, $2)", sqltext.DialectPostgres, true},
+		{"SELECT \"'\" FROM t WHERE e = '" + tok + "' -- it's", "SELECT \"'\" FROM t WHERE e = ? -- it's", sqltext.DialectMySQL, true},
+		{"SELECT 1 -- '" + tok + "'", "", sqltext.DialectSQLite, false},
+		{"SELECT 1 /* " + tok + " */", "", sqltext.DialectSQLite, false},
+		{"SELECT \"" + tok + "\"", "", sqltext.DialectSQLite, false},
+		{"SELECT 1 WHERE e = '" + tok + "' AND f = ?", "", sqltext.DialectSQLite, false},
+		{"SELECT 1 WHERE e = E'\\'' OR e = '" + tok + "'", "", sqltext.DialectPostgres, false},
+		{"SELECT 1 WHERE e = $$x$$ OR e = '" + tok + "'", "", sqltext.DialectPostgres, false},
+		{"SELECT 1 WHERE e = 'x" + tok + "'", "", sqltext.DialectSQLite, false},
 	} {
-		got, args, err := m.bind(tt.sql, tt.d)
+		got, args, err := m.Bind(tt.sql, tt.d)
 		if tt.ok != (err == nil) || got != tt.want {
 			t.Errorf("bind(%q) = %q, %v, %v; want %q, ok %v", tt.sql, got, args, err, tt.want, tt.ok)
 		}
@@ -254,7 +257,7 @@ func TestMaskBind(t *testing.T) {
 			t.Errorf("bind(%q) args %v, want a@b", tt.sql, args)
 		}
 	}
-	if (*Masker)(nil).Masks("email") {
+	if (*guard.Masker)(nil).Masks("email") {
 		t.Error("a nil Masker masks")
 	}
 }
@@ -264,8 +267,8 @@ func TestMaskBind(t *testing.T) {
 // expression, a CTE, a subquery or a set operation is masked; a count of
 // it, and a column beside a masked column in WHERE, are not.
 func TestMaskedColumnsByStatement(t *testing.T) {
-	m := NewMasker(sessionio.Source{Type: sessionio.TypeSQLite, Mask: []string{"customers.email"}, MaskPattern: []string{"*ssn*"}})
-	tok := m.token("email", "ann@example.com").(string)
+	m := guard.NewMasker(sessionio.Source{Type: sessionio.TypeSQLite, Mask: []string{"customers.email"}, MaskPattern: []string{"*ssn*"}})
+	tok := m.Token("email", "ann@example.com").(string)
 	for _, tt := range []struct {
 		sql     string
 		columns []string
@@ -280,13 +283,23 @@ func TestMaskedColumnsByStatement(t *testing.T) {
 		{"SELECT min(email) AS first, count(*) AS n FROM customers", []string{"first", "n"}, "m-"},
 		{"SELECT substr(email, 1, 3) AS s, name FROM customers", []string{"s", "name"}, "m-"},
 		{"WITH x AS (SELECT email AS e FROM customers) SELECT e FROM x", []string{"e"}, "m"},
-		{"WITH x AS (SELECT email AS e FROM customers) SELECT count(DISTINCT e) AS n, max(e) AS top FROM x", []string{"n", "top"}, "-m"},
+		{"WITH x AS (SELECT email AS e FROM customers) SELECT count(DISTINCT e) AS n, max(e) AS top FROM x", []string{"n", "top"}, "mm"},
 		{"SELECT e FROM (SELECT email e FROM customers) s", []string{"e"}, "m"},
 		{"SELECT name FROM customers UNION SELECT email FROM customers", []string{"name"}, "m"},
 		{"SELECT count(*) FROM customers UNION ALL SELECT email FROM customers", []string{"count(*)"}, "m"},
 		{"SELECT count(email) AS n, count(DISTINCT email) FROM customers", []string{"n", "count(DISTINCT email)"}, "--"},
-		{"SELECT name FROM customers WHERE email = 'x' ORDER BY email", []string{"name"}, "-"},
-		{"SELECT c.name FROM customers c JOIN orders o ON o.email = c.email", []string{"name"}, "-"},
+		{"SELECT name FROM customers WHERE email = 'x' ORDER BY email", []string{"name"}, "m"},
+		{"SELECT name FROM customers WHERE email IS NOT NULL ORDER BY c.email DESC, name", []string{"name"}, "-"},
+		{"SELECT name, count(*) FROM customers GROUP BY email, name HAVING count(email) > 1", []string{"name", "count(*)"}, "--"},
+		{"SELECT name FROM customers WHERE email IN ('" + tok + "', '" + tok + "')", []string{"name"}, "-"},
+		{"SELECT name FROM customers c WHERE '" + tok + "' = c.email", []string{"name"}, "-"},
+		{"SELECT x FROM customers c, json_each(json_array(c.email, c.phone)) j", []string{"x"}, "m"},
+		{"SELECT string_agg(g.ch, '' ORDER BY i) AS s FROM customers c, generate_series(1,40) i, " +
+			"(SELECT chr(n) AS ch FROM generate_series(32,126) n) g WHERE c.id = 1 AND substr(c.email, i, 1) = g.ch", []string{"s"}, "m"},
+		{"SELECT name FROM customers ORDER BY substr(email, 1, 1)", []string{"name"}, "m"},
+		{"SELECT x FROM (SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY email) AS x FROM customers) s", []string{"x"}, "m"},
+		{"SELECT name FROM customers WHERE length(email) > 10", []string{"name"}, "m"},
+		{"SELECT c.name FROM customers c JOIN orders o ON o.email = c.email", []string{"name"}, "m"},
 		{"SELECT name FROM customers WHERE email = '" + tok + "'", []string{"name"}, "-"},
 		{"SELECT '" + tok + "' AS v", []string{"v"}, "m"},
 		{"SELECT v FROM (SELECT '" + tok + "' AS v) s", []string{"v"}, "m"},
@@ -303,13 +316,14 @@ func TestMaskedColumnsByStatement(t *testing.T) {
 		{"UPDATE customers SET note = 'x' WHERE email = '" + tok + "' RETURNING id", []string{"id"}, "m"},
 		{"SELECT name, email FROM customers", []string{"name"}, "m"},
 		{"SELECT name FROM customers WHERE id IN (SELECT id FROM customers WHERE email LIKE 'a%')", []string{"name"}, "m"},
-		{"SELECT count(*) AS n FROM (SELECT email FROM customers) s", []string{"n"}, "-"},
-		{"SELECT DISTINCT ON (email) name FROM customers", []string{"name"}, "-"},
+		{"SELECT count(*) AS n FROM (SELECT email FROM customers) s", []string{"n"}, "m"},
+		{"SELECT count(*) AS n FROM (SELECT 1 FROM customers GROUP BY email) s", []string{"n"}, "-"},
+		{"SELECT DISTINCT ON (email) name FROM customers", []string{"name"}, "m"},
 		{"WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 3) SELECT n FROM t", []string{"n"}, "m"},
-		{"SELECT name FROM customers WHERE email = (SELECT 'x')", []string{"name"}, "-"},
+		{"SELECT name FROM customers WHERE email = (SELECT 'x')", []string{"name"}, "m"},
 	} {
 		got := ""
-		for _, masked := range m.maskedColumns(tt.sql, tt.columns) {
+		for _, masked := range m.MaskedColumns(tt.sql, tt.columns) {
 			got += map[bool]string{true: "m", false: "-"}[masked]
 		}
 		if got != tt.want {
@@ -319,7 +333,7 @@ func TestMaskedColumnsByStatement(t *testing.T) {
 
 	// PostgreSQL: a whole-row reference holds the masked column's
 	// values under the table's or alias's name.
-	pg := NewMasker(sessionio.Source{Type: sessionio.TypePostgreSQL, Mask: []string{"customers.email"}})
+	pg := guard.NewMasker(sessionio.Source{Type: sessionio.TypePostgreSQL, Mask: []string{"customers.email"}})
 	for _, tt := range []struct {
 		sql, want string
 	}{
@@ -328,12 +342,20 @@ func TestMaskedColumnsByStatement(t *testing.T) {
 		{"SELECT customers::text AS t, name FROM public.customers", "m-"},
 		{"SELECT o.id, name FROM orders o JOIN customers c ON c.id = o.customer_id", "--"},
 		{"SELECT x.id, x.name FROM customers x, orders o WHERE o.customer_id = x.id", "--"},
-		{"SELECT (SELECT to_json(c) FROM customers c LIMIT 1) AS j, count(*) AS n FROM orders", "m-"},
+		{"SELECT (SELECT to_json(c) FROM customers c LIMIT 1) AS j, count(*) AS n FROM orders", "mm"},
+		{"SELECT j.value AS a, 1 AS b FROM customers c, jsonb_each_text(to_jsonb(c)) j", "mm"},
+		{"SELECT x AS a, 1 AS b FROM customers CROSS JOIN LATERAL upper(email) AS x", "mm"},
+		{"SELECT count(c) AS a, 1 AS b FROM customers c", "--"},
+		{"SELECT reverse(x) AS a, 1 AS b FROM customers, tricks.count(email) x", "mm"},
+		{"SELECT table_to_xml('customers', true, false, '') AS a, 1 AS b", "mm"},
+		{`SELECT reverse(U&"\0065mail") AS a, 1 AS b FROM customers`, "m-"},
+		{`SELECT 1 AS a, 2 AS b FROM customers WHERE U&"\0065mail" LIKE 'a%'`, "mm"},
+		{"SELECT query_to_xml('select * from customers', true, true, '') AS a, 1 AS b", "mm"},
 		{"SELECT c.*::text AS t, name FROM customers c", "m-"},
 		{"SELECT extract(year FROM d) AS y, d FROM events WHERE a IS DISTINCT FROM b", "--"},
 	} {
 		got := ""
-		for _, masked := range pg.maskedColumns(tt.sql, []string{"a", "b"}) {
+		for _, masked := range pg.MaskedColumns(tt.sql, []string{"a", "b"}) {
 			got += map[bool]string{true: "m", false: "-"}[masked]
 		}
 		if got != tt.want {
@@ -343,7 +365,7 @@ func TestMaskedColumnsByStatement(t *testing.T) {
 
 	// MySQL: a double-quoted "email" is a string by default and a name
 	// with ANSI_QUOTES, so it masks; executable comments mask all.
-	my := NewMasker(sessionio.Source{Type: sessionio.TypeMySQL, Mask: []string{"customers.email"}})
+	my := guard.NewMasker(sessionio.Source{Type: sessionio.TypeMySQL, Mask: []string{"customers.email"}})
 	for _, tt := range []struct {
 		sql  string
 		want bool
@@ -351,9 +373,10 @@ func TestMaskedColumnsByStatement(t *testing.T) {
 		{`SELECT "email" AS x FROM customers`, true},
 		{`SELECT "it's" AS x FROM customers`, false},
 		{"SELECT /*+ MAX_EXECUTION_TIME(100) */ name AS x FROM customers", true},
-		{"SELECT name AS x FROM customers WHERE email = 'a'", false},
+		{"SELECT name AS x FROM customers WHERE email = 'a'", true},
+		{"SELECT x FROM customers c, JSON_TABLE(JSON_ARRAY(c.email, c.phone), '$[*]' COLUMNS(x VARCHAR(100) PATH '$')) t", true},
 	} {
-		if got := my.maskedColumns(tt.sql, []string{"x"})[0]; got != tt.want {
+		if got := my.MaskedColumns(tt.sql, []string{"x"})[0]; got != tt.want {
 			t.Errorf("MySQL %q: masked %v, want %v", tt.sql, got, tt.want)
 		}
 	}
@@ -364,11 +387,14 @@ func TestMaskedColumnsByStatement(t *testing.T) {
 func TestRedactValues(t *testing.T) {
 	for in, want := range map[string]string{
 		`ERROR: invalid input syntax for type integer: "ann@example.com" (SQLSTATE 22P02)`:              `ERROR: invalid input syntax for type integer: "<masked>" (SQLSTATE 22P02)`,
-		`Error 1062 (23000): Duplicate entry 'ann@example.com' for key 'email'`:                         `Error 1062 (23000): Duplicate entry '<masked>' for key '<masked>'`,
+		`Error 1062 (23000): Duplicate entry 'ann@example.com' for key 'email'`:                         `Error 1062 (23000): Duplicate entry '<masked>'`,
+		`Error 1062 (23000): Duplicate entry 'o'brien.zx4@example.net' for key 'email'`:                 `Error 1062 (23000): Duplicate entry '<masked>'`,
+		`invalid input syntax for type integer: "say "hi" (o'brien)"` + "\nLINE 1: SELECT y::int":       `invalid input syntax for type integer: "<masked>"` + "\nLINE 1: SELECT y::int",
+		`Key (email)=(a) b (c)) already exists.`:                                                        `Key (email)=(<masked>) already exists.`,
 		`duplicate key value violates unique constraint; Key (email)=(ann@example.com) already exists.`: `duplicate key value violates unique constraint; Key (email)=(<masked>) already exists.`,
 		`no such column: emial`: `no such column: emial`,
 	} {
-		if got := redactValues(in); got != want {
+		if got := guard.RedactValues(in); got != want {
 			t.Errorf("redactValues(%q) = %q, want %q", in, got, want)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/aiq/aiq-rpc/tools/dbtest"
+	"github.com/aiq/aiq-rpc/tools/engine"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // runTool runs a tool of s and fails the test on an error.
@@ -21,8 +23,8 @@ func runTool(t *testing.T, s *Set, tool, args string) any {
 }
 
 // oddQuoted is the table "Odd Name" as the dialect quotes it.
-func oddQuoted(d Dialect) string {
-	if d == DialectMySQL {
+func oddQuoted(d sqltext.Dialect) string {
+	if d == sqltext.DialectMySQL {
 		return "`Odd Name`"
 	}
 	return `"Odd Name"`
@@ -86,7 +88,7 @@ func TestSearchSchema(t *testing.T) {
 		if len(res.Matches) != 1 || res.Matches[0].Columns[0] != "select" {
 			t.Errorf("search SELECT = %+v, want the column of Odd Name", res)
 		}
-		if e.dialect != DialectSQLite {
+		if e.dialect != sqltext.DialectSQLite {
 			res = runTool(t, s, ToolSearchSchema, `{"query":"buyers"}`).(*SchemaMatches)
 			if len(res.Matches) != 1 || res.Matches[0].Table != "customers" {
 				t.Errorf("search buyers = %+v, want customers by its comment", res)
@@ -105,7 +107,7 @@ func TestProfileColumn(t *testing.T) {
 		// MariaDB's default collation compares regardless of case: one
 		// value, which the profile shows.
 		distinct, berlins := int64(2), int64(2)
-		if e.dialect == DialectMySQL {
+		if e.dialect == sqltext.DialectMySQL {
 			distinct, berlins = 1, 3
 		}
 		if p.Rows != 4 || p.Distinct != distinct || p.Nulls != 1 || p.NullFraction != 0.25 || p.Sample != "" {
@@ -147,15 +149,15 @@ func TestProfileColumn(t *testing.T) {
 }
 
 // explainWrites are writes of every kind, per engine, for explain_sql.
-var explainWrites = map[Dialect][]string{
-	DialectPostgres: {"INSERT INTO customers (id, email) VALUES (9, 'z@x')", "UPDATE customers SET name = 'x'", "DELETE FROM customers",
+var explainWrites = map[sqltext.Dialect][]string{
+	sqltext.DialectPostgres: {"INSERT INTO customers (id, email) VALUES (9, 'z@x')", "UPDATE customers SET name = 'x'", "DELETE FROM customers",
 		"WITH gone AS (DELETE FROM customers RETURNING id) SELECT count(*) FROM gone",
 		"INSERT INTO customers (id, email) VALUES (1, 'a@x') ON CONFLICT (id) DO UPDATE SET name = 'y'",
 		"MERGE INTO customers AS c USING (SELECT 1 AS id) AS s ON c.id = s.id WHEN MATCHED THEN DELETE"},
-	DialectMySQL: {"INSERT INTO customers (id, email) VALUES (9, 'z@x')", "UPDATE customers SET name = 'x'", "DELETE FROM customers",
+	sqltext.DialectMySQL: {"INSERT INTO customers (id, email) VALUES (9, 'z@x')", "UPDATE customers SET name = 'x'", "DELETE FROM customers",
 		"REPLACE INTO customers (id, email) VALUES (1, 'a@x')", "INSERT INTO customers (id, email) VALUES (1, 'a@x') ON DUPLICATE KEY UPDATE name = 'y'",
 		"DELETE c FROM customers AS c JOIN orders AS o ON o.customer_id = c.id"},
-	DialectSQLite: {"INSERT INTO customers (id, email) VALUES (9, 'z@x')", "UPDATE customers SET name = 'x'", "DELETE FROM customers",
+	sqltext.DialectSQLite: {"INSERT INTO customers (id, email) VALUES (9, 'z@x')", "UPDATE customers SET name = 'x'", "DELETE FROM customers",
 		"REPLACE INTO customers (id, email) VALUES (1, 'a@x')", "INSERT INTO customers (id, email) VALUES (1, 'a@x') ON CONFLICT (id) DO UPDATE SET name = 'y'",
 		"WITH x AS (SELECT 1) DELETE FROM customers"},
 }
@@ -166,8 +168,8 @@ func TestExplainSQL(t *testing.T) {
 		s := NewSet(db, nil)
 		data := func() string {
 			return strings.Join(dbtest.QueryStrings(t, src, "SELECT count(*) FROM customers",
-				"SELECT "+map[Dialect]string{DialectMySQL: "CONCAT(id, '|', email, '|', coalesce(name, '-'))"}[e.dialect]+
-					map[Dialect]string{DialectPostgres: "id || '|' || email || '|' || coalesce(name, '-')", DialectSQLite: "id || '|' || email || '|' || coalesce(name, '-')"}[e.dialect]+
+				"SELECT "+map[sqltext.Dialect]string{sqltext.DialectMySQL: "CONCAT(id, '|', email, '|', coalesce(name, '-'))"}[e.dialect]+
+					map[sqltext.Dialect]string{sqltext.DialectPostgres: "id || '|' || email || '|' || coalesce(name, '-')", sqltext.DialectSQLite: "id || '|' || email || '|' || coalesce(name, '-')"}[e.dialect]+
 					" FROM customers ORDER BY id"), "\n")
 		}
 		before := data()
@@ -179,10 +181,10 @@ func TestExplainSQL(t *testing.T) {
 		if p.Refused != "" || p.Error != "" || p.Text == "" || !strings.HasPrefix(p.Summary(), "plan: ") {
 			t.Fatalf("explain SELECT = %+v", p)
 		}
-		if e.dialect == DialectPostgres && (p.Cost == nil || p.EstimatedRows == nil) {
+		if e.dialect == sqltext.DialectPostgres && (p.Cost == nil || p.EstimatedRows == nil) {
 			t.Errorf("explain on PostgreSQL without cost and rows: %+v", p)
 		}
-		if e.dialect != DialectPostgres && len(p.FullScans) == 0 {
+		if e.dialect != sqltext.DialectPostgres && len(p.FullScans) == 0 {
 			t.Errorf("explain of a join without a filter shows no full scan: %+v", p)
 		}
 
@@ -256,7 +258,7 @@ func TestProfileUnknownSize(t *testing.T) {
 	src := dbtest.SQLite(t)
 	dbtest.Exec(t, src, "CREATE TABLE big (id integer PRIMARY KEY, v text)",
 		"WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 150000) INSERT INTO big SELECT i, 'v' || (i % 7) FROM c")
-	s := NewSet(openDB(t, src, Options{}), nil)
+	s := NewSet(openDB(t, src, engine.Options{}), nil)
 	p := runTool(t, s, ToolProfileColumn, `{"table":"big","column":"v"}`).(*ColumnProfile)
 	if p.Rows != profileSampleRows || !strings.Contains(p.Sample, "size the catalog does not know") || p.Distinct != 7 {
 		t.Errorf("profile of a table past the count's bound = %+v", p)
@@ -269,11 +271,11 @@ func TestProfileUnknownSize(t *testing.T) {
 func TestQuotesInNames(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e testEngine) {
 		src := e.source(t)
-		q := &Schema{Dialect: e.dialect}
+		q := &engine.Schema{Dialect: e.dialect}
 		table, column := "say \"hi\" `now`", "it's \"x\" `y`"
 		dbtest.Exec(t, src, fmt.Sprintf("CREATE TABLE %s (id int PRIMARY KEY, %s varchar(20))", q.Ident(table), q.Ident(column)),
 			fmt.Sprintf("INSERT INTO %s VALUES (1, 'a'), (2, 'a'), (3, 'b')", q.Ident(table)))
-		s := NewSet(openDB(t, src, Options{}), nil)
+		s := NewSet(openDB(t, src, engine.Options{}), nil)
 		args := mustJSON(t, map[string]string{"table": table, "column": column})
 		p, ok := runTool(t, s, ToolProfileColumn, args).(*ColumnProfile)
 		if !ok || p.Rows != 3 || p.Distinct != 2 {
@@ -284,7 +286,7 @@ func TestQuotesInNames(t *testing.T) {
 			t.Fatalf("describe_table: %+v", cards)
 		}
 		sql := fmt.Sprintf("SELECT %s FROM %s WHERE id = 1", q.Ident(column), q.Ident(table))
-		if res := execSQL(t, s, sql); res.Status != StatusSuccess || res.RowCount != 1 {
+		if res := execSQL(t, s, sql); res.Status != engine.StatusSuccess || res.RowCount != 1 {
 			t.Fatalf("execute_sql %s: %s %s", sql, res.Status, res.Error)
 		}
 		if plan, ok := runTool(t, s, ToolExplainSQL, mustJSON(t, map[string]string{"sql": sql})).(*Plan); !ok || plan.Error != "" || plan.Refused != "" || plan.Text == "" {

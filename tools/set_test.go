@@ -10,19 +10,22 @@ import (
 	"testing"
 
 	"github.com/aiq/aiq-rpc/tools/dbtest"
+	"github.com/aiq/aiq-rpc/tools/engine"
+	"github.com/aiq/aiq-rpc/tools/guard"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // confirmer is a Confirmer that answers from a script and records the
 // requests.
 type confirmer struct {
 	mu        sync.Mutex
-	answers   []Decision
+	answers   []guard.Decision
 	err       error
-	requests  []ConfirmRequest
+	requests  []guard.ConfirmRequest
 	onConfirm func() // called during the confirmation, when set
 }
 
-func (c *confirmer) confirm(ctx context.Context, req ConfirmRequest) (Decision, error) {
+func (c *confirmer) confirm(ctx context.Context, req guard.ConfirmRequest) (guard.Decision, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.requests = append(c.requests, req)
@@ -41,14 +44,14 @@ func (c *confirmer) confirm(ctx context.Context, req ConfirmRequest) (Decision, 
 }
 
 // execSQL runs execute_sql through the Set.
-func execSQL(t *testing.T, s *Set, sql string) *StatementResult {
+func execSQL(t *testing.T, s *Set, sql string) *engine.StatementResult {
 	t.Helper()
 	args, _ := json.Marshal(map[string]string{"sql": sql})
 	out, err := s.Run(context.Background(), ToolExecuteSQL, args)
 	if err != nil {
 		t.Fatalf("execute_sql %s: %v", sql, err)
 	}
-	res, ok := out.(*StatementResult)
+	res, ok := out.(*engine.StatementResult)
 	if !ok {
 		t.Fatalf("execute_sql returned %T, want *StatementResult", out)
 	}
@@ -57,13 +60,13 @@ func execSQL(t *testing.T, s *Set, sql string) *StatementResult {
 
 func TestSetConfirmation(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e testEngine) {
-		src, db := seeded(t, e, Options{})
+		src, db := seeded(t, e, engine.Options{})
 		count := func() int64 { return dbtest.QueryInt(t, src, "SELECT count(*) FROM t") }
-		c := &confirmer{answers: []Decision{Reject}}
+		c := &confirmer{answers: []guard.Decision{Reject}}
 		s := NewSet(db, c.confirm)
 
 		// Reads never ask.
-		wantStatus(t, execSQL(t, s, "SELECT * FROM t"), StatusSuccess)
+		wantStatus(t, execSQL(t, s, "SELECT * FROM t"), engine.StatusSuccess)
 		if len(c.requests) != 0 {
 			t.Fatalf("a read asked for confirmation: %+v", c.requests)
 		}
@@ -71,7 +74,7 @@ func TestSetConfirmation(t *testing.T) {
 		insert := "INSERT INTO t (id, name) VALUES (4, 'four')"
 		before := fingerprint(t, e, src)
 		res := execSQL(t, s, insert)
-		wantStatus(t, res, StatusRejected)
+		wantStatus(t, res, engine.StatusRejected)
 		if model := mustJSON(t, res); !strings.Contains(model, "declined") || !strings.Contains(model, "not retry") {
 			t.Errorf("the model reads %s, want it to say the user declined and not to retry", model)
 		}
@@ -81,29 +84,29 @@ func TestSetConfirmation(t *testing.T) {
 		if after := fingerprint(t, e, src); after != before {
 			t.Errorf("a rejected write changed the database")
 		}
-		want := ConfirmRequest{Tool: ToolExecuteSQL, SQL: insert, Risk: "write"}
+		want := guard.ConfirmRequest{Tool: ToolExecuteSQL, SQL: insert, Risk: "write"}
 		if len(c.requests) != 1 || c.requests[0].Tool != want.Tool || c.requests[0].SQL != want.SQL ||
 			c.requests[0].Risk != want.Risk || c.requests[0].Reason == "" {
 			t.Errorf("requests = %+v, want one like %+v with a reason", c.requests, want)
 		}
 
-		c.answers = []Decision{AllowOnce}
+		c.answers = []guard.Decision{AllowOnce}
 		res = execSQL(t, s, insert)
-		wantStatus(t, res, StatusSuccess)
+		wantStatus(t, res, engine.StatusSuccess)
 		if res.RowCount != 1 || count() != 4 {
 			t.Errorf("allowed insert: row count %d, rows of t %d; want 1 and 4", res.RowCount, count())
 		}
 
 		// allow_once was for one statement; allow_always is for the Set,
 		// and for statements of the same shape only.
-		c.answers = []Decision{AllowAlways, AllowOnce}
-		wantStatus(t, execSQL(t, s, "DELETE FROM t WHERE id = 4"), StatusSuccess)
+		c.answers = []guard.Decision{AllowAlways, AllowOnce}
+		wantStatus(t, execSQL(t, s, "DELETE FROM t WHERE id = 4"), engine.StatusSuccess)
 		if _, err := s.Run(context.Background(), ToolListTables, nil); err != nil {
 			t.Fatal(err)
 		}
-		wantStatus(t, execSQL(t, s, "DELETE FROM t WHERE id = 5"), StatusSuccess)
+		wantStatus(t, execSQL(t, s, "DELETE FROM t WHERE id = 5"), engine.StatusSuccess)
 		res = execSQL(t, s, "CREATE TABLE made (a int)")
-		wantStatus(t, res, StatusSuccess)
+		wantStatus(t, res, engine.StatusSuccess)
 		if len(c.requests) != 4 {
 			t.Errorf("%d confirmations, want 4: allow_always must cover the same shape, and only it", len(c.requests))
 		}
@@ -117,7 +120,7 @@ func TestSetConfirmation(t *testing.T) {
 		other := NewSet(db, nil)
 		before = fingerprint(t, e, src)
 		res = execSQL(t, other, "DROP TABLE made")
-		wantStatus(t, res, StatusRejected)
+		wantStatus(t, res, engine.StatusRejected)
 		if after := fingerprint(t, e, src); after != before {
 			t.Errorf("a write without a confirmer changed the database")
 		}
@@ -132,18 +135,18 @@ func TestSetDatabaseRefusal(t *testing.T) {
 		if e.addRow == "" {
 			return // SQLite has no functions written in SQL
 		}
-		src, db := seeded(t, e, Options{})
+		src, db := seeded(t, e, engine.Options{})
 		dbtest.Exec(t, src, e.addRow)
 		count := func() int64 { return dbtest.QueryInt(t, src, "SELECT count(*) FROM t") }
-		c := &confirmer{answers: []Decision{Reject, AllowOnce}}
+		c := &confirmer{answers: []guard.Decision{Reject, AllowOnce}}
 		s := NewSet(db, c.confirm)
 		res := execSQL(t, s, "SELECT add_row()")
-		wantStatus(t, res, StatusRejected)
+		wantStatus(t, res, engine.StatusRejected)
 		if len(c.requests) != 1 || !strings.Contains(c.requests[0].Reason, "database refused") || count() != 3 {
 			t.Fatalf("requests %+v, rows %d; want one confirmation and no new row", c.requests, count())
 		}
 		res = execSQL(t, s, "SELECT add_row()")
-		wantStatus(t, res, StatusSuccess)
+		wantStatus(t, res, engine.StatusSuccess)
 		if count() != 4 || rowsJSON(t, res) != "[[9]]" {
 			t.Errorf("allowed: rows of t %d, result %s; want 4 and [[9]]", count(), rowsJSON(t, res))
 		}
@@ -151,10 +154,10 @@ func TestSetDatabaseRefusal(t *testing.T) {
 }
 
 func TestSetConfirmerFails(t *testing.T) {
-	src, db := seeded(t, testEngines[0], Options{})
+	src, db := seeded(t, testEngines[0], engine.Options{})
 	c := &confirmer{err: errors.New("the editor went away")}
 	res := execSQL(t, NewSet(db, c.confirm), "DELETE FROM t")
-	wantStatus(t, res, StatusRejected)
+	wantStatus(t, res, engine.StatusRejected)
 	if !strings.Contains(mustJSON(t, res), "the editor went away") || dbtest.QueryInt(t, src, "SELECT count(*) FROM t") != 3 {
 		t.Errorf("the model reads %s; the write must not run", mustJSON(t, res))
 	}
@@ -164,9 +167,9 @@ func TestSetConfirmerFails(t *testing.T) {
 
 	// A turn cancelled while the user decides runs nothing.
 	ctx, cancel := context.WithCancel(context.Background())
-	c = &confirmer{answers: []Decision{AllowOnce}, onConfirm: cancel}
+	c = &confirmer{answers: []guard.Decision{AllowOnce}, onConfirm: cancel}
 	out, err := NewSet(db, c.confirm).Run(ctx, ToolExecuteSQL, json.RawMessage(`{"sql":"DELETE FROM t"}`))
-	if err != nil || out.(*StatementResult).Status != StatusCancelled {
+	if err != nil || out.(*engine.StatementResult).Status != engine.StatusCancelled {
 		t.Errorf("cancelled during confirmation: %+v, %v; want status cancelled", out, err)
 	}
 	if dbtest.QueryInt(t, src, "SELECT count(*) FROM t") != 3 {
@@ -177,7 +180,7 @@ func TestSetConfirmerFails(t *testing.T) {
 func TestSetTools(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e testEngine) {
 		ctx := context.Background()
-		_, db := seeded(t, e, Options{})
+		_, db := seeded(t, e, engine.Options{})
 		s := NewSet(db, nil)
 		names := []string{}
 		for _, spec := range s.Specs() {
@@ -207,7 +210,7 @@ func TestSetTools(t *testing.T) {
 }
 
 func TestSetArguments(t *testing.T) {
-	_, db := seeded(t, testEngines[0], Options{})
+	_, db := seeded(t, testEngines[0], engine.Options{})
 	s := NewSet(db, nil)
 	ctx := context.Background()
 	for _, c := range []struct {
@@ -226,16 +229,16 @@ func TestSetArguments(t *testing.T) {
 		}
 	}
 	// An SQL error is a result, not a Go error.
-	if res := execSQL(t, s, "SELECT nope FROM t"); res.Status != StatusError {
+	if res := execSQL(t, s, "SELECT nope FROM t"); res.Status != engine.StatusError {
 		t.Errorf("SQL error: status %q", res.Status)
 	}
 }
 
 func TestRenderChart(t *testing.T) {
-	_, db := seeded(t, testEngines[0], Options{})
+	_, db := seeded(t, testEngines[0], engine.Options{})
 	s := NewSet(db, nil)
 	ctx := context.Background()
-	wantStatus(t, execSQL(t, s, "SELECT name, id, id * 1.5 AS half, NULL AS missing FROM t ORDER BY id"), StatusSuccess)
+	wantStatus(t, execSQL(t, s, "SELECT name, id, id * 1.5 AS half, NULL AS missing FROM t ORDER BY id"), engine.StatusSuccess)
 	// A failed statement does not replace the last successful result.
 	execSQL(t, s, "SELECT nope FROM t")
 
@@ -281,27 +284,27 @@ func mustJSON(t *testing.T, v any) string {
 func TestConfirmationSaysWhy(t *testing.T) {
 	cases := []struct {
 		sql      string
-		d        Dialect
+		d        sqltext.Dialect
 		risk     string
 		saysWhat string
 	}{
-		{"INSERT INTO t VALUES (1)", DialectSQLite, "write", "INSERT adds rows"},
-		{"DROP TABLE t", DialectPostgres, "ddl", "DROP TABLE deletes"},
-		{"SELECT pg_read_file('/etc/passwd')", DialectPostgres, "outside", "reads a file on the database server"},
-		{"EXPLAIN ANALYZE SELECT pg_read_file('/etc/passwd')", DialectPostgres, "outside", "reads a file on the database server"},
-		{"SELECT LOAD_FILE('/etc/passwd')", DialectMySQL, "outside", "reads a file on the database server"},
-		{"ATTACH DATABASE '/tmp/x.db' AS x", DialectSQLite, "outside", "opens another database file"},
-		{"SELECT readfile('/etc/passwd')", DialectSQLite, "outside", "reads a file on the machine"},
+		{"INSERT INTO t VALUES (1)", sqltext.DialectSQLite, "write", "INSERT adds rows"},
+		{"DROP TABLE t", sqltext.DialectPostgres, "ddl", "DROP TABLE deletes"},
+		{"SELECT pg_read_file('/etc/passwd')", sqltext.DialectPostgres, "outside", "reads a file on the database server"},
+		{"EXPLAIN ANALYZE SELECT pg_read_file('/etc/passwd')", sqltext.DialectPostgres, "outside", "reads a file on the database server"},
+		{"SELECT LOAD_FILE('/etc/passwd')", sqltext.DialectMySQL, "outside", "reads a file on the database server"},
+		{"ATTACH DATABASE '/tmp/x.db' AS x", sqltext.DialectSQLite, "outside", "opens another database file"},
+		{"SELECT readfile('/etc/passwd')", sqltext.DialectSQLite, "outside", "reads a file on the machine"},
 	}
 	for _, c := range cases {
-		v, err := Classify(c.sql, c.d)
-		if err != nil || v.Class != Write {
+		v, err := sqltext.Classify(c.sql, c.d)
+		if err != nil || v.Class != sqltext.Write {
 			t.Fatalf("%s: %+v, %v; want a statement that asks first", c.sql, v, err)
 		}
 		if got := riskOf(v); got != c.risk {
 			t.Errorf("%s: risk %q, want %q", c.sql, got, c.risk)
 		}
-		msg := needsConfirmation(v)
+		msg := engine.NeedsConfirmation(v)
 		if !strings.HasPrefix(msg, "not run: it needs the user's confirmation: ") || !strings.Contains(msg, c.saysWhat) {
 			t.Errorf("%s: the model is told %q, want the confirmation and %q", c.sql, msg, c.saysWhat)
 		}
@@ -316,8 +319,8 @@ func TestConfirmationSaysWhy(t *testing.T) {
 // one the user declined changes nothing.
 func TestSchemaFollowsConfirmedDDL(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e testEngine) {
-		_, db := seeded(t, e, Options{})
-		c := &confirmer{answers: []Decision{Reject, AllowOnce}}
+		_, db := seeded(t, e, engine.Options{})
+		c := &confirmer{answers: []guard.Decision{Reject, AllowOnce}}
 		s := NewSet(db, c.confirm)
 		has := func(name string) bool {
 			t.Helper()
@@ -335,11 +338,11 @@ func TestSchemaFollowsConfirmedDDL(t *testing.T) {
 		if has("made_now") {
 			t.Fatal("the table is there before it was made")
 		}
-		wantStatus(t, execSQL(t, s, "CREATE TABLE made_now (id int)"), StatusRejected)
+		wantStatus(t, execSQL(t, s, "CREATE TABLE made_now (id int)"), engine.StatusRejected)
 		if has("made_now") {
 			t.Fatal("a declined CREATE TABLE shows in the schema")
 		}
-		wantStatus(t, execSQL(t, s, "CREATE TABLE made_now (id int)"), StatusSuccess)
+		wantStatus(t, execSQL(t, s, "CREATE TABLE made_now (id int)"), engine.StatusSuccess)
 		if !has("made_now") {
 			t.Error("the schema read after an allowed CREATE TABLE lacks the new table")
 		}

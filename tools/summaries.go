@@ -3,6 +3,8 @@ package tools
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/aiq/aiq-rpc/tools/engine"
 )
 
 // StoredSummary returns the one-line summary of a schema tool's result
@@ -53,7 +55,7 @@ func StoredSummary(tool, content string) (summary string, ok bool) {
 			case p.Refused != "":
 				return p.Refused, true
 			case p.Error != "":
-				return "plan failed: " + cutText(p.Error, 160), true
+				return "plan failed: " + engine.CutText(p.Error, 160), true
 			}
 			return planSummary(&p), true
 		}

@@ -1,0 +1,56 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// MySQL and MariaDB refuse even EXPLAIN of a write inside a read-only
+// transaction (error 1792), so explain_sql runs the EXPLAIN of a write
+// there in a read-write transaction that is always rolled back. It gets
+// there only once the classifier has read the whole text as a plain
+// EXPLAIN, which plans the statement without running it; the rollback
+// backs that up.
+
+// ExplainRolledBack runs an EXPLAIN statement on MySQL in a transaction
+// that is rolled back whatever happens, under the statement timeout.
+func (db *DB) ExplainRolledBack(ctx context.Context, sql string) *StatementResult {
+	m, ok := db.eng.(*mysqlDB)
+	if !ok {
+		return db.Failed(sql, StatusError, "only MySQL and MariaDB explain a write outside a read-only transaction")
+	}
+	res := &StatementResult{SQL: sql, ModelBytes: db.Opts.ModelBytes}
+	runCtx, cancel := context.WithTimeout(ctx, db.Opts.StatementTimeout+serverGrace)
+	defer cancel()
+	out := newCollector(res, db.Opts.MaxRows)
+	if err := m.runRolledBack(runCtx, sql, out); err != nil {
+		res.RowCount, res.Columns, res.Rows, res.Truncated = 0, nil, nil, false
+		db.explain(ctx, runCtx, res, err, false)
+		return res
+	}
+	res.Status = StatusSuccess
+	return res
+}
+
+// runRolledBack runs the statement on a connection of its own, closed
+// afterwards, in a read-write transaction that is never committed.
+func (m *mysqlDB) runRolledBack(ctx context.Context, query string, out *collector) error {
+	c, err := m.conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer releaseSQLConn(c, false)
+	if err := m.prepareSession(ctx, c, true); err != nil {
+		return err
+	}
+	tx, err := c.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin the transaction: %w", err)
+	}
+	qerr := sqlQuery(ctx, tx, query, out, mysqlConverter)
+	if err := tx.Rollback(); err != nil && qerr == nil {
+		return errors.Join(errors.New("roll back the EXPLAIN's transaction"), err)
+	}
+	return qerr
+}
