@@ -12,6 +12,8 @@ import (
 
 	"github.com/aiq/aiq-rpc/conversation"
 	"github.com/aiq/aiq-rpc/tools"
+	"github.com/aiq/aiq-rpc/tools/engine"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // logName is the prefix of the call logs' files: mcp_YYYYMMDD_<source>.json.
@@ -64,11 +66,11 @@ func (s *Server) onlyReads(source string, args map[string]json.RawMessage) *sdk.
 	}
 	var sql string
 	json.Unmarshal(args["sql"], &sql) // checked by parseArgs
-	v, err := tools.Classify(sql, tools.DialectOf(src.Type))
+	v, err := sqltext.Classify(sql, engine.DialectOf(src.Type))
 	switch {
 	case err != nil:
 		return toolError(fmt.Sprintf("query did not run the statement: %v.", strings.TrimSuffix(err.Error(), ".")))
-	case v.Class == tools.ReadOnly:
+	case v.Class == sqltext.ReadOnly:
 		return nil
 	}
 	what := "changes the database"
