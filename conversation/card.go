@@ -45,10 +45,11 @@ func (ix *schemaIndex) card(question string, budget int) string {
 	for pos, e := range r.order {
 		room := budget - b.Len() - reserve - 1
 		line := ix.lineFor(e, r.picked[e])
-		if len(line) <= room && len(line) <= share(budget, pos, r.ranked) {
+		most := share(budget, pos, r.ranked)
+		if len(line) <= room && len(line) <= most {
 			b.WriteString(line)
-		} else if pos < r.ranked || len(line) > share(budget, pos, r.ranked) {
-			cut := ix.cutLine(e, r, room)
+		} else if pos < r.ranked || len(line) > most {
+			cut := ix.cutLine(e, r, min(room, most))
 			if cut == "" {
 				continue
 			}
@@ -130,8 +131,9 @@ func (ix *schemaIndex) cutLine(e int, r ranking, room int) string {
 		head += " "
 	}
 	var keep []int
+	tableWords := identWords(t.Name)
 	for i, c := range t.Columns {
-		if isKeyColumn(t, c.Name) || r.matchesColumn(c.Name) {
+		if isKeyColumn(t, c.Name) || r.matchesColumn(c.Name, tableWords) {
 			keep = append(keep, i)
 		}
 	}

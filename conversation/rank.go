@@ -264,13 +264,14 @@ type ranking struct {
 }
 
 // matchesColumn reports whether the question names the column or one of
-// its words.
-func (r ranking) matchesColumn(name string) bool {
+// its words, other than the words of the table's own name (of which
+// every column of dicom_all may be made).
+func (r ranking) matchesColumn(name string, tableWords []string) bool {
 	if r.idents[strings.ToLower(name)] {
 		return true
 	}
 	for _, w := range identWords(name) {
-		if r.terms[w] {
+		if r.terms[w] && !slices.Contains(tableWords, w) {
 			return true
 		}
 	}
@@ -320,31 +321,36 @@ func (ix *schemaIndex) rank(question string) ranking {
 	matched := make([]int, len(ix.entries))
 	n := float64(len(ix.entries))
 	qwords := identWords(question)
-	var terms []string
+	// words counts the question's words a term stands for: two for two
+	// words written as one name ("push notifications" finds
+	// pushnotification).
+	type term struct {
+		text  string
+		words int
+	}
+	var terms []term
 	for i, w := range qwords {
 		if isStopWord(w) || isQuestionWord(w) {
 			continue
 		}
-		terms = append(terms, w)
-		// Two words written as one name: "push notifications" finds
-		// pushnotification.
+		terms = append(terms, term{w, 1})
 		if i+1 < len(qwords) {
-			terms = append(terms, qwords[i]+qwords[i+1])
+			terms = append(terms, term{qwords[i] + qwords[i+1], 2})
 		}
 	}
-	for _, term := range terms {
-		if r.terms[term] {
+	for _, tm := range terms {
+		if r.terms[tm.text] {
 			continue
 		}
-		r.terms[term] = true
-		hits := ix.terms[term]
+		r.terms[tm.text] = true
+		hits := ix.terms[tm.text]
 		if len(hits) == 0 {
 			continue
 		}
 		idf := math.Log(1 + n/float64(len(hits)))
 		for _, h := range hits {
-			score[h.entry] += h.weight * idf
-			matched[h.entry]++
+			score[h.entry] += h.weight * idf * float64(tm.words)
+			matched[h.entry] += tm.words
 		}
 	}
 	for _, tok := range tokens {
