@@ -121,6 +121,9 @@ func (ix *schemaIndex) pickedText(en *entry, picked []int) string {
 // fits.
 func (ix *schemaIndex) cutLine(e int, r ranking, room int) string {
 	en := &ix.entries[e]
+	if en.minCut > room {
+		return ""
+	}
 	t := &ix.schema.Tables[en.tables[0]]
 	head := ix.schema.TableName(t)
 	if en.set != nil {
@@ -133,7 +136,7 @@ func (ix *schemaIndex) cutLine(e int, r ranking, room int) string {
 	var keep []int
 	tableWords := identWords(t.Name)
 	for i, c := range t.Columns {
-		if isKeyColumn(t, c.Name) || r.matchesColumn(c.Name, tableWords) {
+		if isKeyColumn(t, c.Name) || r.matchesColumn(c.Name, en.colWords[i], tableWords) {
 			keep = append(keep, i)
 		}
 	}

@@ -66,6 +66,11 @@ type entry struct {
 	// head and body make a set's line: "events_YYYYMMDD: 92 tables,
 	// 20201101 .. 20210131" and " (event_date date, ...)".
 	head, body string
+	// colWords are the words of each column's name, for cutting the
+	// line to the columns a question matches; minCut is the shortest the
+	// cut line can be.
+	colWords [][]string
+	minCut   int
 }
 
 // termHit is a term found in entry e with weight w.
@@ -107,7 +112,10 @@ func newSchemaIndex(s *tools.Schema) *schemaIndex {
 		add(name, weightTable)
 		add(t.Schema, weightSchema)
 		add(t.Comment, weightComment)
-		for _, c := range t.Columns {
+		en.colWords = make([][]string, len(t.Columns))
+		en.minCut = len(s.TableName(t)) + len(en.head) + len("(") + len(moreColumns(len(t.Columns))) + len(")")
+		for ci, c := range t.Columns {
+			en.colWords[ci] = identWords(c.Name)
 			add(c.Name, weightColumn)
 			add(c.Comment, weightComment)
 			lower := strings.ToLower(c.Name)
@@ -266,11 +274,11 @@ type ranking struct {
 // matchesColumn reports whether the question names the column or one of
 // its words, other than the words of the table's own name (of which
 // every column of dicom_all may be made).
-func (r ranking) matchesColumn(name string, tableWords []string) bool {
+func (r ranking) matchesColumn(name string, words, tableWords []string) bool {
 	if r.idents[strings.ToLower(name)] {
 		return true
 	}
-	for _, w := range identWords(name) {
+	for _, w := range words {
 		if r.terms[w] && !slices.Contains(tableWords, w) {
 			return true
 		}

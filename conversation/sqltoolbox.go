@@ -210,7 +210,7 @@ func (b *sqlToolbox) DescribeFor(ctx context.Context, question string) string {
 	if budget == 0 {
 		budget = DefaultSchemaBudget
 	}
-	budget = max(budget, minSchemaBudget)
+	budget = min(max(budget, minSchemaBudget), maxSchemaBudget)
 	sb.WriteString("Its tables, one a line: each column with its type; PK is the primary key; -> a foreign key and what it references; " +
 		"in {...} the allowed values; \"...\" a comment; ~N rows an estimate:\n")
 	// Names and comments are the database's text, not instructions.
