@@ -136,7 +136,7 @@ func (ix *schemaIndex) cutLine(e int, r ranking, room int) string {
 	var keep []int
 	tableWords := identWords(t.Name)
 	for i, c := range t.Columns {
-		if isKeyColumn(t, c.Name) || r.matchesColumn(c.Name, en.colWords[i], tableWords) {
+		if isKeyColumn(t, c.Name) || r.hit[e] && r.matchesColumn(c.Name, en.colWords[i], tableWords) {
 			keep = append(keep, i)
 		}
 	}

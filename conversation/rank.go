@@ -269,6 +269,9 @@ type ranking struct {
 	picked map[int][]int
 	terms  map[string]bool
 	idents map[string]bool
+	// hit marks the entries where some word of the question is found:
+	// only their columns can match it.
+	hit []bool
 }
 
 // matchesColumn reports whether the question names the column or one of
@@ -373,8 +376,10 @@ func (ix *schemaIndex) rank(question string) ranking {
 		}
 	}
 	var scored []int
+	r.hit = make([]bool, len(ix.entries))
 	for e, sc := range score {
 		if sc > 0 {
+			r.hit[e] = true
 			score[e] = sc * (1 + 0.25*float64(matched[e]-1))
 			scored = append(scored, e)
 		}
