@@ -3,8 +3,6 @@ package conversation
 import (
 	"strconv"
 	"strings"
-
-	"github.com/aiq/aiq-rpc/tools"
 )
 
 // DefaultSchemaBudget bounds the schema card in the system prompt, in
@@ -125,95 +123,16 @@ func (ix *schemaIndex) cutLine(e int, r ranking, room int) string {
 		return ""
 	}
 	t := &ix.schema.Tables[en.tables[0]]
-	head := ix.schema.TableName(t)
+	head := ""
 	if en.set != nil {
-		head = en.head + ix.pickedText(en, r.picked[e])
-		if len(r.picked[e]) == 0 {
-			head = en.head
+		head = en.head
+		if len(r.picked[e]) > 0 {
+			head += ix.pickedText(en, r.picked[e])
 		}
 		head += " "
 	}
-	var keep []int
 	tableWords := identWords(t.Name)
-	for i, c := range t.Columns {
-		if isKeyColumn(t, c.Name) || r.hit[e] && r.matchesColumn(c.Name, en.colWords[i], tableWords) {
-			keep = append(keep, i)
-		}
-	}
-	var b strings.Builder
-	b.WriteString(head + "(")
-	written := 0
-	for _, i := range keep {
-		piece := columnText(ix.schema, t, &t.Columns[i])
-		if written > 0 {
-			piece = ", " + piece
-		}
-		more := len(t.Columns) - written - 1
-		if b.Len()+len(piece)+len(moreColumns(more))+1 > room {
-			break
-		}
-		b.WriteString(piece)
-		written++
-	}
-	tail := moreColumns(len(t.Columns)-written) + ")"
-	if written == 0 {
-		tail = strings.TrimPrefix(tail, ", ")
-	}
-	if b.Len()+len(tail) > room {
-		return ""
-	}
-	return b.String() + tail
-}
-
-// moreColumns is the end of a cut line.
-func moreColumns(n int) string {
-	if n <= 0 {
-		return ""
-	}
-	return ", and " + strconv.Itoa(n) + " more columns (describe_table)"
-}
-
-// isKeyColumn reports whether the column is in the table's primary key or
-// one of its foreign keys.
-func isKeyColumn(t *tools.Table, name string) bool {
-	for _, k := range t.PrimaryKey {
-		if k == name {
-			return true
-		}
-	}
-	for _, fk := range t.ForeignKeys {
-		for _, c := range fk.Columns {
-			if c == name {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// columnText is a column as the table's line writes it ("customer_id int
-// NOT NULL -> customers.id"): the line of a table "t" of that column alone,
-// with the keys and indexes that are the column's own.
-func columnText(s *tools.Schema, t *tools.Table, c *tools.Column) string {
-	one := tools.Table{Name: "t", Columns: []tools.Column{*c}, Rows: -1}
-	if len(t.PrimaryKey) == 1 {
-		one.PrimaryKey = t.PrimaryKey
-	}
-	for _, u := range t.Unique {
-		if len(u) == 1 && u[0] == c.Name {
-			one.Unique = append(one.Unique, u)
-		}
-	}
-	for _, fk := range t.ForeignKeys {
-		if len(fk.Columns) == 1 && fk.Columns[0] == c.Name {
-			one.ForeignKeys = append(one.ForeignKeys, fk)
-		}
-	}
-	for _, x := range t.Indexes {
-		if len(x.Columns) > 0 && x.Columns[0] == c.Name {
-			one.Indexes = append(one.Indexes, x)
-		}
-	}
-	line := s.Line(&one)
-	return line[len("t(") : len(line)-1]
+	return ix.schema.CutLine(t, head, func(i int) bool {
+		return r.hit[e] && r.matchesColumn(t.Columns[i].Name, en.colWords[i], tableWords)
+	}, room)
 }

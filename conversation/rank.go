@@ -113,7 +113,8 @@ func newSchemaIndex(s *tools.Schema) *schemaIndex {
 		add(t.Schema, weightSchema)
 		add(t.Comment, weightComment)
 		en.colWords = make([][]string, len(t.Columns))
-		en.minCut = len(s.TableName(t)) + len(en.head) + len("(") + len(moreColumns(len(t.Columns))) + len(")")
+		// At least the name and "(and N more columns (describe_table))".
+		en.minCut = len(s.TableName(t)) + len(en.head) + len("(and  more columns (describe_table))") + len(strconv.Itoa(len(t.Columns)))
 		for ci, c := range t.Columns {
 			en.colWords[ci] = identWords(c.Name)
 			add(c.Name, weightColumn)
@@ -150,11 +151,7 @@ func newSchemaIndex(s *tools.Schema) *schemaIndex {
 // shard is in the catalog, and the other tables. It returns each table's
 // entry.
 func (ix *schemaIndex) group(s *tools.Schema) []int {
-	names := make([]string, len(s.Tables))
-	for i := range s.Tables {
-		names[i] = s.Tables[i].Name
-	}
-	sets := shard.Find(names, func(i int) string { return signature(&s.Tables[i]) })
+	sets := s.Shards()
 	setOf := map[int]int{}
 	for k, set := range sets {
 		for _, m := range set.Members {
@@ -177,7 +174,7 @@ func (ix *schemaIndex) group(s *tools.Schema) []int {
 				entryOf[m] = e
 			}
 			en := entry{tables: set.Members, set: set}
-			en.head, en.body = setLine(s, set)
+			en.head, en.body = s.SetLine(set)
 			ix.entries = append(ix.entries, en)
 			ix.lines = append(ix.lines, en.head+en.body)
 		}
@@ -192,38 +189,6 @@ func (ix *schemaIndex) group(s *tools.Schema) []int {
 		ix.size += len(line) + 1
 	}
 	return entryOf
-}
-
-// signature is what shards share: the schema, each column's name and
-// type, and the tables their foreign keys reference.
-func signature(t *tools.Table) string {
-	var b strings.Builder
-	b.WriteString(t.Schema)
-	for _, c := range t.Columns {
-		b.WriteString("\x00" + c.Name + "\x01" + c.Type)
-	}
-	for _, fk := range t.ForeignKeys {
-		b.WriteString("\x02" + fk.RefSchema + "." + fk.RefTable)
-	}
-	return b.String()
-}
-
-// setLine writes a set of shards as "events_YYYYMMDD: 92 tables, 20201101
-// .. 20210131" and its first shard's columns.
-func setLine(s *tools.Schema, set *shard.Set) (head, body string) {
-	first := s.Tables[set.Members[0]]
-	pattern := set.Pattern
-	if first.Schema != "" {
-		pattern = first.Schema + "." + pattern
-	}
-	head = pattern + ": " + strconv.Itoa(len(set.Members)) + " tables, " + set.Range()
-	first.Rows = -1
-	line := s.Line(&first)
-	prefix := s.TableName(&first)
-	if first.View {
-		prefix = "view " + prefix
-	}
-	return head, " " + line[len(prefix):]
 }
 
 // addName records name (and schema.name) as entry e's, or its shard p's.
