@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/aiq/aiq-rpc/tools"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // Question is what the user asks: a query, a selection from the editor,
@@ -285,7 +285,7 @@ func isSyntaxError(result string) bool {
 // isPlainSQLOfAnyDialect reports whether text is one statement of one of
 // the dialects, for a session that has no database to say which.
 func isPlainSQLOfAnyDialect(text string) bool {
-	for _, d := range []tools.Dialect{tools.DialectPostgres, tools.DialectMySQL, tools.DialectSQLite} {
+	for _, d := range []sqltext.Dialect{sqltext.DialectPostgres, sqltext.DialectMySQL, sqltext.DialectSQLite} {
 		if isPlainSQL(text, string(d)) {
 			return true
 		}

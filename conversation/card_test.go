@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aiq/aiq-rpc/tools"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // wideSchema is n tables of 20 columns named like a real warehouse's,
@@ -16,7 +17,7 @@ import (
 // planted among them, invoice referencing supplier.
 func wideSchema(n int) *tools.Schema {
 	words := []string{"account", "ledger", "shipment", "carrier", "region", "warehouse", "campaign", "device", "session", "ticket"}
-	s := &tools.Schema{Dialect: tools.DialectPostgres}
+	s := &tools.Schema{Dialect: sqltext.DialectPostgres}
 	for i := 0; i < n; i++ {
 		name := fmt.Sprintf("%s_%04d", words[i%len(words)], i)
 		t := tools.Table{Name: name, Rows: int64(i * 1000), PrimaryKey: []string{"id"}}
@@ -120,7 +121,7 @@ func TestIdentWords(t *testing.T) {
 // rankSchema is tables of the given names and columns (id and the
 // others), in order.
 func rankSchema(tables ...[]string) *tools.Schema {
-	s := &tools.Schema{Dialect: tools.DialectPostgres}
+	s := &tools.Schema{Dialect: sqltext.DialectPostgres}
 	for _, t := range tables {
 		name, schema := t[0], ""
 		if i := strings.IndexByte(name, '.'); i >= 0 {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aiq/aiq-rpc/tools"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // ExportRequest asks for a whole result written to a file.
@@ -83,7 +84,7 @@ func (w *Workspace) Export(ctx context.Context, id string, req ExportRequest) (E
 	if !ok {
 		return Exported{}, fmt.Errorf("%w: this session has no database to run the statement on; choose a data source first", ErrInvalidRequest)
 	}
-	if v, err := tools.Classify(sql, tools.Dialect(box.dialect)); err == nil && v.Class == tools.Write {
+	if v, err := sqltext.Classify(sql, sqltext.Dialect(box.dialect)); err == nil && v.Class == sqltext.Write {
 		return Exported{}, fmt.Errorf("%w: an export only reads, and this statement changes the database (%s); run it with chat/runSql instead",
 			ErrInvalidRequest, strings.TrimSuffix(v.Reason, "."))
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/aiq/aiq-rpc/tools"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // Info describes the open session id.
@@ -30,11 +31,11 @@ const (
 // RiskRead only for a statement that cannot change anything. A text that is
 // not one statement, or an unknown engine, is a RiskWrite.
 func StatementRisk(sql, databaseType string) string {
-	v, err := tools.Classify(sql, tools.DialectOf(databaseType))
+	v, err := sqltext.Classify(sql, tools.DialectOf(databaseType))
 	switch {
 	case err != nil:
 		return RiskWrite
-	case v.Class == tools.ReadOnly:
+	case v.Class == sqltext.ReadOnly:
 		return RiskRead
 	}
 	first, _, _ := strings.Cut(strings.TrimSpace(v.Kind), " ")

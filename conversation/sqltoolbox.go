@@ -11,6 +11,7 @@ import (
 
 	"github.com/aiq/aiq-rpc/sessionio"
 	"github.com/aiq/aiq-rpc/tools"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // DemoSourceName is the embedded demo database, the source when none is
@@ -33,7 +34,7 @@ func ConfiguredSources(home sessionio.Home) ([]sessionio.Source, error) {
 // singleStatement reports whether text is exactly one SQL statement that
 // the classifier knows.
 func singleStatement(text, dialect string) bool {
-	return tools.IsStatement(text, tools.Dialect(dialect))
+	return sqltext.IsStatement(text, sqltext.Dialect(dialect))
 }
 
 func dialectOf(sourceType string) string { return string(tools.DialectOf(sourceType)) }

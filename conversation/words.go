@@ -4,7 +4,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/aiq/aiq-rpc/tools"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // identWords splits an identifier or a text into lower-case words, stemmed,
@@ -20,7 +20,7 @@ func identWords(text string) []string {
 		if start >= 0 && end-start >= 2 {
 			w := strings.ToLower(string(rs[start:end]))
 			if !unicode.IsDigit(rs[start]) {
-				w = tools.Stem(w)
+				w = sqltext.Stem(w)
 			}
 			out = append(out, w)
 		}
@@ -62,8 +62,8 @@ func splitCompound(w string, vocab map[string]bool) []string {
 	}
 	known := func(s string) bool { return len(s) >= 3 && vocab[s] }
 	for i := 3; i <= len(w)-3; i++ {
-		if known(w[:i]) && known(tools.Stem(w[i:])) {
-			return []string{w[:i], tools.Stem(w[i:])}
+		if known(w[:i]) && known(sqltext.Stem(w[i:])) {
+			return []string{w[:i], sqltext.Stem(w[i:])}
 		}
 	}
 	for i := 3; i <= len(w)-6; i++ {
@@ -71,8 +71,8 @@ func splitCompound(w string, vocab map[string]bool) []string {
 			continue
 		}
 		for j := i + 3; j <= len(w)-3; j++ {
-			if known(w[i:j]) && known(tools.Stem(w[j:])) {
-				return []string{w[:i], w[i:j], tools.Stem(w[j:])}
+			if known(w[i:j]) && known(sqltext.Stem(w[j:])) {
+				return []string{w[:i], w[i:j], sqltext.Stem(w[j:])}
 			}
 		}
 	}

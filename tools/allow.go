@@ -2,6 +2,7 @@ package tools
 
 import (
 	"fmt"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 	"slices"
 	"strings"
 )
@@ -42,10 +43,10 @@ func (s Shape) Text() string {
 // UPDATE allows other UPDATEs of the same shape of up to 10 rows.
 const AllowanceFloor = 10
 
-// Scope is the sentence of an "Allow always" button for the shape, bounded
-// to maxRows rows a statement: "Allow UPDATE on orders, up to 10 rows at a
-// time, for this conversation".
-func (s Shape) Scope(maxRows int64) string {
+// scopeOf is the sentence of an "Allow always" button for the shape s,
+// bounded to maxRows rows a statement: "Allow UPDATE on orders, up to 10
+// rows at a time, for this conversation".
+func scopeOf(s Shape, maxRows int64) string {
 	return "Allow " + s.Text() + ", up to " + groupThousands(maxRows) + " rows at a time, for this conversation"
 }
 
@@ -57,13 +58,13 @@ func (s Shape) Scope(maxRows int64) string {
 // a function that changes something besides its table, one that changes
 // several tables, and any text the classifier cannot read as one
 // statement the same way on every server.
-func StatementShape(sql string, d Dialect) (Shape, bool) {
+func StatementShape(sql string, d sqltext.Dialect) (Shape, bool) {
 	p, why := plainChange(sql, d)
 	if why != "" {
 		return Shape{}, false
 	}
 	for _, t := range p.toks {
-		if t.isWord("CONFLICT") || t.isWord("DUPLICATE") {
+		if t.IsWord("CONFLICT") || t.IsWord("DUPLICATE") {
 			return Shape{}, false
 		}
 	}
@@ -83,16 +84,16 @@ func (p *shapeParser) callsOtherFunction() string {
 	_, targetAt, _, _, _ := p.target()
 	targetEnd := p.i
 	for i, t := range p.toks {
-		if i+1 >= len(p.toks) || !p.toks[i+1].isPunct("(") || i >= targetAt && i < targetEnd {
+		if i+1 >= len(p.toks) || !p.toks[i+1].IsPunct("(") || i >= targetAt && i < targetEnd {
 			continue
 		}
 		switch {
-		case t.kind == tokQuoted:
-			return t.text
-		case t.kind != tokWord, isReserved(t.text), pureFunction(t.text):
+		case t.Kind == sqltext.TokQuoted:
+			return t.Text
+		case t.Kind != sqltext.TokWord, isReserved(t.Text), pureFunction(t.Text):
 			continue
 		}
-		return strings.ToLower(t.text)
+		return strings.ToLower(t.Text)
 	}
 	return ""
 }
@@ -121,28 +122,28 @@ func pureFunction(name string) bool {
 
 // plainChange reads sql as a data change that touches nothing but the
 // database's tables, ready to find its target; else it says why not.
-func plainChange(sql string, d Dialect) (*shapeParser, string) {
-	v, err := Classify(sql, d)
+func plainChange(sql string, d sqltext.Dialect) (*shapeParser, string) {
+	v, err := sqltext.Classify(sql, d)
 	switch {
-	case err != nil || v.Class != Write || v.unknown:
+	case err != nil || v.Class != sqltext.Write || v.Unknown:
 		return nil, "it is not a statement that changes data"
 	case v.Outside:
 		return nil, "it reaches outside the database"
 	}
-	toks, regions, err := lexSQL(sql, d, sqlReading{})
+	toks, regions, err := sqltext.Lex(sql, d, sqltext.Reading{})
 	if err != nil || regions > 0 {
 		return nil, "it holds MySQL executable comments, which servers read in different ways"
 	}
-	if toks, err = oneStatement(sql, toks, d, ""); err != nil {
+	if toks, err = sqltext.OneStatement(sql, toks, d, ""); err != nil {
 		return nil, "it is not one statement"
 	}
 	for _, t := range toks {
 		switch {
-		case t.unicode:
+		case t.Unicode:
 			return nil, `a U&"..." name can spell any function`
-		case writingFunction(t.text, d) != "" || outsideFunction(t.text, d) != "":
-			return nil, "it calls " + strings.ToLower(t.text) + ", whose effect a rollback may not undo"
-		case t.isWord("OUTFILE"), t.isWord("DUMPFILE"):
+		case sqltext.WritingFunction(t.Text, d) != "" || sqltext.OutsideFunction(t.Text, d) != "":
+			return nil, "it calls " + strings.ToLower(t.Text) + ", whose effect a rollback may not undo"
+		case t.IsWord("OUTFILE"), t.IsWord("DUMPFILE"):
 			return nil, "it writes a file"
 		}
 	}
@@ -152,8 +153,8 @@ func plainChange(sql string, d Dialect) (*shapeParser, string) {
 // shapeParser reads the target and the objects of one data change.
 type shapeParser struct {
 	sql  string
-	toks []sqlToken
-	d    Dialect
+	toks []sqltext.Token
+	d    sqltext.Dialect
 	i    int
 }
 
@@ -161,7 +162,7 @@ func (p *shapeParser) peekWord(words ...string) bool {
 	if p.i >= len(p.toks) {
 		return false
 	}
-	return slices.ContainsFunc(words, p.toks[p.i].isWord)
+	return slices.ContainsFunc(words, p.toks[p.i].IsWord)
 }
 
 // skipWords skips any of the modifiers words.
@@ -196,13 +197,13 @@ func (p *shapeParser) hasWhere() bool {
 	depth, in := 0, false
 	for i, t := range p.toks {
 		switch {
-		case t.isPunct("("):
+		case t.IsPunct("("):
 			depth++
-		case t.isPunct(")"):
+		case t.IsPunct(")"):
 			depth--
-		case depth == 0 && t.isWord("WHERE"):
+		case depth == 0 && t.IsWord("WHERE"):
 			in = true
-		case depth == 0 && in && (t.isWord("RETURNING") || t.isWord("ORDER") || t.isWord("LIMIT")):
+		case depth == 0 && in && (t.IsWord("RETURNING") || t.IsWord("ORDER") || t.IsWord("LIMIT")):
 			return false
 		case in && namesColumn(p.toks, i):
 			return true
@@ -213,19 +214,19 @@ func (p *shapeParser) hasWhere() bool {
 
 // namesColumn reports whether toks[i] may name a column: an identifier
 // that is not a function's name, nor a word of SQL's conditions.
-func namesColumn(toks []sqlToken, i int) bool {
+func namesColumn(toks []sqltext.Token, i int) bool {
 	t := toks[i]
-	if t.kind != tokWord && t.kind != tokQuoted || i+1 < len(toks) && toks[i+1].isPunct("(") {
+	if t.Kind != sqltext.TokWord && t.Kind != sqltext.TokQuoted || i+1 < len(toks) && toks[i+1].IsPunct("(") {
 		return false
 	}
-	if t.kind == tokQuoted {
+	if t.Kind == sqltext.TokQuoted {
 		return true
 	}
-	if isReserved(t.text) {
+	if isReserved(t.Text) {
 		return false
 	}
 	// Words of conditions that the reserved words leave out.
-	switch t.text {
+	switch t.Text {
 	case "UNKNOWN", "XOR", "ILIKE", "GLOB", "REGEXP", "RLIKE", "MATCH", "SIMILAR", "ESCAPE", "SYMMETRIC",
 		"INTERVAL", "DIV", "MOD", "LOCALTIME", "LOCALTIMESTAMP", "SESSION_USER":
 		return false
@@ -237,10 +238,10 @@ func namesColumn(toks []sqlToken, i int) bool {
 // target: where the name starts, its text as written and its key. ok is
 // false for anything else, a change of several tables included.
 func (p *shapeParser) target() (kind string, targetAt int, text, key string, ok bool) {
-	if len(p.toks) == 0 || p.toks[0].kind != tokWord {
+	if len(p.toks) == 0 || p.toks[0].Kind != sqltext.TokWord {
 		return "", 0, "", "", false
 	}
-	kind = p.toks[0].text
+	kind = p.toks[0].Text
 	p.i = 1
 	switch kind {
 	case "INSERT", "REPLACE":
@@ -275,15 +276,15 @@ func (p *shapeParser) target() (kind string, targetAt int, text, key string, ok 
 	for j := p.i; j < len(p.toks); j++ {
 		t := p.toks[j]
 		switch {
-		case t.isPunct("("):
+		case t.IsPunct("("):
 			depth++
-		case t.isPunct(")"):
+		case t.IsPunct(")"):
 			depth--
-		case depth == 0 && t.isWord("WHERE"):
+		case depth == 0 && t.IsWord("WHERE"):
 			where = true
-		case depth == 0 && !where && (t.isPunct(",") || t.isWord("JOIN")) && kind != "INSERT" && !p.afterClause(j):
+		case depth == 0 && !where && (t.IsPunct(",") || t.IsWord("JOIN")) && kind != "INSERT" && !p.afterClause(j):
 			return "", 0, "", "", false
-		case depth == 0 && t.isWord("USING") && kind == "DELETE" && p.d == DialectMySQL:
+		case depth == 0 && t.IsWord("USING") && kind == "DELETE" && p.d == sqltext.DialectMySQL:
 			return "", 0, "", "", false
 		}
 	}
@@ -296,7 +297,7 @@ func (p *shapeParser) target() (kind string, targetAt int, text, key string, ok 
 func (p *shapeParser) afterClause(j int) bool {
 	for k := p.i; k < j; k++ {
 		switch t := p.toks[k]; {
-		case t.isWord("SET"), t.isWord("WHERE"), t.isWord("FROM"), t.isWord("USING"), t.isWord("RETURNING"):
+		case t.IsWord("SET"), t.IsWord("WHERE"), t.IsWord("FROM"), t.IsWord("USING"), t.IsWord("RETURNING"):
 			return true
 		}
 	}
@@ -309,12 +310,12 @@ func (p *shapeParser) name() (text, key string, ok bool) {
 	start := p.i
 	var keys []string
 	for {
-		if p.i >= len(p.toks) || (p.toks[p.i].kind != tokWord && p.toks[p.i].kind != tokQuoted) {
+		if p.i >= len(p.toks) || (p.toks[p.i].Kind != sqltext.TokWord && p.toks[p.i].Kind != sqltext.TokQuoted) {
 			return "", "", false
 		}
 		keys = append(keys, p.key(p.toks[p.i]))
 		p.i++
-		if p.i+1 < len(p.toks) && p.toks[p.i].isPunct(".") {
+		if p.i+1 < len(p.toks) && p.toks[p.i].IsPunct(".") {
 			p.i++
 			continue
 		}
@@ -322,26 +323,26 @@ func (p *shapeParser) name() (text, key string, ok bool) {
 	}
 	end := len(p.sql)
 	if p.i < len(p.toks) {
-		end = p.toks[p.i].pos
+		end = p.toks[p.i].Pos
 	}
-	text = strings.TrimSpace(p.sql[p.toks[start].pos:end])
+	text = strings.TrimSpace(p.sql[p.toks[start].Pos:end])
 	return text, strings.Join(keys, "."), true
 }
 
 // key is a name's part for comparison: an unquoted name folded, a quoted
 // one exactly as written, since "Orders" and orders may be two tables.
-func (p *shapeParser) key(t sqlToken) string {
-	if t.kind != tokQuoted {
-		return t.text
+func (p *shapeParser) key(t sqltext.Token) string {
+	if t.Kind != sqltext.TokQuoted {
+		return t.Text
 	}
-	if q := p.sql[t.pos]; q != '[' {
-		if end, ok := lexQuoteEnd(p.sql, t.pos, q, false); ok {
-			return p.sql[t.pos:end]
+	if q := p.sql[t.Pos]; q != '[' {
+		if end, ok := sqltext.LexQuoteEnd(p.sql, t.Pos, q, false); ok {
+			return p.sql[t.Pos:end]
 		}
-	} else if end := strings.IndexByte(p.sql[t.pos:], ']'); end > 0 {
-		return p.sql[t.pos : t.pos+end+1]
+	} else if end := strings.IndexByte(p.sql[t.Pos:], ']'); end > 0 {
+		return p.sql[t.Pos : t.Pos+end+1]
 	}
-	return t.text
+	return t.Text
 }
 
 // readObjects lists the tables named after FROM, JOIN or USING anywhere
@@ -351,14 +352,14 @@ func (p *shapeParser) readObjects(targetAt int) [][2]string {
 	var objs [][2]string
 	for j := 0; j < len(p.toks); j++ {
 		t := p.toks[j]
-		if !t.isWord("FROM") && !t.isWord("JOIN") && !t.isWord("USING") {
+		if !t.IsWord("FROM") && !t.IsWord("JOIN") && !t.IsWord("USING") {
 			continue
 		}
 		if j < targetAt {
 			continue // DELETE FROM target
 		}
 		for k := j + 1; k < len(p.toks); {
-			if p.toks[k].kind != tokWord && p.toks[k].kind != tokQuoted {
+			if p.toks[k].Kind != sqltext.TokWord && p.toks[k].Kind != sqltext.TokQuoted {
 				break
 			}
 			q := shapeParser{sql: p.sql, toks: p.toks, d: p.d, i: k}
@@ -369,10 +370,10 @@ func (p *shapeParser) readObjects(targetAt int) [][2]string {
 			objs = append(objs, [2]string{text, key})
 			k = q.i
 			// An alias, then perhaps a comma and another table.
-			for k < len(p.toks) && (p.toks[k].kind == tokWord || p.toks[k].kind == tokQuoted) && !isClauseWord(p.toks[k].text) {
+			for k < len(p.toks) && (p.toks[k].Kind == sqltext.TokWord || p.toks[k].Kind == sqltext.TokQuoted) && !isClauseWord(p.toks[k].Text) {
 				k++
 			}
-			if k < len(p.toks) && p.toks[k].isPunct(",") {
+			if k < len(p.toks) && p.toks[k].IsPunct(",") {
 				k++
 				continue
 			}
@@ -421,13 +422,13 @@ func (a *allowances) add(s Shape, maxRows int64) {
 	for i, al := range a.list {
 		if al.Shape.Covers(s) {
 			if maxRows > al.MaxRows {
-				a.list[i].MaxRows, a.list[i].Scope = maxRows, s.Scope(maxRows)
+				a.list[i].MaxRows, a.list[i].Scope = maxRows, scopeOf(s, maxRows)
 			}
 			return
 		}
 	}
 	a.next++
-	a.list = append(a.list, Allowance{ID: fmt.Sprintf("a%d", a.next), Shape: s, MaxRows: maxRows, Scope: s.Scope(maxRows)})
+	a.list = append(a.list, Allowance{ID: fmt.Sprintf("a%d", a.next), Shape: s, MaxRows: maxRows, Scope: scopeOf(s, maxRows)})
 }
 
 // covering returns the allowance of shape s, if there is one.

@@ -6,26 +6,27 @@ import (
 	"testing"
 
 	"github.com/aiq/aiq-rpc/tools/dbtest"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 func TestStatementShape(t *testing.T) {
 	scoped := []struct {
-		d    Dialect
+		d    sqltext.Dialect
 		sql  string
 		text string
 	}{
-		{DialectPostgres, "UPDATE orders SET status = 'paid' WHERE id = 7", "UPDATE on orders"},
-		{DialectPostgres, "update Orders o set status = 'paid', total = 3 where o.id = 7;", "UPDATE on Orders"},
-		{DialectPostgres, "INSERT INTO audit_log (a, b) VALUES (1, 2), (3, 4)", "INSERT on audit_log"},
-		{DialectPostgres, "INSERT INTO audit_log SELECT id, status FROM orders JOIN customers c ON true", "INSERT on audit_log (reading orders, customers)"},
-		{DialectPostgres, "DELETE FROM public.orders WHERE id IN (SELECT order_id FROM refunds, returns r)", "DELETE on public.orders (reading refunds, returns)"},
-		{DialectPostgres, "UPDATE orders SET total = s.total FROM sums s WHERE s.id = orders.id", "UPDATE on orders (reading sums)"},
-		{DialectPostgres, "DELETE FROM orders USING customers WHERE customers.id = orders.customer_id", "DELETE on orders (reading customers)"},
-		{DialectMySQL, "UPDATE LOW_PRIORITY `orders` SET status = 'paid' WHERE id = 7", "UPDATE on `orders`"},
-		{DialectMySQL, "REPLACE INTO orders (id) VALUES (1)", "REPLACE on orders"},
-		{DialectSQLite, "DELETE FROM [order items] WHERE id = 1", "DELETE on [order items]"},
-		{DialectPostgres, `DELETE FROM orders WHERE "Id" = 1`, "DELETE on orders"},
-		{DialectPostgres, "DELETE FROM orders WHERE lower(status) = 'x'", "DELETE on orders"},
+		{sqltext.DialectPostgres, "UPDATE orders SET status = 'paid' WHERE id = 7", "UPDATE on orders"},
+		{sqltext.DialectPostgres, "update Orders o set status = 'paid', total = 3 where o.id = 7;", "UPDATE on Orders"},
+		{sqltext.DialectPostgres, "INSERT INTO audit_log (a, b) VALUES (1, 2), (3, 4)", "INSERT on audit_log"},
+		{sqltext.DialectPostgres, "INSERT INTO audit_log SELECT id, status FROM orders JOIN customers c ON true", "INSERT on audit_log (reading orders, customers)"},
+		{sqltext.DialectPostgres, "DELETE FROM public.orders WHERE id IN (SELECT order_id FROM refunds, returns r)", "DELETE on public.orders (reading refunds, returns)"},
+		{sqltext.DialectPostgres, "UPDATE orders SET total = s.total FROM sums s WHERE s.id = orders.id", "UPDATE on orders (reading sums)"},
+		{sqltext.DialectPostgres, "DELETE FROM orders USING customers WHERE customers.id = orders.customer_id", "DELETE on orders (reading customers)"},
+		{sqltext.DialectMySQL, "UPDATE LOW_PRIORITY `orders` SET status = 'paid' WHERE id = 7", "UPDATE on `orders`"},
+		{sqltext.DialectMySQL, "REPLACE INTO orders (id) VALUES (1)", "REPLACE on orders"},
+		{sqltext.DialectSQLite, "DELETE FROM [order items] WHERE id = 1", "DELETE on [order items]"},
+		{sqltext.DialectPostgres, `DELETE FROM orders WHERE "Id" = 1`, "DELETE on orders"},
+		{sqltext.DialectPostgres, "DELETE FROM orders WHERE lower(status) = 'x'", "DELETE on orders"},
 	}
 	for _, c := range scoped {
 		s, ok := StatementShape(c.sql, c.d)
@@ -33,52 +34,52 @@ func TestStatementShape(t *testing.T) {
 			t.Errorf("%s (%s): shape %q, %v; want %q", c.sql, c.d, s.Text(), ok, c.text)
 		}
 	}
-	if s, _ := StatementShape(scoped[0].sql, DialectPostgres); s.Scope(10) != "Allow UPDATE on orders, up to 10 rows at a time, for this conversation" {
-		t.Errorf("scope %q", s.Scope(10))
+	if s, _ := StatementShape(scoped[0].sql, sqltext.DialectPostgres); scopeOf(s, 10) != "Allow UPDATE on orders, up to 10 rows at a time, for this conversation" {
+		t.Errorf("scope %q", scopeOf(s, 10))
 	}
 
 	asksEveryTime := []struct {
-		d   Dialect
+		d   sqltext.Dialect
 		sql string
 	}{
-		{DialectPostgres, "DROP TABLE t2"},
-		{DialectPostgres, "TRUNCATE orders"},
-		{DialectPostgres, "ALTER TABLE orders ADD COLUMN x int"},
-		{DialectPostgres, "GRANT ALL ON orders TO public"},
-		{DialectPostgres, "CREATE TABLE made (a int)"},
-		{DialectPostgres, "DELETE FROM order_items"},
-		{DialectPostgres, "UPDATE orders SET status = 'paid'"},
-		{DialectPostgres, "UPDATE orders SET status = (SELECT 1 WHERE true)"},
-		{DialectPostgres, "UPDATE orders SET status = 'x' WHERE true"},
-		{DialectPostgres, "DELETE FROM orders WHERE 1 = 1"},
-		{DialectPostgres, "DELETE FROM orders WHERE now() IS NOT NULL RETURNING id"},
-		{DialectPostgres, "DELETE FROM orders WHERE (NOT false)"},
-		{DialectMySQL, "DELETE FROM orders WHERE 1 ORDER BY id LIMIT 5"},
-		{DialectSQLite, "UPDATE orders SET a = 1 WHERE 'x' LIKE '%'"},
-		{DialectPostgres, "WITH d AS (DELETE FROM orders WHERE id = 1 RETURNING *) SELECT * FROM d"},
-		{DialectPostgres, "INSERT INTO t SELECT pg_read_file('/etc/passwd')"},
-		{DialectPostgres, "UPDATE orders SET note = pg_terminate_backend(1) WHERE id = 1"},
-		{DialectPostgres, "INSERT INTO t VALUES (1) ON CONFLICT (id) DO UPDATE SET a = 2"},
-		{DialectPostgres, "COPY orders FROM '/tmp/x'"},
-		{DialectPostgres, "SELECT 1"},
-		{DialectPostgres, "DELETE FROM orders WHERE id = 1; DROP TABLE orders"},
-		{DialectMySQL, "UPDATE orders, customers SET orders.a = 1, customers.b = 2 WHERE orders.c = customers.c"},
-		{DialectMySQL, "UPDATE orders JOIN customers ON true SET customers.b = 2 WHERE orders.id = 1"},
-		{DialectMySQL, "DELETE orders, customers FROM orders JOIN customers ON true WHERE orders.id = 1"},
-		{DialectMySQL, "DELETE FROM orders, customers USING orders JOIN customers WHERE orders.id = 1"},
-		{DialectMySQL, "DELETE FROM orders USING orders JOIN customers WHERE orders.id = 1"},
-		{DialectMySQL, "INSERT INTO t VALUES (1) ON DUPLICATE KEY UPDATE a = 2"},
-		{DialectMySQL, "DELETE /*!50000 FROM orders */ FROM t WHERE id = 1"},
-		{DialectMySQL, "LOAD DATA INFILE '/tmp/x' INTO TABLE orders"},
-		{DialectSQLite, "INSERT OR REPLACE INTO orders VALUES (1)"},
-		{DialectSQLite, "UPDATE OR REPLACE orders SET id = 1 WHERE id = 2"},
-		{DialectSQLite, "ATTACH DATABASE '/tmp/x.db' AS x"},
+		{sqltext.DialectPostgres, "DROP TABLE t2"},
+		{sqltext.DialectPostgres, "TRUNCATE orders"},
+		{sqltext.DialectPostgres, "ALTER TABLE orders ADD COLUMN x int"},
+		{sqltext.DialectPostgres, "GRANT ALL ON orders TO public"},
+		{sqltext.DialectPostgres, "CREATE TABLE made (a int)"},
+		{sqltext.DialectPostgres, "DELETE FROM order_items"},
+		{sqltext.DialectPostgres, "UPDATE orders SET status = 'paid'"},
+		{sqltext.DialectPostgres, "UPDATE orders SET status = (SELECT 1 WHERE true)"},
+		{sqltext.DialectPostgres, "UPDATE orders SET status = 'x' WHERE true"},
+		{sqltext.DialectPostgres, "DELETE FROM orders WHERE 1 = 1"},
+		{sqltext.DialectPostgres, "DELETE FROM orders WHERE now() IS NOT NULL RETURNING id"},
+		{sqltext.DialectPostgres, "DELETE FROM orders WHERE (NOT false)"},
+		{sqltext.DialectMySQL, "DELETE FROM orders WHERE 1 ORDER BY id LIMIT 5"},
+		{sqltext.DialectSQLite, "UPDATE orders SET a = 1 WHERE 'x' LIKE '%'"},
+		{sqltext.DialectPostgres, "WITH d AS (DELETE FROM orders WHERE id = 1 RETURNING *) SELECT * FROM d"},
+		{sqltext.DialectPostgres, "INSERT INTO t SELECT pg_read_file('/etc/passwd')"},
+		{sqltext.DialectPostgres, "UPDATE orders SET note = pg_terminate_backend(1) WHERE id = 1"},
+		{sqltext.DialectPostgres, "INSERT INTO t VALUES (1) ON CONFLICT (id) DO UPDATE SET a = 2"},
+		{sqltext.DialectPostgres, "COPY orders FROM '/tmp/x'"},
+		{sqltext.DialectPostgres, "SELECT 1"},
+		{sqltext.DialectPostgres, "DELETE FROM orders WHERE id = 1; DROP TABLE orders"},
+		{sqltext.DialectMySQL, "UPDATE orders, customers SET orders.a = 1, customers.b = 2 WHERE orders.c = customers.c"},
+		{sqltext.DialectMySQL, "UPDATE orders JOIN customers ON true SET customers.b = 2 WHERE orders.id = 1"},
+		{sqltext.DialectMySQL, "DELETE orders, customers FROM orders JOIN customers ON true WHERE orders.id = 1"},
+		{sqltext.DialectMySQL, "DELETE FROM orders, customers USING orders JOIN customers WHERE orders.id = 1"},
+		{sqltext.DialectMySQL, "DELETE FROM orders USING orders JOIN customers WHERE orders.id = 1"},
+		{sqltext.DialectMySQL, "INSERT INTO t VALUES (1) ON DUPLICATE KEY UPDATE a = 2"},
+		{sqltext.DialectMySQL, "DELETE /*!50000 FROM orders */ FROM t WHERE id = 1"},
+		{sqltext.DialectMySQL, "LOAD DATA INFILE '/tmp/x' INTO TABLE orders"},
+		{sqltext.DialectSQLite, "INSERT OR REPLACE INTO orders VALUES (1)"},
+		{sqltext.DialectSQLite, "UPDATE OR REPLACE orders SET id = 1 WHERE id = 2"},
+		{sqltext.DialectSQLite, "ATTACH DATABASE '/tmp/x.db' AS x"},
 		// A function the database defines may change any table.
-		{DialectPostgres, "UPDATE orders SET status = 'x' WHERE id = 7 AND wipe_items() IS NOT NULL"},
-		{DialectMySQL, "UPDATE orders SET status = 'x' WHERE id = 7 AND grant_me() = 1"},
-		{DialectPostgres, "UPDATE orders SET status = public.audit(status) WHERE id = 7"},
-		{DialectPostgres, `UPDATE orders SET status = "Audit"(status) WHERE id = 7`},
-		{DialectSQLite, "INSERT INTO orders (id) SELECT x FROM (SELECT 1) AS v(x)"},
+		{sqltext.DialectPostgres, "UPDATE orders SET status = 'x' WHERE id = 7 AND wipe_items() IS NOT NULL"},
+		{sqltext.DialectMySQL, "UPDATE orders SET status = 'x' WHERE id = 7 AND grant_me() = 1"},
+		{sqltext.DialectPostgres, "UPDATE orders SET status = public.audit(status) WHERE id = 7"},
+		{sqltext.DialectPostgres, `UPDATE orders SET status = "Audit"(status) WHERE id = 7`},
+		{sqltext.DialectSQLite, "INSERT INTO orders (id) SELECT x FROM (SELECT 1) AS v(x)"},
 	}
 	for _, c := range asksEveryTime {
 		if s, ok := StatementShape(c.sql, c.d); ok {
@@ -88,7 +89,7 @@ func TestStatementShape(t *testing.T) {
 
 	// The same shape, written differently, is covered; another object or
 	// kind is not, nor a quoted name that differs from an unquoted one.
-	a, _ := StatementShape("UPDATE orders SET status = 'paid' WHERE id = 7", DialectPostgres)
+	a, _ := StatementShape("UPDATE orders SET status = 'paid' WHERE id = 7", sqltext.DialectPostgres)
 	for sql, want := range map[string]bool{
 		"update ORDERS set status = 'shipped' where id = 9":  true,
 		"UPDATE orders SET total = 0 WHERE id > 3":           true,
@@ -97,7 +98,7 @@ func TestStatementShape(t *testing.T) {
 		`UPDATE "Orders" SET status = 'paid' WHERE id = 7`:   false,
 		"UPDATE orders SET total = s.t FROM s WHERE s.i = 1": false,
 	} {
-		b, ok := StatementShape(sql, DialectPostgres)
+		b, ok := StatementShape(sql, sqltext.DialectPostgres)
 		if !ok || a.Covers(b) != want {
 			t.Errorf("UPDATE orders covers %s: %v (shape found: %v), want %v", sql, a.Covers(b), ok, want)
 		}

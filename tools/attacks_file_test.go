@@ -3,13 +3,15 @@ package tools
 import (
 	"encoding/json"
 	"flag"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
+	"github.com/aiq/aiq-rpc/tools/sqltext/sqltexttest"
 	"os"
 	"path/filepath"
 	"testing"
 	"unicode/utf8"
 )
 
-var updateAttacks = flag.Bool("update-attacks", false, "rewrite testdata/attacks.json from classifyCases and the engines' writes")
+var updateAttacks = flag.Bool("update-attacks", false, "rewrite testdata/attacks.json from sqltexttest.ClassifyCases and the engines' writes")
 
 // attacksPath is the statements that must not change a database unless the
 // user says yes, for the tests of the front ends (rpc/mcp), which cannot
@@ -29,17 +31,17 @@ type attack struct {
 	SQL  string `json:"sql"`
 }
 
-// TestAttacksFile keeps testdata/attacks.json the same as classifyCases'
+// TestAttacksFile keeps testdata/attacks.json the same as sqltexttest.ClassifyCases'
 // writes and unclassifiable statements and each engine's writes; after a
 // change to them, run go test ./tools -run TestAttacksFile -update-attacks.
 func TestAttacksFile(t *testing.T) {
 	var engines []attackEngine
 	for _, e := range testEngines {
 		ae := attackEngine{Engine: e.name, State: e.state}
-		for _, c := range classifyCases {
+		for _, c := range sqltexttest.ClassifyCases {
 			// JSON holds no invalid UTF-8, so those cases stay here.
-			if c.in(e.dialect) && (c.want == Write || c.wantErr) && c.sql != "" && utf8.ValidString(c.sql) {
-				ae.Statements = append(ae.Statements, attack{Name: c.name, SQL: c.sql})
+			if c.In(e.dialect) && (c.Want == sqltext.Write || c.WantErr) && c.SQL != "" && utf8.ValidString(c.SQL) {
+				ae.Statements = append(ae.Statements, attack{Name: c.Name, SQL: c.SQL})
 			}
 		}
 		for _, w := range e.writes {

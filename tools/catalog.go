@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 	"regexp"
 	"slices"
 	"strconv"
@@ -49,7 +50,7 @@ func (ts *tableSet[K]) table(key K, make func() *Table) *Table {
 
 // schema returns the tables as a Schema of dialect d, with each column's
 // nullability following its primary key.
-func (ts *tableSet[K]) schema(d Dialect) *Schema {
+func (ts *tableSet[K]) schema(d sqltext.Dialect) *Schema {
 	s := &Schema{Tables: make([]Table, 0, len(ts.list)), Dialect: d}
 	for _, t := range ts.list {
 		for i := range t.Columns {
@@ -213,7 +214,7 @@ func (s *Schema) Ident(name string) string {
 	if plainIdent(name, s.Dialect) {
 		return name
 	}
-	if s.Dialect == DialectMySQL {
+	if s.Dialect == sqltext.DialectMySQL {
 		return "`" + strings.ReplaceAll(name, "`", "``") + "`"
 	}
 	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
@@ -222,7 +223,7 @@ func (s *Schema) Ident(name string) string {
 // plainIdent reports whether name needs no quotes: ASCII letters, digits
 // and underscores, not a keyword, and on PostgreSQL in lower case, as it
 // folds unquoted names.
-func plainIdent(name string, d Dialect) bool {
+func plainIdent(name string, d sqltext.Dialect) bool {
 	if name == "" {
 		return false
 	}
@@ -230,7 +231,7 @@ func plainIdent(name string, d Dialect) bool {
 		switch {
 		case r == '_' || r >= 'a' && r <= 'z':
 		case r >= 'A' && r <= 'Z':
-			if d == DialectPostgres {
+			if d == sqltext.DialectPostgres {
 				return false
 			}
 		case r >= '0' && r <= '9' || r == '$':

@@ -7,6 +7,7 @@ import (
 
 	"github.com/aiq/aiq-rpc/sessionio"
 	"github.com/aiq/aiq-rpc/tools/dbtest"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // shopLines are fragments of each table's line that every engine gives.
@@ -47,14 +48,14 @@ func TestCatalog(t *testing.T) {
 			}
 		}
 		odd, _ := s.Table("Odd Name")
-		wantOdd := map[Dialect]string{DialectMySQL: "`Odd Name`(", DialectPostgres: `"Odd Name"(`, DialectSQLite: `"Odd Name"(`}[e.dialect]
+		wantOdd := map[sqltext.Dialect]string{sqltext.DialectMySQL: "`Odd Name`(", sqltext.DialectPostgres: `"Odd Name"(`, sqltext.DialectSQLite: `"Odd Name"(`}[e.dialect]
 		if line := s.Line(&odd); !strings.HasPrefix(line, wantOdd) ||
 			!strings.Contains(line, s.Ident("select")+" int") || !strings.Contains(line, s.Ident("bücher")+" text") ||
 			s.Ident("select") == "select" || s.Ident("bücher") == "bücher" {
 			t.Errorf("line of Odd Name = %s, want it and its columns quoted as %s", line, wantOdd)
 		}
 		customers, _ := s.Table("customers")
-		if e.dialect != DialectSQLite {
+		if e.dialect != sqltext.DialectSQLite {
 			line := s.Line(&customers)
 			for _, f := range []string{`-- "one row per buyer"`, `"login address"`} {
 				if !strings.Contains(line, f) {
@@ -72,7 +73,7 @@ func TestCatalog(t *testing.T) {
 		if card := s.Card(&orders); !strings.Contains(card, "index orders_total_idx (total_cents)") {
 			t.Errorf("card of orders =\n%s\nwant its index", card)
 		}
-		if e.dialect == DialectPostgres {
+		if e.dialect == sqltext.DialectPostgres {
 			// A unique index is a UNIQUE as a constraint is; a partial
 			// one is not.
 			dbtest.Exec(t, src, "CREATE TABLE tags (id int PRIMARY KEY, slug text, name text)",

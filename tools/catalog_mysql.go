@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 	"slices"
 )
 
@@ -65,7 +66,7 @@ func (m *mysqlDB) schema(ctx context.Context) (*Schema, error) {
 	// constraints to read: the allowed values then come from ENUM only.
 	mysqlKeys(ts)
 	_ = queryEach(ctx, c, checks, func(rows *sql.Rows) error { return mysqlChecks(ts, rows) })
-	return ts.schema(DialectMySQL), nil
+	return ts.schema(sqltext.DialectMySQL), nil
 }
 
 // queryEach runs query on c and calls read for each row.

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -104,7 +105,7 @@ func (p *postgres) schema(ctx context.Context) (*Schema, error) {
 		return nil, fmt.Errorf("read the indexes: %w", err)
 	}
 	reuse = true
-	return cat.tables.schema(DialectPostgres), nil
+	return cat.tables.schema(sqltext.DialectPostgres), nil
 }
 
 func (cat *pgCatalog) readColumns(ctx context.Context, c *pgx.Conn) error {

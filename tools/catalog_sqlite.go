@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 	"slices"
 	"strconv"
 	"strings"
@@ -82,7 +83,7 @@ func (s *sqliteDB) schema(ctx context.Context) (*Schema, error) {
 	if err := sqliteRowCounts(ctx, c, ts); err != nil {
 		return nil, fmt.Errorf("estimate the row counts: %w", err)
 	}
-	return ts.schema(DialectSQLite), nil
+	return ts.schema(sqltext.DialectSQLite), nil
 }
 
 func sqliteForeignKey(ts *tableSet[string], rows *sql.Rows) error {

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/aiq/aiq-rpc/tools/dbtest"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
+	"github.com/aiq/aiq-rpc/tools/sqltext/sqltexttest"
 )
 
 // TestClassifyCasesOnDatabase runs the classifier's shared cases on each
@@ -21,23 +23,23 @@ func TestClassifyCasesOnDatabase(t *testing.T) {
 		ctx := context.Background()
 		src, db := seeded(t, e, Options{})
 		before := fingerprint(t, e, src)
-		for _, c := range classifyCases {
-			if !c.in(e.dialect) {
+		for _, c := range sqltexttest.ClassifyCases {
+			if !c.In(e.dialect) {
 				continue
 			}
-			res := db.Run(ctx, c.sql, false)
+			res := db.Run(ctx, c.SQL, false)
 			switch {
-			case c.want == Write || c.wantErr:
+			case c.Want == sqltext.Write || c.WantErr:
 				if res.Status != StatusRejected && res.Status != StatusError {
-					t.Errorf("%s: %q ran with status %q, want it refused", c.name, c.sql, res.Status)
+					t.Errorf("%s: %q ran with status %q, want it refused", c.Name, c.SQL, res.Status)
 				}
 			case res.Status == StatusRejected:
-				t.Errorf("%s: %q, a read, was refused: %s", c.name, c.sql, res.Error)
+				t.Errorf("%s: %q, a read, was refused: %s", c.Name, c.SQL, res.Error)
 			case res.Status != StatusSuccess:
-				t.Logf("%s: %q, a read, failed on %s: %s", c.name, c.sql, e.name, res.Error)
+				t.Logf("%s: %q, a read, failed on %s: %s", c.Name, c.SQL, e.name, res.Error)
 			}
 			if after := fingerprint(t, e, src); after != before {
-				t.Fatalf("%s: %q changed the database:\n%s\nbecame\n%s", c.name, c.sql, before, after)
+				t.Fatalf("%s: %q changed the database:\n%s\nbecame\n%s", c.Name, c.SQL, before, after)
 			}
 		}
 	})
@@ -51,16 +53,16 @@ func TestClassifyCasesPastClassifier(t *testing.T) {
 		ctx := context.Background()
 		src, db := seeded(t, e, Options{})
 		before := fingerprint(t, e, src)
-		for _, c := range classifyCases {
-			if !c.in(e.dialect) || (c.want != Write && !c.wantErr) || c.sql == "" {
+		for _, c := range sqltexttest.ClassifyCases {
+			if !c.In(e.dialect) || (c.Want != sqltext.Write && !c.WantErr) || c.SQL == "" {
 				continue
 			}
-			res := db.execute(ctx, c.sql, false)
+			res := db.execute(ctx, c.SQL, false)
 			if res.Status == StatusSuccess {
-				t.Logf("%s: %q runs in the read-only transaction on %s", c.name, c.sql, e.name)
+				t.Logf("%s: %q runs in the read-only transaction on %s", c.Name, c.SQL, e.name)
 			}
 			if after := fingerprint(t, e, src); after != before {
-				t.Fatalf("%s: %q changed the database past the classifier:\n%s\nbecame\n%s", c.name, c.sql, before, after)
+				t.Fatalf("%s: %q changed the database past the classifier:\n%s\nbecame\n%s", c.Name, c.SQL, before, after)
 			}
 		}
 		wantStatus(t, db.Run(ctx, "SELECT id, name FROM t", false), StatusSuccess)
@@ -228,8 +230,8 @@ func TestBodiesRunAfterApproval(t *testing.T) {
 }
 
 // concatIDName is the expression "id|name" in d.
-func concatIDName(d Dialect) string {
-	if d == DialectMySQL {
+func concatIDName(d sqltext.Dialect) string {
+	if d == sqltext.DialectMySQL {
 		return "CONCAT(id, '|', name)"
 	}
 	return "id || '|' || name"

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/aiq/aiq-rpc/sessionio"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // estimator is an engine that can estimate, without running a read, how
@@ -261,7 +262,7 @@ func (s *Set) costGate(ctx context.Context, query string) *StatementResult {
 // without becoming the Set's last result. What the classifier refuses
 // reaches Run, which refuses it.
 func (s *Set) Export(ctx context.Context, sql string) *StatementResult {
-	if v, err := Classify(sql, s.db.Dialect()); err == nil && v.Class != Write {
+	if v, err := sqltext.Classify(sql, s.db.Dialect()); err == nil && v.Class != sqltext.Write {
 		if res := s.costGate(ctx, sql); res != nil {
 			return res
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/aiq/aiq-rpc/sessionio"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // Options bounds the work of a DB. The zero value gives the defaults.
@@ -67,14 +68,14 @@ const cleanupTimeout = 5 * time.Second
 
 // DialectOf returns the SQL dialect of a source type: seekdb and mysql
 // (which covers MariaDB) are DialectMySQL. An unknown type gives "".
-func DialectOf(sourceType string) Dialect {
+func DialectOf(sourceType string) sqltext.Dialect {
 	switch strings.ToLower(sourceType) {
 	case sessionio.TypePostgreSQL:
-		return DialectPostgres
+		return sqltext.DialectPostgres
 	case sessionio.TypeMySQL, sessionio.TypeSeekDB:
-		return DialectMySQL
+		return sqltext.DialectMySQL
 	case sessionio.TypeSQLite:
-		return DialectSQLite
+		return sqltext.DialectSQLite
 	}
 	return ""
 }
@@ -84,7 +85,7 @@ func DialectOf(sourceType string) Dialect {
 // while its server is down.
 type DB struct {
 	src     sessionio.Source
-	dialect Dialect
+	dialect sqltext.Dialect
 	opts    Options
 	eng     engine
 	redact  redactor
@@ -128,16 +129,16 @@ const (
 func Open(ctx context.Context, src sessionio.Source, opts Options) (*DB, error) {
 	opts = opts.withDefaults()
 	db := &DB{src: src, dialect: DialectOf(src.Type), opts: opts, redact: newRedactor(src.Password.Reveal())}
-	if db.dialect != DialectSQLite {
+	if db.dialect != sqltext.DialectSQLite {
 		db.grace = serverGrace // the server's own timeout should fire first
 	}
 	var err error
 	switch db.dialect {
-	case DialectPostgres:
+	case sqltext.DialectPostgres:
 		db.eng, err = newPostgres(src, opts)
-	case DialectMySQL:
+	case sqltext.DialectMySQL:
 		db.eng, err = newMySQL(src, opts)
-	case DialectSQLite:
+	case sqltext.DialectSQLite:
 		db.eng, err = newSQLite(src, opts)
 	default:
 		err = fmt.Errorf("unknown type %q; want one of mysql, postgresql, seekdb or sqlite", src.Type)
@@ -164,7 +165,7 @@ func (db *DB) Close() error {
 }
 
 // Dialect returns the SQL dialect of the source.
-func (db *DB) Dialect() Dialect { return db.dialect }
+func (db *DB) Dialect() sqltext.Dialect { return db.dialect }
 
 // Source returns the source the DB was opened on.
 func (db *DB) Source() sessionio.Source { return db.src }
@@ -233,11 +234,11 @@ func (db *DB) RefreshSchema() {
 // client, and gives Status "cancelled".
 func (db *DB) Run(ctx context.Context, sql string, write bool) *StatementResult {
 	if !write {
-		v, err := Classify(sql, db.dialect)
+		v, err := sqltext.Classify(sql, db.dialect)
 		if err != nil {
 			return db.failed(sql, StatusError, "the statement was not run: "+err.Error())
 		}
-		if v.Class == Write {
+		if v.Class == sqltext.Write {
 			return db.failed(sql, StatusRejected, needsConfirmation(v))
 		}
 	}
@@ -247,7 +248,7 @@ func (db *DB) Run(ctx context.Context, sql string, write bool) *StatementResult 
 // needsConfirmation explains to the model why a statement did not run:
 // the classifier's reason, which is true of a write and of a read that
 // reaches outside the database alike.
-func needsConfirmation(v Verdict) string {
+func needsConfirmation(v sqltext.Verdict) string {
 	reason := strings.TrimSpace(v.Reason)
 	if reason == "" {
 		reason = "this statement (" + v.Kind + ") can change the database."
@@ -275,7 +276,7 @@ func (db *DB) execute(ctx context.Context, sql string, write bool) *StatementRes
 	out.args = args
 	start := time.Now()
 	err := db.eng.run(runCtx, query, write, out)
-	if err == nil && db.dialect == DialectMySQL && time.Since(start) >= db.opts.StatementTimeout {
+	if err == nil && db.dialect == sqltext.DialectMySQL && time.Since(start) >= db.opts.StatementTimeout {
 		// MariaDB's max_statement_time stops some functions (BENCHMARK)
 		// without an error: they return 0 as if they had finished. A
 		// statement that ran the whole limit was stopped by it.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/aiq/aiq-rpc/sessionio"
 	"github.com/aiq/aiq-rpc/tools/dbtest"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // TestMain stops the test database servers once the tests are done.
@@ -23,7 +24,7 @@ func TestMain(m *testing.M) {
 // that differ between engines.
 type testEngine struct {
 	name    string
-	dialect Dialect
+	dialect sqltext.Dialect
 	source  func(testing.TB) sessionio.Source
 	// version is how Version starts.
 	version string
@@ -68,7 +69,7 @@ var commonWrites = []string{
 var testEngines = []testEngine{
 	{
 		name:      "sqlite",
-		dialect:   DialectSQLite,
+		dialect:   sqltext.DialectSQLite,
 		source:    dbtest.SQLite,
 		version:   "SQLite 3.",
 		sleep:     func(int) string { return sqliteForever },
@@ -89,7 +90,7 @@ var testEngines = []testEngine{
 	},
 	{
 		name:      "postgres",
-		dialect:   DialectPostgres,
+		dialect:   sqltext.DialectPostgres,
 		source:    dbtest.Postgres,
 		version:   "PostgreSQL ",
 		sleep:     func(s int) string { return fmt.Sprintf("SELECT pg_sleep(%d)", s) },
@@ -114,7 +115,7 @@ var testEngines = []testEngine{
 	},
 	{
 		name:      "mariadb",
-		dialect:   DialectMySQL,
+		dialect:   sqltext.DialectMySQL,
 		source:    dbtest.MariaDB,
 		version:   "MariaDB 10.",
 		sleep:     func(s int) string { return fmt.Sprintf("SELECT SLEEP(%d) FROM t", s) },

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 	"regexp"
 	"strconv"
 	"strings"
@@ -76,7 +77,7 @@ func (s *Set) explainSQL(ctx context.Context, args json.RawMessage) (any, error)
 		p.summary = p.Refused
 		return p, nil
 	}
-	v, err := Classify(sql, d)
+	v, err := sqltext.Classify(sql, d)
 	if err != nil {
 		return refuse(err.Error())
 	}
@@ -88,13 +89,13 @@ func (s *Set) explainSQL(ctx context.Context, args json.RawMessage) (any, error)
 		return refuse(strings.TrimSpace(v.Reason) + " Even planning it is left to the user.")
 	}
 	prefix := "EXPLAIN "
-	if d == DialectSQLite {
+	if d == sqltext.DialectSQLite {
 		prefix = "EXPLAIN QUERY PLAN "
 	}
 	full := prefix + sql
 	// The whole must read as a plain EXPLAIN: never one that runs the
 	// statement, whatever the model's text holds.
-	if fv, err := Classify(full, d); err != nil || fv.Class != ReadOnly || strings.Contains(fv.Kind, "ANALYZE") {
+	if fv, err := sqltext.Classify(full, d); err != nil || fv.Class != sqltext.ReadOnly || strings.Contains(fv.Kind, "ANALYZE") {
 		why := "the statement could not be planned without running it"
 		if err == nil && fv.Reason != "" {
 			why = fv.Reason
@@ -102,7 +103,7 @@ func (s *Set) explainSQL(ctx context.Context, args json.RawMessage) (any, error)
 		return refuse(why)
 	}
 	res := s.db.Run(ctx, full, false)
-	if res.readOnlyRefused && d == DialectMySQL && v.Class == Write {
+	if res.readOnlyRefused && d == sqltext.DialectMySQL && v.Class == sqltext.Write {
 		res = s.db.explainRolledBack(ctx, full)
 	}
 	if res.Status != StatusSuccess {
@@ -112,9 +113,9 @@ func (s *Set) explainSQL(ctx context.Context, args json.RawMessage) (any, error)
 	}
 	schema, _ := s.db.Schema(ctx) // for the row estimates of full scans; may be nil
 	switch d {
-	case DialectPostgres:
+	case sqltext.DialectPostgres:
 		pgPlan(p, res)
-	case DialectMySQL:
+	case sqltext.DialectMySQL:
 		mysqlPlan(p, res)
 	default:
 		sqlitePlan(p, res)

@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/aiq/aiq-rpc/sessionio"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // maskHexLen is the number of hex digits of a token's HMAC: 48 bits, so
@@ -78,7 +79,7 @@ const maxMaskedValues = 100_000
 // masks nothing.
 type Masker struct {
 	key     []byte
-	dialect Dialect
+	dialect sqltext.Dialect
 
 	mu       sync.Mutex
 	names    map[string]bool
@@ -293,7 +294,7 @@ func HasToken(sql string) bool { return strings.Contains(sql, "<masked:") }
 // longer string, a comment, a name), a token this session did not issue,
 // and a statement it cannot read with certainty: one with a backslash, a
 // dollar sign or a question mark outside its string literals.
-func (m *Masker) bind(sql string, dialect Dialect) (string, []any, error) {
+func (m *Masker) bind(sql string, dialect sqltext.Dialect) (string, []any, error) {
 	const how = "use a token only as a whole string literal, such as WHERE email = '<masked:email:3f2a91c04d7e>'"
 	if m == nil {
 		return "", nil, fmt.Errorf("this source masks no column, so %s is not a value it issued", tokenPattern.FindString(sql))
@@ -343,7 +344,7 @@ func (m *Masker) bind(sql string, dialect Dialect) (string, []any, error) {
 			}
 			b.WriteString(sql[i : i+end+2])
 			i += end + 2
-		case strings.HasPrefix(sql[i:], "--") || c == '#' && dialect == DialectMySQL:
+		case strings.HasPrefix(sql[i:], "--") || c == '#' && dialect == sqltext.DialectMySQL:
 			end := strings.IndexByte(sql[i:], '\n')
 			if end < 0 {
 				end = len(sql) - i
@@ -379,8 +380,8 @@ func (m *Masker) lookup(h string) (any, bool) {
 	return v, ok
 }
 
-func placeholder(d Dialect, n int) string {
-	if d == DialectPostgres {
+func placeholder(d sqltext.Dialect, n int) string {
+	if d == sqltext.DialectPostgres {
 		return fmt.Sprintf("$%d", n)
 	}
 	return "?"

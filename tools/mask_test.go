@@ -10,6 +10,7 @@ import (
 
 	"github.com/aiq/aiq-rpc/sessionio"
 	"github.com/aiq/aiq-rpc/tools/dbtest"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 var maskTokenRe = regexp.MustCompile(`<masked:email:[0-9a-f]{12,}>`)
@@ -232,19 +233,19 @@ func TestMaskBind(t *testing.T) {
 	tok := m.token("email", "a@b").(string)
 	for _, tt := range []struct {
 		sql, want string
-		d         Dialect
+		d         sqltext.Dialect
 		ok        bool
 	}{
-		{"SELECT 1 WHERE e = '" + tok + "' AND f = 'it''s'", "SELECT 1 WHERE e = ? AND f = 'it''s'", DialectSQLite, true},
-		{"SELECT 1 WHERE e IN ('" + tok + "', '" + tok + "')", "SELECT 1 WHERE e IN ($1, $2)", DialectPostgres, true},
-		{"SELECT \"'\" FROM t WHERE e = '" + tok + "' -- it's", "SELECT \"'\" FROM t WHERE e = ? -- it's", DialectMySQL, true},
-		{"SELECT 1 -- '" + tok + "'", "", DialectSQLite, false},
-		{"SELECT 1 /* " + tok + " */", "", DialectSQLite, false},
-		{"SELECT \"" + tok + "\"", "", DialectSQLite, false},
-		{"SELECT 1 WHERE e = '" + tok + "' AND f = ?", "", DialectSQLite, false},
-		{"SELECT 1 WHERE e = E'\\'' OR e = '" + tok + "'", "", DialectPostgres, false},
-		{"SELECT 1 WHERE e = $$x$$ OR e = '" + tok + "'", "", DialectPostgres, false},
-		{"SELECT 1 WHERE e = 'x" + tok + "'", "", DialectSQLite, false},
+		{"SELECT 1 WHERE e = '" + tok + "' AND f = 'it''s'", "SELECT 1 WHERE e = ? AND f = 'it''s'", sqltext.DialectSQLite, true},
+		{"SELECT 1 WHERE e IN ('" + tok + "', '" + tok + "')", "SELECT 1 WHERE e IN ($1, $2)", sqltext.DialectPostgres, true},
+		{"SELECT \"'\" FROM t WHERE e = '" + tok + "' -- it's", "SELECT \"'\" FROM t WHERE e = ? -- it's", sqltext.DialectMySQL, true},
+		{"SELECT 1 -- '" + tok + "'", "", sqltext.DialectSQLite, false},
+		{"SELECT 1 /* " + tok + " */", "", sqltext.DialectSQLite, false},
+		{"SELECT \"" + tok + "\"", "", sqltext.DialectSQLite, false},
+		{"SELECT 1 WHERE e = '" + tok + "' AND f = ?", "", sqltext.DialectSQLite, false},
+		{"SELECT 1 WHERE e = E'\\'' OR e = '" + tok + "'", "", sqltext.DialectPostgres, false},
+		{"SELECT 1 WHERE e = $$x$$ OR e = '" + tok + "'", "", sqltext.DialectPostgres, false},
+		{"SELECT 1 WHERE e = 'x" + tok + "'", "", sqltext.DialectSQLite, false},
 	} {
 		got, args, err := m.bind(tt.sql, tt.d)
 		if tt.ok != (err == nil) || got != tt.want {

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 	"slices"
 	"strings"
 )
@@ -41,15 +42,15 @@ func (m *Masker) mentions(sql string) bool {
 // is false when a reading the engine runs cannot be followed by this
 // lexer, or holds code some servers skip: then no column can be told safe.
 func (m *Masker) readings(sql string) (scans []*stmtScan, ok bool) {
-	for n, r := range sqlReadings(sql, m.dialect) {
-		toks, regions, err := lexSQL(sql, m.dialect, r)
-		if err != nil && n > 0 && !isClassifyError(err, errAmbiguous) {
+	for n, r := range sqltext.Readings(sql, m.dialect) {
+		toks, regions, err := sqltext.Lex(sql, m.dialect, r)
+		if err != nil && n > 0 && !sqltext.IsClassifyError(err, sqltext.ErrAmbiguous) {
 			continue // not SQL when read this way: no server ran it so
 		}
 		if err != nil || regions > 0 {
 			return nil, false
 		}
-		if n := len(toks); n > 0 && toks[n-1].isPunct(";") {
+		if n := len(toks); n > 0 && toks[n-1].IsPunct(";") {
 			toks = toks[:n-1]
 		}
 		scans = append(scans, m.scanStatement(sql, toks))
@@ -66,7 +67,7 @@ func allTrue(b []bool) []bool {
 
 // stmtScan is what maskedColumns reads of one statement's tokens.
 type stmtScan struct {
-	toks []sqlToken
+	toks []sqltext.Token
 	// ref marks the tokens that are refs: masked names, token literals
 	// and stars inside an expression.
 	ref    []bool
@@ -86,15 +87,15 @@ type stmtScan struct {
 }
 
 // scanStatement reads toks, the tokens of sql.
-func (m *Masker) scanStatement(sql string, toks []sqlToken) *stmtScan {
+func (m *Masker) scanStatement(sql string, toks []sqltext.Token) *stmtScan {
 	s := &stmtScan{toks: toks, ref: make([]bool, len(toks))}
 	m.mu.Lock()
 	for i, t := range toks {
-		switch t.kind {
-		case tokWord, tokQuoted:
-			s.ref[i] = m.masksLocked(strings.ToLower(t.text))
-		case tokString:
-			s.ref[i] = strings.HasPrefix(sql[t.pos:], "'<masked:")
+		switch t.Kind {
+		case sqltext.TokWord, sqltext.TokQuoted:
+			s.ref[i] = m.masksLocked(strings.ToLower(t.Text))
+		case sqltext.TokString:
+			s.ref[i] = strings.HasPrefix(sql[t.Pos:], "'<masked:")
 		}
 		s.anyRef = s.anyRef || s.ref[i]
 	}
@@ -105,8 +106,8 @@ func (m *Masker) scanStatement(sql string, toks []sqlToken) *stmtScan {
 	star := false
 	for i, t := range toks {
 		switch {
-		case t.isPunct("("):
-			q := i+1 < len(toks) && (toks[i+1].isWord("SELECT") || toks[i+1].isWord("WITH") || toks[i+1].isWord("VALUES") || toks[i+1].isWord("TABLE"))
+		case t.IsPunct("("):
+			q := i+1 < len(toks) && (toks[i+1].IsWord("SELECT") || toks[i+1].IsWord("WITH") || toks[i+1].IsWord("VALUES") || toks[i+1].IsWord("TABLE"))
 			stack = append(stack, q)
 			if q {
 				inQuery++
@@ -114,18 +115,18 @@ func (m *Masker) scanStatement(sql string, toks []sqlToken) *stmtScan {
 			if aliasList(toks, i) {
 				s.renames = true
 			}
-		case t.isPunct(")"):
+		case t.IsPunct(")"):
 			if n := len(stack); n > 0 {
 				if stack[n-1] {
 					inQuery--
 				}
 				stack = stack[:n-1]
 			}
-		case t.isWord("UNION") || t.isWord("INTERSECT") || t.isWord("EXCEPT") || t.isWord("MINUS"):
+		case t.IsWord("UNION") || t.IsWord("INTERSECT") || t.IsWord("EXCEPT") || t.IsWord("MINUS"):
 			s.setOp = true
-		case t.isWord("TABLE") || isStar(toks, i):
+		case t.IsWord("TABLE") || isStar(toks, i):
 			star = true
-			if n := len(stack); t.isPunct("*") && (n > 0 && !stack[n-1] || !starEnds(toks, i+1)) {
+			if n := len(stack); t.IsPunct("*") && (n > 0 && !stack[n-1] || !starEnds(toks, i+1)) {
 				// A star inside an expression, row_to_json(c.*) or
 				// c.*::text: its columns' values under the
 				// expression's name.
@@ -134,7 +135,7 @@ func (m *Masker) scanStatement(sql string, toks []sqlToken) *stmtScan {
 		}
 		s.nestedRef = s.nestedRef || s.ref[i] && inQuery > 0
 	}
-	if m.dialect == DialectPostgres {
+	if m.dialect == sqltext.DialectPostgres {
 		uses, nested := wholeRows(toks)
 		for n, i := range uses {
 			s.ref[i], s.anyRef = true, true
@@ -148,12 +149,12 @@ func (m *Masker) scanStatement(sql string, toks []sqlToken) *stmtScan {
 
 // starEnds reports whether toks[i] may follow a star item: a comma, a
 // closing parenthesis, a word that ends a select list, or the end.
-func starEnds(toks []sqlToken, i int) bool {
+func starEnds(toks []sqltext.Token, i int) bool {
 	if i >= len(toks) {
 		return true
 	}
 	t := toks[i]
-	return t.isPunct(",") || t.isPunct(")") || t.kind == tokWord && selectEnds[t.text]
+	return t.IsPunct(",") || t.IsPunct(")") || t.Kind == sqltext.TokWord && selectEnds[t.Text]
 }
 
 // wholeRows returns the tokens of a PostgreSQL statement that may be
@@ -162,7 +163,7 @@ func starEnds(toks []sqlToken, i int) bool {
 // nor qualifying, of a name that the statement puts in a FROM or JOIN
 // (a table's last name part, or its alias), other than there; nested says
 // which of them are inside a parenthesised query.
-func wholeRows(toks []sqlToken) (uses []int, nested []bool) {
+func wholeRows(toks []sqltext.Token) (uses []int, nested []bool) {
 	type level struct{ query, paren, from bool }
 	levels := []level{{}} // the statement, then each open parenthesis
 	inQuery := make([]bool, len(toks))
@@ -173,14 +174,14 @@ func wholeRows(toks []sqlToken) (uses []int, nested []bool) {
 		top := &levels[len(levels)-1]
 		inQuery[i] = queries > 0
 		switch {
-		case t.isPunct("("):
-			q := i+1 < len(toks) && (toks[i+1].isWord("SELECT") || toks[i+1].isWord("WITH") || toks[i+1].isWord("VALUES"))
+		case t.IsPunct("("):
+			q := i+1 < len(toks) && (toks[i+1].IsWord("SELECT") || toks[i+1].IsWord("WITH") || toks[i+1].IsWord("VALUES"))
 			levels = append(levels, level{query: q, paren: true})
 			if q {
 				queries++
 			}
 			continue
-		case t.isPunct(")"):
+		case t.IsPunct(")"):
 			if len(levels) > 1 {
 				if top.query {
 					queries--
@@ -188,38 +189,38 @@ func wholeRows(toks []sqlToken) (uses []int, nested []bool) {
 				levels = levels[:len(levels)-1]
 			}
 			continue
-		case t.isWord("FROM") && i > 0 && toks[i-1].isWord("DISTINCT"): // a IS DISTINCT FROM b
+		case t.IsWord("FROM") && i > 0 && toks[i-1].IsWord("DISTINCT"): // a IS DISTINCT FROM b
 			continue
-		case t.isWord("FROM") || t.isWord("JOIN"):
+		case t.IsWord("FROM") || t.IsWord("JOIN"):
 			top.from = true
-		case t.kind == tokWord && (selectEnds[t.text] || t.isWord("SELECT") || t.isWord("ON") || t.isWord("USING")):
+		case t.Kind == sqltext.TokWord && (selectEnds[t.Text] || t.IsWord("SELECT") || t.IsWord("ON") || t.IsWord("USING")):
 			top.from = false
 			continue
-		case !t.isPunct(","):
+		case !t.IsPunct(","):
 			continue
 		}
 		if !top.from || top.paren && !top.query {
 			continue // not a FROM list: extract(year FROM d)
 		}
 		j := i + 1
-		for j+2 < len(toks) && isName(toks[j]) && toks[j+1].isPunct(".") && isName(toks[j+2]) {
+		for j+2 < len(toks) && isName(toks[j]) && toks[j+1].IsPunct(".") && isName(toks[j+2]) {
 			j += 2 // schema.table: the table
 		}
-		if j >= len(toks) || !isName(toks[j]) || toks[j].kind == tokWord && aliasKeywords[toks[j].text] {
+		if j >= len(toks) || !isName(toks[j]) || toks[j].Kind == sqltext.TokWord && aliasKeywords[toks[j].Text] {
 			continue
 		}
-		names[toks[j].text], at[j] = true, true
+		names[toks[j].Text], at[j] = true, true
 		k := j + 1
-		if k < len(toks) && toks[k].isWord("AS") {
+		if k < len(toks) && toks[k].IsWord("AS") {
 			k++
 		}
-		if k < len(toks) && isName(toks[k]) && !(toks[k].kind == tokWord && (aliasKeywords[toks[k].text] || selectEnds[toks[k].text])) {
-			names[toks[k].text], at[k] = true, true
+		if k < len(toks) && isName(toks[k]) && !(toks[k].Kind == sqltext.TokWord && (aliasKeywords[toks[k].Text] || selectEnds[toks[k].Text])) {
+			names[toks[k].Text], at[k] = true, true
 		}
 	}
 	for i, t := range toks {
-		if !isName(t) || !names[t.text] || at[i] ||
-			i > 0 && toks[i-1].isPunct(".") || i+1 < len(toks) && (toks[i+1].isPunct(".") || toks[i+1].isPunct("(")) {
+		if !isName(t) || !names[t.Text] || at[i] ||
+			i > 0 && toks[i-1].IsPunct(".") || i+1 < len(toks) && (toks[i+1].IsPunct(".") || toks[i+1].IsPunct("(")) {
 			continue
 		}
 		uses, nested = append(uses, i), append(nested, inQuery[i])
@@ -227,17 +228,17 @@ func wholeRows(toks []sqlToken) (uses []int, nested []bool) {
 	return uses, nested
 }
 
-func isName(t sqlToken) bool { return t.kind == tokWord || t.kind == tokQuoted }
+func isName(t sqltext.Token) bool { return t.Kind == sqltext.TokWord || t.Kind == sqltext.TokQuoted }
 
 // isStar reports whether toks[i] is a star that stands for columns: *
 // after SELECT, DISTINCT, ALL, a comma or a dot; not count(*) nor a
 // product.
-func isStar(toks []sqlToken, i int) bool {
-	if !toks[i].isPunct("*") || i == 0 {
+func isStar(toks []sqltext.Token, i int) bool {
+	if !toks[i].IsPunct("*") || i == 0 {
 		return false
 	}
 	p := toks[i-1]
-	return p.isWord("SELECT") || p.isWord("DISTINCT") || p.isWord("ALL") || p.isPunct(",") || p.isPunct(".")
+	return p.IsWord("SELECT") || p.IsWord("DISTINCT") || p.IsWord("ALL") || p.IsPunct(",") || p.IsPunct(".")
 }
 
 // aliasKeywords are the words that precede a parenthesis, or a name
@@ -266,17 +267,17 @@ func wordSet(s string) map[string]bool {
 // follows AS, a closing parenthesis or another name (a table's), or the
 // list is followed by AS ( or AS [NOT] MATERIALIZED. A type such as
 // varchar(10) holds a number, so it is none.
-func aliasList(toks []sqlToken, open int) bool {
+func aliasList(toks []sqltext.Token, open int) bool {
 	if open == 0 {
 		return false
 	}
 	name := toks[open-1]
-	if name.kind != tokWord && name.kind != tokQuoted || name.kind == tokWord && aliasKeywords[name.text] {
+	if name.Kind != sqltext.TokWord && name.Kind != sqltext.TokQuoted || name.Kind == sqltext.TokWord && aliasKeywords[name.Text] {
 		return false
 	}
 	end := open + 1
-	for end < len(toks) && !toks[end].isPunct(")") {
-		if t := toks[end]; t.kind != tokWord && t.kind != tokQuoted && !t.isPunct(",") {
+	for end < len(toks) && !toks[end].IsPunct(")") {
+		if t := toks[end]; t.Kind != sqltext.TokWord && t.Kind != sqltext.TokQuoted && !t.IsPunct(",") {
 			return false
 		}
 		end++
@@ -286,14 +287,14 @@ func aliasList(toks []sqlToken, open int) bool {
 	}
 	if open >= 2 {
 		before := toks[open-2]
-		if before.isWord("AS") || before.isPunct(")") || before.kind == tokQuoted ||
-			before.kind == tokWord && !aliasKeywords[before.text] {
+		if before.IsWord("AS") || before.IsPunct(")") || before.Kind == sqltext.TokQuoted ||
+			before.Kind == sqltext.TokWord && !aliasKeywords[before.Text] {
 			return true
 		}
 	}
-	if end+2 < len(toks) && toks[end+1].isWord("AS") {
+	if end+2 < len(toks) && toks[end+1].IsWord("AS") {
 		next := toks[end+2]
-		return next.isPunct("(") || next.isWord("MATERIALIZED") || next.isWord("NOT")
+		return next.IsPunct("(") || next.IsWord("MATERIALIZED") || next.IsWord("NOT")
 	}
 	return false
 }
@@ -301,21 +302,21 @@ func aliasList(toks []sqlToken, open int) bool {
 // selectItems returns the items of the outermost select list of a
 // statement that is a SELECT, or WITH ... SELECT: the token ranges
 // between its top-level commas. It returns nil for another statement.
-func selectItems(toks []sqlToken) [][2]int {
-	if len(toks) == 0 || !toks[0].isWord("SELECT") && !toks[0].isWord("WITH") {
+func selectItems(toks []sqltext.Token) [][2]int {
+	if len(toks) == 0 || !toks[0].IsWord("SELECT") && !toks[0].IsWord("WITH") {
 		return nil
 	}
 	start, depth := -1, 0
 	for i, t := range toks {
 		switch {
-		case t.isPunct("("):
+		case t.IsPunct("("):
 			depth++
-		case t.isPunct(")"):
+		case t.IsPunct(")"):
 			depth--
-		case depth == 0 && t.isWord("SELECT"):
+		case depth == 0 && t.IsWord("SELECT"):
 			// After WITH, the SELECT that follows the last CTE's body;
 			// not the one of WITH ... INSERT INTO t SELECT.
-			if i > 0 && !toks[i-1].isPunct(")") {
+			if i > 0 && !toks[i-1].IsPunct(")") {
 				return nil
 			}
 			start = i + 1
@@ -328,30 +329,30 @@ func selectItems(toks []sqlToken) [][2]int {
 		return nil
 	}
 	i := start
-	if i < len(toks) && (toks[i].isWord("ALL") || toks[i].isWord("DISTINCT")) {
+	if i < len(toks) && (toks[i].IsWord("ALL") || toks[i].IsWord("DISTINCT")) {
 		i++
-		if i < len(toks) && toks[i].isWord("ON") && i+1 < len(toks) && toks[i+1].isPunct("(") {
+		if i < len(toks) && toks[i].IsWord("ON") && i+1 < len(toks) && toks[i+1].IsPunct("(") {
 			i = closing(toks, i+1) + 1
 		}
 	}
 	var items [][2]int
 	depth, from := 0, i
 	for ; i <= len(toks); i++ {
-		if i == len(toks) || depth == 0 && (toks[i].isPunct(",") || toks[i].kind == tokWord && selectEnds[toks[i].text]) {
+		if i == len(toks) || depth == 0 && (toks[i].IsPunct(",") || toks[i].Kind == sqltext.TokWord && selectEnds[toks[i].Text]) {
 			if i == from {
 				return nil
 			}
 			items = append(items, [2]int{from, i})
-			if i == len(toks) || !toks[i].isPunct(",") {
+			if i == len(toks) || !toks[i].IsPunct(",") {
 				break
 			}
 			from = i + 1
 			continue
 		}
 		switch {
-		case toks[i].isPunct("("):
+		case toks[i].IsPunct("("):
 			depth++
-		case toks[i].isPunct(")"):
+		case toks[i].IsPunct(")"):
 			depth--
 		}
 	}
@@ -360,13 +361,13 @@ func selectItems(toks []sqlToken) [][2]int {
 
 // closing returns the index of the parenthesis that closes the one at
 // toks[open], or the last index.
-func closing(toks []sqlToken, open int) int {
+func closing(toks []sqltext.Token, open int) int {
 	depth := 0
 	for i := open; i < len(toks); i++ {
 		switch {
-		case toks[i].isPunct("("):
+		case toks[i].IsPunct("("):
 			depth++
-		case toks[i].isPunct(")"):
+		case toks[i].IsPunct(")"):
 			depth--
 			if depth == 0 {
 				return i
@@ -425,11 +426,11 @@ func (s *stmtScan) itemRef(it [2]int) bool {
 // wholeStar reports whether a select item is * or name.*.
 func (s *stmtScan) wholeStar(it [2]int) bool {
 	last := it[1] - 1
-	if last < it[0] || !s.toks[last].isPunct("*") {
+	if last < it[0] || !s.toks[last].IsPunct("*") {
 		return false
 	}
 	for i := it[0]; i < last; i++ {
-		if t := s.toks[i]; t.kind != tokWord && t.kind != tokQuoted && !t.isPunct(".") {
+		if t := s.toks[i]; t.Kind != sqltext.TokWord && t.Kind != sqltext.TokQuoted && !t.IsPunct(".") {
 			return false
 		}
 	}
@@ -449,16 +450,16 @@ func (s *stmtScan) anyStarItem() bool {
 // without an alias: a number, whatever it counts.
 func (s *stmtScan) isCount(it [2]int) bool {
 	t := s.toks
-	if it[1]-it[0] < 3 || !t[it[0]].isWord("COUNT") || !t[it[0]+1].isPunct("(") {
+	if it[1]-it[0] < 3 || !t[it[0]].IsWord("COUNT") || !t[it[0]+1].IsPunct("(") {
 		return false
 	}
 	end := closing(t[:it[1]], it[0]+1)
-	if !t[end].isPunct(")") {
+	if !t[end].IsPunct(")") {
 		return false
 	}
 	rest := t[end+1 : it[1]]
-	if len(rest) > 0 && rest[0].isWord("AS") {
+	if len(rest) > 0 && rest[0].IsWord("AS") {
 		rest = rest[1:]
 	}
-	return len(rest) == 0 || len(rest) == 1 && (rest[0].kind == tokWord || rest[0].kind == tokQuoted)
+	return len(rest) == 0 || len(rest) == 1 && (rest[0].Kind == sqltext.TokWord || rest[0].Kind == sqltext.TokQuoted)
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
@@ -180,8 +181,8 @@ func TestOptionsDefaults(t *testing.T) {
 }
 
 func TestDialectOf(t *testing.T) {
-	for typ, want := range map[string]Dialect{
-		"postgresql": DialectPostgres, "mysql": DialectMySQL, "seekdb": DialectMySQL, "SQLite": DialectSQLite, "oracle": "",
+	for typ, want := range map[string]sqltext.Dialect{
+		"postgresql": sqltext.DialectPostgres, "mysql": sqltext.DialectMySQL, "seekdb": sqltext.DialectMySQL, "SQLite": sqltext.DialectSQLite, "oracle": "",
 	} {
 		if got := DialectOf(typ); got != want {
 			t.Errorf("DialectOf(%q) = %q, want %q", typ, got, want)

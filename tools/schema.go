@@ -1,11 +1,13 @@
 package tools
 
+import "github.com/aiq/aiq-rpc/tools/sqltext"
+
 // Schema is the tables and views of a database that the model may query,
 // as the catalog states them.
 type Schema struct {
 	Tables []Table `json:"tables"`
 	// Dialect decides how names that need quoting are quoted.
-	Dialect Dialect `json:"-"`
+	Dialect sqltext.Dialect `json:"-"`
 }
 
 // Table is one table or view.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 	"slices"
 	"strings"
 )
@@ -220,7 +221,7 @@ func didYouMean(name string, names []string, otherwise string) string {
 		case d <= max(2, len(want)/3):
 		case len(want) >= 3 && (strings.Contains(lower, want) || strings.Contains(want, bare) && bare != ""):
 			d = 3 + abs(len(lower)-len(want))
-		case Stem(want) == Stem(bare):
+		case sqltext.Stem(want) == sqltext.Stem(bare):
 			d = 1
 		default:
 			continue
@@ -341,7 +342,7 @@ func (s *Set) searchSchema(ctx context.Context, args json.RawMessage) (any, erro
 		columns []string
 	}
 	lower := strings.ToLower(query)
-	words := Terms(query)
+	words := sqltext.Terms(query)
 	matches := func(text string) bool {
 		if text == "" {
 			return false
@@ -349,7 +350,7 @@ func (s *Set) searchSchema(ctx context.Context, args json.RawMessage) (any, erro
 		if strings.Contains(strings.ToLower(text), lower) {
 			return true
 		}
-		for _, t := range Terms(text) {
+		for _, t := range sqltext.Terms(text) {
 			if slices.Contains(words, t) {
 				return true
 			}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/aiq/aiq-rpc/tools/dbtest"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // runTool runs a tool of s and fails the test on an error.
@@ -21,8 +22,8 @@ func runTool(t *testing.T, s *Set, tool, args string) any {
 }
 
 // oddQuoted is the table "Odd Name" as the dialect quotes it.
-func oddQuoted(d Dialect) string {
-	if d == DialectMySQL {
+func oddQuoted(d sqltext.Dialect) string {
+	if d == sqltext.DialectMySQL {
 		return "`Odd Name`"
 	}
 	return `"Odd Name"`
@@ -86,7 +87,7 @@ func TestSearchSchema(t *testing.T) {
 		if len(res.Matches) != 1 || res.Matches[0].Columns[0] != "select" {
 			t.Errorf("search SELECT = %+v, want the column of Odd Name", res)
 		}
-		if e.dialect != DialectSQLite {
+		if e.dialect != sqltext.DialectSQLite {
 			res = runTool(t, s, ToolSearchSchema, `{"query":"buyers"}`).(*SchemaMatches)
 			if len(res.Matches) != 1 || res.Matches[0].Table != "customers" {
 				t.Errorf("search buyers = %+v, want customers by its comment", res)
@@ -105,7 +106,7 @@ func TestProfileColumn(t *testing.T) {
 		// MariaDB's default collation compares regardless of case: one
 		// value, which the profile shows.
 		distinct, berlins := int64(2), int64(2)
-		if e.dialect == DialectMySQL {
+		if e.dialect == sqltext.DialectMySQL {
 			distinct, berlins = 1, 3
 		}
 		if p.Rows != 4 || p.Distinct != distinct || p.Nulls != 1 || p.NullFraction != 0.25 || p.Sample != "" {
@@ -147,15 +148,15 @@ func TestProfileColumn(t *testing.T) {
 }
 
 // explainWrites are writes of every kind, per engine, for explain_sql.
-var explainWrites = map[Dialect][]string{
-	DialectPostgres: {"INSERT INTO customers (id, email) VALUES (9, 'z@x')", "UPDATE customers SET name = 'x'", "DELETE FROM customers",
+var explainWrites = map[sqltext.Dialect][]string{
+	sqltext.DialectPostgres: {"INSERT INTO customers (id, email) VALUES (9, 'z@x')", "UPDATE customers SET name = 'x'", "DELETE FROM customers",
 		"WITH gone AS (DELETE FROM customers RETURNING id) SELECT count(*) FROM gone",
 		"INSERT INTO customers (id, email) VALUES (1, 'a@x') ON CONFLICT (id) DO UPDATE SET name = 'y'",
 		"MERGE INTO customers AS c USING (SELECT 1 AS id) AS s ON c.id = s.id WHEN MATCHED THEN DELETE"},
-	DialectMySQL: {"INSERT INTO customers (id, email) VALUES (9, 'z@x')", "UPDATE customers SET name = 'x'", "DELETE FROM customers",
+	sqltext.DialectMySQL: {"INSERT INTO customers (id, email) VALUES (9, 'z@x')", "UPDATE customers SET name = 'x'", "DELETE FROM customers",
 		"REPLACE INTO customers (id, email) VALUES (1, 'a@x')", "INSERT INTO customers (id, email) VALUES (1, 'a@x') ON DUPLICATE KEY UPDATE name = 'y'",
 		"DELETE c FROM customers AS c JOIN orders AS o ON o.customer_id = c.id"},
-	DialectSQLite: {"INSERT INTO customers (id, email) VALUES (9, 'z@x')", "UPDATE customers SET name = 'x'", "DELETE FROM customers",
+	sqltext.DialectSQLite: {"INSERT INTO customers (id, email) VALUES (9, 'z@x')", "UPDATE customers SET name = 'x'", "DELETE FROM customers",
 		"REPLACE INTO customers (id, email) VALUES (1, 'a@x')", "INSERT INTO customers (id, email) VALUES (1, 'a@x') ON CONFLICT (id) DO UPDATE SET name = 'y'",
 		"WITH x AS (SELECT 1) DELETE FROM customers"},
 }
@@ -166,8 +167,8 @@ func TestExplainSQL(t *testing.T) {
 		s := NewSet(db, nil)
 		data := func() string {
 			return strings.Join(dbtest.QueryStrings(t, src, "SELECT count(*) FROM customers",
-				"SELECT "+map[Dialect]string{DialectMySQL: "CONCAT(id, '|', email, '|', coalesce(name, '-'))"}[e.dialect]+
-					map[Dialect]string{DialectPostgres: "id || '|' || email || '|' || coalesce(name, '-')", DialectSQLite: "id || '|' || email || '|' || coalesce(name, '-')"}[e.dialect]+
+				"SELECT "+map[sqltext.Dialect]string{sqltext.DialectMySQL: "CONCAT(id, '|', email, '|', coalesce(name, '-'))"}[e.dialect]+
+					map[sqltext.Dialect]string{sqltext.DialectPostgres: "id || '|' || email || '|' || coalesce(name, '-')", sqltext.DialectSQLite: "id || '|' || email || '|' || coalesce(name, '-')"}[e.dialect]+
 					" FROM customers ORDER BY id"), "\n")
 		}
 		before := data()
@@ -179,10 +180,10 @@ func TestExplainSQL(t *testing.T) {
 		if p.Refused != "" || p.Error != "" || p.Text == "" || !strings.HasPrefix(p.Summary(), "plan: ") {
 			t.Fatalf("explain SELECT = %+v", p)
 		}
-		if e.dialect == DialectPostgres && (p.Cost == nil || p.EstimatedRows == nil) {
+		if e.dialect == sqltext.DialectPostgres && (p.Cost == nil || p.EstimatedRows == nil) {
 			t.Errorf("explain on PostgreSQL without cost and rows: %+v", p)
 		}
-		if e.dialect != DialectPostgres && len(p.FullScans) == 0 {
+		if e.dialect != sqltext.DialectPostgres && len(p.FullScans) == 0 {
 			t.Errorf("explain of a join without a filter shows no full scan: %+v", p)
 		}
 

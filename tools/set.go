@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 	"math"
 	"reflect"
 	"slices"
@@ -241,14 +242,14 @@ func (s *Set) executeSQL(ctx context.Context, args json.RawMessage) (any, error)
 		return nil, errors.New("execute_sql needs the sql argument: one SQL statement")
 	}
 	var res *StatementResult
-	v, err := Classify(a.SQL, s.db.Dialect())
+	v, err := sqltext.Classify(a.SQL, s.db.Dialect())
 	if HasToken(a.SQL) {
 		if ctx, res = s.bindTokens(ctx, a.SQL, err); res != nil {
 			return res, nil
 		}
 	}
 	switch {
-	case err == nil && v.Class == Write:
+	case err == nil && v.Class == sqltext.Write:
 		res = s.confirmAndRun(ctx, ConfirmRequest{Tool: ToolExecuteSQL, SQL: a.SQL, Risk: riskOf(v), Reason: v.Reason})
 	case err == nil:
 		// Only what the classifier read as one read reaches the engine's
@@ -277,7 +278,7 @@ func (s *Set) executeSQL(ctx context.Context, args json.RawMessage) (any, error)
 // riskOf returns "ddl" for a statement that changes the schema or the
 // privileges, "outside" for one that only reaches outside the database,
 // else "write".
-func riskOf(v Verdict) string {
+func riskOf(v sqltext.Verdict) string {
 	if v.Outside {
 		return "outside"
 	}
@@ -314,7 +315,7 @@ func (s *Set) confirmAndRun(ctx context.Context, req ConfirmRequest) *StatementR
 			req.Beyond = beyondAllowance(req, al)
 		}
 		if scoped {
-			req.Scope = shape.Scope(allowanceBound(req))
+			req.Scope = scopeOf(shape, allowanceBound(req))
 		}
 		if res := s.ask(ctx, req, shape); res != nil {
 			return res

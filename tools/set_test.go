@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/aiq/aiq-rpc/tools/dbtest"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // confirmer is a Confirmer that answers from a script and records the
@@ -281,21 +282,21 @@ func mustJSON(t *testing.T, v any) string {
 func TestConfirmationSaysWhy(t *testing.T) {
 	cases := []struct {
 		sql      string
-		d        Dialect
+		d        sqltext.Dialect
 		risk     string
 		saysWhat string
 	}{
-		{"INSERT INTO t VALUES (1)", DialectSQLite, "write", "INSERT adds rows"},
-		{"DROP TABLE t", DialectPostgres, "ddl", "DROP TABLE deletes"},
-		{"SELECT pg_read_file('/etc/passwd')", DialectPostgres, "outside", "reads a file on the database server"},
-		{"EXPLAIN ANALYZE SELECT pg_read_file('/etc/passwd')", DialectPostgres, "outside", "reads a file on the database server"},
-		{"SELECT LOAD_FILE('/etc/passwd')", DialectMySQL, "outside", "reads a file on the database server"},
-		{"ATTACH DATABASE '/tmp/x.db' AS x", DialectSQLite, "outside", "opens another database file"},
-		{"SELECT readfile('/etc/passwd')", DialectSQLite, "outside", "reads a file on the machine"},
+		{"INSERT INTO t VALUES (1)", sqltext.DialectSQLite, "write", "INSERT adds rows"},
+		{"DROP TABLE t", sqltext.DialectPostgres, "ddl", "DROP TABLE deletes"},
+		{"SELECT pg_read_file('/etc/passwd')", sqltext.DialectPostgres, "outside", "reads a file on the database server"},
+		{"EXPLAIN ANALYZE SELECT pg_read_file('/etc/passwd')", sqltext.DialectPostgres, "outside", "reads a file on the database server"},
+		{"SELECT LOAD_FILE('/etc/passwd')", sqltext.DialectMySQL, "outside", "reads a file on the database server"},
+		{"ATTACH DATABASE '/tmp/x.db' AS x", sqltext.DialectSQLite, "outside", "opens another database file"},
+		{"SELECT readfile('/etc/passwd')", sqltext.DialectSQLite, "outside", "reads a file on the machine"},
 	}
 	for _, c := range cases {
-		v, err := Classify(c.sql, c.d)
-		if err != nil || v.Class != Write {
+		v, err := sqltext.Classify(c.sql, c.d)
+		if err != nil || v.Class != sqltext.Write {
 			t.Fatalf("%s: %+v, %v; want a statement that asks first", c.sql, v, err)
 		}
 		if got := riskOf(v); got != c.risk {

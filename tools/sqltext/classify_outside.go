@@ -1,4 +1,4 @@
-package tools
+package sqltext
 
 import "strings"
 
@@ -9,7 +9,7 @@ import "strings"
 // reads was never meant to be data. It returns "" for any other name. The
 // database role's privileges stay the real fence: a name this list misses,
 // such as a function of an extension it does not know, still runs.
-func outsideFunction(name string, d Dialect) string {
+func OutsideFunction(name string, d Dialect) string {
 
 	switch d {
 	case DialectPostgres:

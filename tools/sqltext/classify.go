@@ -1,4 +1,4 @@
-package tools
+package sqltext
 
 import (
 	"errors"
@@ -39,7 +39,7 @@ type Verdict struct {
 	Outside bool
 	// unknown marks a statement whose first word the classifier does not
 	// know: a write, since it might be one, but perhaps not SQL at all.
-	unknown bool
+	Unknown bool
 }
 
 // IsStatement reports whether sql is exactly one statement in dialect d
@@ -49,7 +49,7 @@ type Verdict struct {
 // prose, is not one.
 func IsStatement(sql string, d Dialect) bool {
 	v, err := Classify(sql, d)
-	return err == nil && !v.unknown
+	return err == nil && !v.Unknown
 }
 
 // Classify reads one SQL statement in dialect d and says whether it may
@@ -91,17 +91,17 @@ func Classify(sql string, d Dialect) (Verdict, error) {
 		return Verdict{}, errors.New("the statement is not valid UTF-8; send it as UTF-8 text")
 	}
 	var verdict Verdict
-	readings := sqlReadings(sql, d)
+	readings := Readings(sql, d)
 	for n, r := range readings {
-		toks, regions, err := lexSQL(sql, d, r)
+		toks, regions, err := Lex(sql, d, r)
 		if err != nil {
-			if n == 0 || isClassifyError(err, errAmbiguous) {
+			if n == 0 || IsClassifyError(err, ErrAmbiguous) {
 				return Verdict{}, err
 			}
 			continue // not SQL when read this way: the server would refuse it
 		}
 		if regions > maxExecComments || regions > 0 && len(readings)<<regions*len(toks) > maxReadingTokens {
-			stmt, err := oneStatement(sql, toks, d, "")
+			stmt, err := OneStatement(sql, toks, d, "")
 			if err != nil {
 				return Verdict{}, err
 			}
@@ -119,9 +119,9 @@ func Classify(sql string, d Dialect) (Verdict, error) {
 			if !first {
 				how = readingNote(r, mask)
 			}
-			stmt, err := oneStatement(sql, execCommentsSkipped(toks, mask), d, how)
+			stmt, err := OneStatement(sql, execCommentsSkipped(toks, mask), d, how)
 			if err != nil {
-				if first || isClassifyError(err, errMultiple) {
+				if first || IsClassifyError(err, errMultiple) {
 					return Verdict{}, err
 				}
 				continue
@@ -161,7 +161,7 @@ const (
 	errSyntax    classifyErrorKind = iota // not SQL: the server refuses it too
 	errEmpty                              // no statement
 	errMultiple                           // more than one statement
-	errAmbiguous                          // servers read it differently
+	ErrAmbiguous                          // servers read it differently
 )
 
 // classifyError is why a text is not one statement Classify can read.
@@ -176,13 +176,13 @@ func newClassifyError(kind classifyErrorKind, format string, args ...any) error 
 	return &classifyError{kind: kind, msg: fmt.Sprintf(format, args...)}
 }
 
-func isClassifyError(err error, kind classifyErrorKind) bool {
+func IsClassifyError(err error, kind classifyErrorKind) bool {
 	var ce *classifyError
 	return errors.As(err, &ce) && ce.kind == kind
 }
 
 // sqlReading is one way a server may read the text, set by its settings.
-type sqlReading struct {
+type Reading struct {
 	backslashSingle bool   // '...' strings take backslash escapes
 	doubleString    bool   // MySQL: "..." is a string, not an identifier
 	backslashDouble bool   // MySQL: "..." strings take backslash escapes
@@ -192,35 +192,35 @@ type sqlReading struct {
 // sqlReadings lists the readings of sql in d, the default one first. Other
 // readings only matter when the text has the characters they read
 // differently.
-func sqlReadings(sql string, d Dialect) []sqlReading {
+func Readings(sql string, d Dialect) []Reading {
 	backslash := strings.Contains(sql, `\`)
 	switch d {
 	case DialectPostgres:
-		rs := []sqlReading{{}}
+		rs := []Reading{{}}
 		if backslash {
-			rs = append(rs, sqlReading{backslashSingle: true, note: "with standard_conforming_strings off"})
+			rs = append(rs, Reading{backslashSingle: true, note: "with standard_conforming_strings off"})
 		}
 		return rs
 	case DialectMySQL:
-		rs := []sqlReading{{backslashSingle: true, doubleString: true, backslashDouble: true}}
+		rs := []Reading{{backslashSingle: true, doubleString: true, backslashDouble: true}}
 		double := strings.Contains(sql, `"`)
 		if backslash {
-			rs = append(rs, sqlReading{doubleString: true, note: "with sql_mode NO_BACKSLASH_ESCAPES"})
+			rs = append(rs, Reading{doubleString: true, note: "with sql_mode NO_BACKSLASH_ESCAPES"})
 		}
 		if double {
-			rs = append(rs, sqlReading{backslashSingle: true, note: "with sql_mode ANSI_QUOTES"})
+			rs = append(rs, Reading{backslashSingle: true, note: "with sql_mode ANSI_QUOTES"})
 		}
 		if backslash && double {
-			rs = append(rs, sqlReading{note: "with sql_mode ANSI_QUOTES and NO_BACKSLASH_ESCAPES"})
+			rs = append(rs, Reading{note: "with sql_mode ANSI_QUOTES and NO_BACKSLASH_ESCAPES"})
 		}
 		return rs
 	}
-	return []sqlReading{{}}
+	return []Reading{{}}
 }
 
 // readingNote says, for messages, which server reads the text as reading r
 // with the executable comments in mask skipped.
-func readingNote(r sqlReading, mask int) string {
+func readingNote(r Reading, mask int) string {
 	var parts []string
 	if r.note != "" {
 		parts = append(parts, "runs "+r.note)
@@ -235,40 +235,40 @@ func readingNote(r sqlReading, mask int) string {
 type sqlTokenKind uint8
 
 const (
-	tokWord   sqlTokenKind = iota // keyword or unquoted identifier
-	tokQuoted                     // quoted identifier: "x", `x` or [x]
-	tokString                     // string literal of any form
+	TokWord   sqlTokenKind = iota // keyword or unquoted identifier
+	TokQuoted                     // quoted identifier: "x", `x` or [x]
+	TokString                     // string literal of any form
 	tokNumber                     // digits
 	tokParam                      // PostgreSQL's $1
 	tokPunct                      // one byte of punctuation or operator
 )
 
 // sqlToken is one token of a statement outside comments.
-type sqlToken struct {
-	kind sqlTokenKind
+type Token struct {
+	Kind sqlTokenKind
 	// text is, for words and quoted identifiers, the name folded to upper
 	// case; for punctuation the byte.
-	text string
-	pos  int // byte offset in the text
+	Text string
+	Pos  int // byte offset in the text
 	// region is the number (from 1) of the MySQL executable comment the
 	// token is in, 0 outside them.
 	region int
 	// unicode marks a PostgreSQL U&"..." identifier, whose escapes can
 	// spell any name.
-	unicode bool
+	Unicode bool
 }
 
-func (t sqlToken) isWord(w string) bool  { return t.kind == tokWord && t.text == w }
-func (t sqlToken) isPunct(p string) bool { return t.kind == tokPunct && t.text == p }
+func (t Token) IsWord(w string) bool  { return t.Kind == TokWord && t.Text == w }
+func (t Token) IsPunct(p string) bool { return t.Kind == tokPunct && t.Text == p }
 
 // lexSQL splits s into tokens as d reads it under r, dropping whitespace
 // and comments. It also returns how many MySQL executable comments it read
 // as code; their tokens carry the comment's number.
-func lexSQL(s string, d Dialect, r sqlReading) ([]sqlToken, int, error) {
-	var toks []sqlToken
+func Lex(s string, d Dialect, r Reading) ([]Token, int, error) {
+	var toks []Token
 	region, regions, regionStart := 0, 0, 0
 	emit := func(kind sqlTokenKind, text string, pos int) {
-		toks = append(toks, sqlToken{kind: kind, text: text, pos: pos, region: region})
+		toks = append(toks, Token{Kind: kind, Text: text, Pos: pos, region: region})
 	}
 	// quoted ends a string or quoted identifier at end; inside an
 	// executable comment it must not hold "*/", where a server that skips
@@ -278,12 +278,12 @@ func lexSQL(s string, d Dialect, r sqlReading) ([]sqlToken, int, error) {
 			return newClassifyError(errSyntax, "the %s that starts at %s is not closed; close it, or remove the stray quote", what, sqlPosition(s, start))
 		}
 		if region > 0 && strings.Contains(s[start:end], "*/") {
-			return newClassifyError(errAmbiguous, "the %s at %s holds */ inside a MySQL executable comment, which servers read in different ways; move it out of the comment", what, sqlPosition(s, start))
+			return newClassifyError(ErrAmbiguous, "the %s at %s holds */ inside a MySQL executable comment, which servers read in different ways; move it out of the comment", what, sqlPosition(s, start))
 		}
 		return nil
 	}
 	commentInRegion := func(i int) error {
-		return newClassifyError(errAmbiguous, "a comment starts at %s inside the MySQL executable comment or optimizer hint that starts at %s, which servers read in different ways; remove the inner comment", sqlPosition(s, i), sqlPosition(s, regionStart))
+		return newClassifyError(ErrAmbiguous, "a comment starts at %s inside the MySQL executable comment or optimizer hint that starts at %s, which servers read in different ways; remove the inner comment", sqlPosition(s, i), sqlPosition(s, regionStart))
 	}
 
 	i := 0
@@ -298,7 +298,7 @@ func lexSQL(s string, d Dialect, r sqlReading) ([]sqlToken, int, error) {
 				// MySQL reads -- as a comment only before whitespace or a
 				// control character; "1--1" is 1 - (-1).
 				if s[i+2] >= 0x7f {
-					return nil, 0, newClassifyError(errAmbiguous, "MySQL may or may not read the -- at %s as a comment; put a space after it, or write - - for two minus signs", sqlPosition(s, i))
+					return nil, 0, newClassifyError(ErrAmbiguous, "MySQL may or may not read the -- at %s as a comment; put a space after it, or write - - for two minus signs", sqlPosition(s, i))
 				}
 				emit(tokPunct, "-", i)
 				i++
@@ -344,40 +344,40 @@ func lexSQL(s string, d Dialect, r sqlReading) ([]sqlToken, int, error) {
 			i += 2
 
 		case c == '\'':
-			end, ok := lexQuoteEnd(s, i, '\'', r.backslashSingle)
+			end, ok := LexQuoteEnd(s, i, '\'', r.backslashSingle)
 			if err := quoted(i, end, ok, "string"); err != nil {
 				return nil, 0, err
 			}
-			emit(tokString, "", i)
+			emit(TokString, "", i)
 			i = end
 
 		case c == '"':
 			if d == DialectMySQL && r.doubleString {
-				end, ok := lexQuoteEnd(s, i, '"', r.backslashDouble)
+				end, ok := LexQuoteEnd(s, i, '"', r.backslashDouble)
 				if err := quoted(i, end, ok, "string"); err != nil {
 					return nil, 0, err
 				}
-				emit(tokString, "", i)
+				emit(TokString, "", i)
 				i = end
 				continue
 			}
-			end, ok := lexQuoteEnd(s, i, '"', false)
+			end, ok := LexQuoteEnd(s, i, '"', false)
 			if err := quoted(i, end, ok, "quoted identifier"); err != nil {
 				return nil, 0, err
 			}
 			unicode := d == DialectPostgres && len(toks) >= 2 &&
-				toks[len(toks)-1].isPunct("&") && toks[len(toks)-1].pos == i-1 &&
-				toks[len(toks)-2].isWord("U") && toks[len(toks)-2].pos == i-2
-			emit(tokQuoted, foldName(s[i+1:end-1]), i)
-			toks[len(toks)-1].unicode = unicode
+				toks[len(toks)-1].IsPunct("&") && toks[len(toks)-1].Pos == i-1 &&
+				toks[len(toks)-2].IsWord("U") && toks[len(toks)-2].Pos == i-2
+			emit(TokQuoted, foldName(s[i+1:end-1]), i)
+			toks[len(toks)-1].Unicode = unicode
 			i = end
 
 		case c == '`' && d != DialectPostgres:
-			end, ok := lexQuoteEnd(s, i, '`', false)
+			end, ok := LexQuoteEnd(s, i, '`', false)
 			if err := quoted(i, end, ok, "quoted identifier"); err != nil {
 				return nil, 0, err
 			}
-			emit(tokQuoted, foldName(s[i+1:end-1]), i)
+			emit(TokQuoted, foldName(s[i+1:end-1]), i)
 			i = end
 
 		case c == '[' && d == DialectSQLite:
@@ -386,7 +386,7 @@ func lexSQL(s string, d Dialect, r sqlReading) ([]sqlToken, int, error) {
 			if err := quoted(i, end, j >= 0, "quoted identifier"); err != nil {
 				return nil, 0, err
 			}
-			emit(tokQuoted, foldName(s[i+1:end-1]), i)
+			emit(TokQuoted, foldName(s[i+1:end-1]), i)
 			i = end
 
 		case c == '$' && d == DialectPostgres:
@@ -409,7 +409,7 @@ func lexSQL(s string, d Dialect, r sqlReading) ([]sqlToken, int, error) {
 			if j < 0 {
 				return nil, 0, newClassifyError(errSyntax, "the dollar-quoted string that starts with %s at %s is not closed; close it with %s", tag, sqlPosition(s, i), tag)
 			}
-			emit(tokString, "", i)
+			emit(TokString, "", i)
 			i += len(tag) + j + len(tag)
 
 		case lexDigit(c):
@@ -429,15 +429,15 @@ func lexSQL(s string, d Dialect, r sqlReading) ([]sqlToken, int, error) {
 			}
 			if d == DialectPostgres && j == i+1 && (c == 'e' || c == 'E') && lexAt(s, j) == '\'' {
 				// E'...': backslash escapes whatever the settings.
-				end, ok := lexQuoteEnd(s, j, '\'', true)
+				end, ok := LexQuoteEnd(s, j, '\'', true)
 				if err := quoted(i, end, ok, "string"); err != nil {
 					return nil, 0, err
 				}
-				emit(tokString, "", i)
+				emit(TokString, "", i)
 				i = end
 				continue
 			}
-			emit(tokWord, foldName(s[i:j]), i)
+			emit(TokWord, foldName(s[i:j]), i)
 			i = j
 
 		default:
@@ -504,7 +504,7 @@ func lexBlockCommentEnd(s string, i int, nested bool) (int, bool) {
 // lexQuoteEnd returns the end of the quoted text at s[i] that ends with q,
 // where a doubled q stands for one and, with backslash, a backslash
 // escapes the next byte.
-func lexQuoteEnd(s string, i int, q byte, backslash bool) (int, bool) {
+func LexQuoteEnd(s string, i int, q byte, backslash bool) (int, bool) {
 	for j := i + 1; j < len(s); j++ {
 		switch s[j] {
 		case '\\':
@@ -576,11 +576,11 @@ func foldName(s string) string {
 
 // execCommentsSkipped returns toks without the tokens of the executable
 // comments whose bit is set in mask.
-func execCommentsSkipped(toks []sqlToken, mask int) []sqlToken {
+func execCommentsSkipped(toks []Token, mask int) []Token {
 	if mask == 0 {
 		return toks
 	}
-	kept := make([]sqlToken, 0, len(toks))
+	kept := make([]Token, 0, len(toks))
 	for _, t := range toks {
 		if t.region == 0 || mask&(1<<(t.region-1)) == 0 {
 			kept = append(kept, t)
@@ -593,7 +593,7 @@ func execCommentsSkipped(toks []sqlToken, mask int) []sqlToken {
 // trailing semicolon, or an error when there is none or more than one. The
 // semicolons inside a trigger's or a routine's body do not count. how
 // names the reading for messages.
-func oneStatement(s string, toks []sqlToken, d Dialect, how string) ([]sqlToken, error) {
+func OneStatement(s string, toks []Token, d Dialect, how string) ([]Token, error) {
 	var inBody map[int]bool
 	if hasBody(toks, d) {
 		var err error
@@ -602,7 +602,7 @@ func oneStatement(s string, toks []sqlToken, d Dialect, how string) ([]sqlToken,
 		}
 	}
 	for k, t := range toks {
-		if !t.isPunct(";") || inBody[k] {
+		if !t.IsPunct(";") || inBody[k] {
 			continue
 		}
 		if k == 0 && len(toks) == 1 {
@@ -611,16 +611,16 @@ func oneStatement(s string, toks []sqlToken, d Dialect, how string) ([]sqlToken,
 		if k == len(toks)-1 {
 			return toks[:k], nil
 		}
-		at := toks[k+1].pos
+		at := toks[k+1].Pos
 		if k == 0 {
-			at = t.pos
+			at = t.Pos
 		}
 		if how != "" {
 			how = " " + how
 		}
 		return nil, newClassifyError(errMultiple, "more than one statement%s: another one starts at %s (%s); run one statement per call", how, sqlPosition(s, at), sqlExcerpt(s, at))
 	}
-	if len(toks) == 0 || len(toks) == 1 && toks[0].isPunct(";") {
+	if len(toks) == 0 || len(toks) == 1 && toks[0].IsPunct(";") {
 		return nil, newClassifyError(errEmpty, "no statement: the text is empty or only comments; send one SQL statement")
 	}
 	return toks, nil
@@ -654,18 +654,18 @@ func verdictWrite(kind, reason string) Verdict {
 }
 
 // classifyStatement classifies the tokens of one statement.
-func classifyStatement(toks []sqlToken, d Dialect) Verdict {
+func classifyStatement(toks []Token, d Dialect) Verdict {
 	i := 0
-	for i < len(toks) && toks[i].isPunct("(") {
+	for i < len(toks) && toks[i].IsPunct("(") {
 		i++ // (SELECT ...) UNION (SELECT ...)
 	}
-	if i == len(toks) || toks[i].kind != tokWord {
+	if i == len(toks) || toks[i].Kind != TokWord {
 		v := verdictWrite("UNKNOWN", "It does not start with a keyword, so it is treated as a write.")
-		v.unknown = true
+		v.Unknown = true
 		return v
 	}
 	var v Verdict
-	switch toks[i].text {
+	switch toks[i].Text {
 	case "SELECT", "WITH", "VALUES", "TABLE":
 		v = queryVerdict(toks, i)
 	case "SHOW":
@@ -690,17 +690,17 @@ func classifyStatement(toks []sqlToken, d Dialect) Verdict {
 // word that can make one write counts wherever it is outside quotes: a
 // column that is named like a keyword then makes it a write, which quoting
 // the name avoids.
-func queryVerdict(toks []sqlToken, i int) Verdict {
-	lead := toks[i].text
+func queryVerdict(toks []Token, i int) Verdict {
+	lead := toks[i].Text
 	for j := i + 1; j < len(toks); j++ {
 		t := toks[j]
-		if t.kind != tokWord {
+		if t.Kind != TokWord {
 			continue
 		}
-		switch t.text {
+		switch t.Text {
 		case "INTO":
-			if j+1 < len(toks) && (toks[j+1].isWord("OUTFILE") || toks[j+1].isWord("DUMPFILE")) {
-				kind := lead + " ... INTO " + toks[j+1].text
+			if j+1 < len(toks) && (toks[j+1].IsWord("OUTFILE") || toks[j+1].IsWord("DUMPFILE")) {
+				kind := lead + " ... INTO " + toks[j+1].Text
 				return verdictWrite(kind, kind+" writes the result to a file on the database server.")
 			}
 			kind := lead + " ... INTO"
@@ -710,43 +710,43 @@ func queryVerdict(toks []sqlToken, i int) Verdict {
 				kind := lead + " ... " + lock
 				return verdictWrite(kind, kind+" locks the rows it reads, as a write does.")
 			}
-			if t.text == "SHARE" {
+			if t.Text == "SHARE" {
 				continue
 			}
 		case "REPLACE":
-			if j+1 < len(toks) && toks[j+1].isPunct("(") {
+			if j+1 < len(toks) && toks[j+1].IsPunct("(") {
 				continue // the string function
 			}
 		case "INSERT", "DELETE", "MERGE", "DROP", "CREATE", "ALTER", "TRUNCATE", "GRANT", "REVOKE":
 		default:
 			continue
 		}
-		kind := lead + " ... " + t.text
-		if lead == "WITH" && (t.text == "INSERT" || t.text == "UPDATE" || t.text == "DELETE" || t.text == "MERGE") {
-			return verdictWrite(kind, writeReason(t.text, t.text))
+		kind := lead + " ... " + t.Text
+		if lead == "WITH" && (t.Text == "INSERT" || t.Text == "UPDATE" || t.Text == "DELETE" || t.Text == "MERGE") {
+			return verdictWrite(kind, writeReason(t.Text, t.Text))
 		}
-		return verdictWrite(kind, t.text+" appears outside quotes, so the statement is treated as a write; quote a column or table named like that.")
+		return verdictWrite(kind, t.Text+" appears outside quotes, so the statement is treated as a write; quote a column or table named like that.")
 	}
 	return verdictRead(lead)
 }
 
 // lockClause returns the row-locking clause that ends with the UPDATE or
 // SHARE at toks[j] ("FOR UPDATE", "LOCK IN SHARE MODE"), or "".
-func lockClause(toks []sqlToken, j int) string {
+func lockClause(toks []Token, j int) string {
 	prev := func(k int) string {
-		if j-k >= 0 && toks[j-k].kind == tokWord {
-			return toks[j-k].text
+		if j-k >= 0 && toks[j-k].Kind == TokWord {
+			return toks[j-k].Text
 		}
 		return ""
 	}
 	switch {
 	case prev(1) == "FOR":
-		return "FOR " + toks[j].text
-	case toks[j].text == "UPDATE" && prev(1) == "KEY" && prev(2) == "NO" && prev(3) == "FOR":
+		return "FOR " + toks[j].Text
+	case toks[j].Text == "UPDATE" && prev(1) == "KEY" && prev(2) == "NO" && prev(3) == "FOR":
 		return "FOR NO KEY UPDATE"
-	case toks[j].text == "SHARE" && prev(1) == "KEY" && prev(2) == "FOR":
+	case toks[j].Text == "SHARE" && prev(1) == "KEY" && prev(2) == "FOR":
 		return "FOR KEY SHARE"
-	case toks[j].text == "SHARE" && prev(1) == "IN" && prev(2) == "LOCK":
+	case toks[j].Text == "SHARE" && prev(1) == "IN" && prev(2) == "LOCK":
 		return "LOCK IN SHARE MODE"
 	}
 	return ""
@@ -757,22 +757,22 @@ func lockClause(toks []sqlToken, j int) string {
 // statement is a write of its own). ANALYZE anywhere counts. An EXPLAIN of
 // an EXPLAIN is followed in a loop, with where ANALYZE last appears found
 // once, so that a chain of them costs one pass over the tokens.
-func explainVerdict(toks []sqlToken, i int, d Dialect) Verdict {
+func explainVerdict(toks []Token, i int, d Dialect) Verdict {
 	lastAnalyze := -1
 	for k := len(toks) - 1; k > i; k-- {
-		if toks[k].isWord("ANALYZE") || toks[k].isWord("ANALYSE") {
+		if toks[k].IsWord("ANALYZE") || toks[k].IsWord("ANALYSE") {
 			lastAnalyze = k
 			break
 		}
 	}
-	lead := toks[i].text
+	lead := toks[i].Text
 	kind := lead
 	if lastAnalyze > i {
 		kind += " ANALYZE"
 	}
 	for {
 		inner := toks[explainOptionsEnd(toks, i):]
-		if len(inner) > 0 && inner[0].isWord("INTO") {
+		if len(inner) > 0 && inner[0].IsWord("INTO") {
 			into := lead + " ... INTO"
 			return verdictWrite(into, into+" stores the plan in a variable.")
 		}
@@ -780,10 +780,10 @@ func explainVerdict(toks []sqlToken, i int, d Dialect) Verdict {
 			return verdictRead(kind)
 		}
 		k := 0
-		for k < len(inner) && inner[k].isPunct("(") {
+		for k < len(inner) && inner[k].IsPunct("(") {
 			k++
 		}
-		if k < len(inner) && (inner[k].isWord("EXPLAIN") || inner[k].isWord("DESCRIBE") || inner[k].isWord("DESC")) {
+		if k < len(inner) && (inner[k].IsWord("EXPLAIN") || inner[k].IsWord("DESCRIBE") || inner[k].IsWord("DESC")) {
 			i = len(toks) - len(inner) + k
 			continue
 		}
@@ -799,14 +799,14 @@ func explainVerdict(toks []sqlToken, i int, d Dialect) Verdict {
 // explainOptionsEnd returns the index of the first token after the
 // options of the EXPLAIN at toks[i]: PostgreSQL's (...), the words of the
 // others.
-func explainOptionsEnd(toks []sqlToken, i int) int {
+func explainOptionsEnd(toks []Token, i int) int {
 	j := i + 1
-	if j < len(toks) && toks[j].isPunct("(") {
+	if j < len(toks) && toks[j].IsPunct("(") {
 		for depth := 0; j < len(toks); {
 			switch {
-			case toks[j].isPunct("("):
+			case toks[j].IsPunct("("):
 				depth++
-			case toks[j].isPunct(")"):
+			case toks[j].IsPunct(")"):
 				depth--
 			}
 			j++
@@ -817,13 +817,13 @@ func explainOptionsEnd(toks []sqlToken, i int) int {
 	}
 	for ; j < len(toks); j++ {
 		t := toks[j]
-		if t.isPunct("=") {
+		if t.IsPunct("=") {
 			continue
 		}
-		if t.kind != tokWord {
+		if t.Kind != TokWord {
 			break
 		}
-		switch t.text {
+		switch t.Text {
 		case "ANALYZE", "ANALYSE", "VERBOSE", "QUERY", "PLAN", "EXTENDED", "PARTITIONS", "FORMAT", "TREE", "JSON", "TRADITIONAL":
 			continue
 		}
@@ -837,16 +837,16 @@ func explainOptionsEnd(toks []sqlToken, i int) int {
 // what to read ("PRAGMA table_info(t)"). "PRAGMA x = y" and "PRAGMA x(y)"
 // of any other pragma set something, and so does an unknown pragma, such
 // as optimize or wal_checkpoint.
-func pragmaVerdict(toks []sqlToken, i int) Verdict {
+func pragmaVerdict(toks []Token, i int) Verdict {
 	rest := toks[i+1:]
-	isName := func(t sqlToken) bool { return t.kind == tokWord || t.kind == tokQuoted }
-	if len(rest) >= 3 && isName(rest[0]) && rest[1].isPunct(".") {
+	isName := func(t Token) bool { return t.Kind == TokWord || t.Kind == TokQuoted }
+	if len(rest) >= 3 && isName(rest[0]) && rest[1].IsPunct(".") {
 		rest = rest[2:] // the schema
 	}
 	if len(rest) == 0 || !isName(rest[0]) {
 		return verdictWrite("PRAGMA", "PRAGMA without a pragma name is not known to be read-only, so it is treated as a write.")
 	}
-	name, args := rest[0].text, rest[1:]
+	name, args := rest[0].Text, rest[1:]
 	switch {
 	case len(args) == 0 && (pragmaReads(name) || pragmaReadsArg(name)):
 		return verdictRead("PRAGMA")
@@ -860,15 +860,15 @@ func pragmaVerdict(toks []sqlToken, i int) Verdict {
 
 // pragmaArgument reports whether args is "(x)" with x one name, string or
 // number.
-func pragmaArgument(args []sqlToken) bool {
-	if len(args) < 3 || !args[0].isPunct("(") || !args[len(args)-1].isPunct(")") {
+func pragmaArgument(args []Token) bool {
+	if len(args) < 3 || !args[0].IsPunct("(") || !args[len(args)-1].IsPunct(")") {
 		return false
 	}
 	in := args[1 : len(args)-1]
-	if len(in) == 2 && (in[0].isPunct("-") || in[0].isPunct("+")) && in[1].kind == tokNumber {
+	if len(in) == 2 && (in[0].IsPunct("-") || in[0].IsPunct("+")) && in[1].Kind == tokNumber {
 		return true
 	}
-	return len(in) == 1 && in[0].kind != tokPunct
+	return len(in) == 1 && in[0].Kind != tokPunct
 }
 
 // pragmaReads reports whether PRAGMA name, without a value, only reads.
@@ -906,28 +906,28 @@ func pragmaReadsArg(name string) bool {
 // sequence's next value. A name counts wherever it is outside strings,
 // quoted or not, called or not: conservative, since a column named nextval
 // is rare.
-func sideEffectVerdict(toks []sqlToken, d Dialect, v Verdict) Verdict {
+func sideEffectVerdict(toks []Token, d Dialect, v Verdict) Verdict {
 	for j, t := range toks {
-		if t.kind != tokWord && t.kind != tokQuoted {
-			if d == DialectMySQL && t.isPunct(":") && j+1 < len(toks) && toks[j+1].isPunct("=") {
+		if t.Kind != TokWord && t.Kind != TokQuoted {
+			if d == DialectMySQL && t.IsPunct(":") && j+1 < len(toks) && toks[j+1].IsPunct("=") {
 				kind := v.Kind + " ... :="
 				return verdictWrite(kind, ":= assigns a user variable.")
 			}
 			continue
 		}
-		if t.unicode {
+		if t.Unicode {
 			kind := v.Kind + ` ... U&"..."`
 			return verdictWrite(kind, `A U&"..." identifier can spell any function name, including one that changes data; write the name out.`)
 		}
-		if reason := writingFunction(t.text, d); reason != "" {
-			return verdictWrite(v.Kind+" ... "+t.text, reason)
+		if reason := WritingFunction(t.Text, d); reason != "" {
+			return verdictWrite(v.Kind+" ... "+t.Text, reason)
 		}
-		if reason := outsideFunction(t.text, d); reason != "" {
-			w := verdictWrite(v.Kind+" ... "+t.text, reason)
+		if reason := OutsideFunction(t.Text, d); reason != "" {
+			w := verdictWrite(v.Kind+" ... "+t.Text, reason)
 			w.Outside = true
 			return w
 		}
-		if d == DialectMySQL && t.isWord("NEXT") && j+2 < len(toks) && toks[j+1].isWord("VALUE") && toks[j+2].isWord("FOR") {
+		if d == DialectMySQL && t.IsWord("NEXT") && j+2 < len(toks) && toks[j+1].IsWord("VALUE") && toks[j+2].IsWord("FOR") {
 			kind := v.Kind + " ... NEXT VALUE FOR"
 			return verdictWrite(kind, "NEXT VALUE FOR advances a sequence.")
 		}
@@ -938,7 +938,7 @@ func sideEffectVerdict(toks []sqlToken, d Dialect, v Verdict) Verdict {
 // writingFunction returns why calling the function named name (folded)
 // changes something in d, or "" when it is not known to. SLEEP and
 // pg_sleep are fine: waiting changes nothing.
-func writingFunction(name string, d Dialect) string {
+func WritingFunction(name string, d Dialect) string {
 
 	switch d {
 	case DialectPostgres:
@@ -1008,11 +1008,11 @@ func writingFunction(name string, d Dialect) string {
 
 // writeVerdict classifies a statement that is not a query, SHOW, EXPLAIN
 // or read-only PRAGMA: always a write, with a kind and a reason.
-func writeVerdict(toks []sqlToken, i int) Verdict {
-	lead := toks[i].text
+func writeVerdict(toks []Token, i int) Verdict {
+	lead := toks[i].Text
 	next := ""
-	if i+1 < len(toks) && toks[i+1].kind == tokWord {
-		next = toks[i+1].text
+	if i+1 < len(toks) && toks[i+1].Kind == TokWord {
+		next = toks[i+1].Text
 	}
 	kind := lead
 	switch lead {
@@ -1043,17 +1043,17 @@ func writeVerdict(toks []sqlToken, i int) Verdict {
 		return v
 	}
 	v := verdictWrite(kind, lead+" is not a statement known to be read-only, so it is treated as a write.")
-	v.unknown = true
+	v.Unknown = true
 	return v
 }
 
 // outsideVerdict returns the verdict of a statement that, beyond writing,
 // reads or writes files or runs programs outside the database: COPY with
 // a file or PROGRAM, LOAD DATA, VACUUM INTO. ok is false for any other.
-func outsideVerdict(toks []sqlToken, kind string) (Verdict, bool) {
+func outsideVerdict(toks []Token, kind string) (Verdict, bool) {
 	has := func(word string) bool {
 		for _, t := range toks {
-			if t.isWord(word) {
+			if t.IsWord(word) {
 				return true
 			}
 		}
@@ -1065,7 +1065,7 @@ func outsideVerdict(toks []sqlToken, kind string) (Verdict, bool) {
 			return verdictWrite("COPY ... PROGRAM", "COPY ... PROGRAM runs a command on the database server."), true
 		}
 		for k := 1; k+1 < len(toks); k++ {
-			if (toks[k].isWord("FROM") || toks[k].isWord("TO")) && toks[k+1].kind == tokString {
+			if (toks[k].IsWord("FROM") || toks[k].IsWord("TO")) && toks[k+1].Kind == TokString {
 				return verdictWrite("COPY", "COPY with a file name reads or writes a file on the database server."), true
 			}
 		}

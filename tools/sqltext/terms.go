@@ -1,4 +1,4 @@
-package tools
+package sqltext
 
 import (
 	"strings"

@@ -1,4 +1,4 @@
-package tools
+package sqltext
 
 // A trigger, a routine or an event holds statements of its own, each ended
 // by a semicolon: "CREATE TRIGGER trg AFTER INSERT ON log BEGIN DELETE FROM
@@ -12,11 +12,11 @@ package tools
 // hasBody reports whether the statement in toks can hold a body of
 // statements: CREATE TRIGGER, PROCEDURE, FUNCTION, EVENT, RULE or PACKAGE,
 // MySQL's ALTER EVENT, and MariaDB's BEGIN NOT ATOMIC.
-func hasBody(toks []sqlToken, d Dialect) bool {
-	if len(toks) == 0 || toks[0].kind != tokWord {
+func hasBody(toks []Token, d Dialect) bool {
+	if len(toks) == 0 || toks[0].Kind != TokWord {
 		return false
 	}
-	switch toks[0].text {
+	switch toks[0].Text {
 	case "CREATE":
 		switch objectKind(toks[1:]) {
 		case "TRIGGER", "PROCEDURE", "FUNCTION", "AGGREGATE FUNCTION", "EVENT", "RULE", "PACKAGE", "PACKAGE BODY":
@@ -32,15 +32,15 @@ func hasBody(toks []sqlToken, d Dialect) bool {
 
 // beginNotAtomic reports whether toks starts with MariaDB's BEGIN NOT
 // ATOMIC, a compound statement run without a routine around it.
-func beginNotAtomic(toks []sqlToken) bool {
-	return len(toks) >= 3 && toks[0].isWord("BEGIN") && toks[1].isWord("NOT") && toks[2].isWord("ATOMIC")
+func beginNotAtomic(toks []Token) bool {
+	return len(toks) >= 3 && toks[0].IsWord("BEGIN") && toks[1].IsWord("NOT") && toks[2].IsWord("ATOMIC")
 }
 
 // bodySemicolons returns the indexes of the semicolons of toks that are
 // inside a body's blocks or inside parentheses, or an error naming the
 // block that is never closed. It is called only for a statement with a
 // body, and reads it in one pass.
-func bodySemicolons(s string, toks []sqlToken, d Dialect) (map[int]bool, error) {
+func bodySemicolons(s string, toks []Token, d Dialect) (map[int]bool, error) {
 	inside := map[int]bool{}
 	var blocks []int // the token index of each open block
 	var commas map[int]bool
@@ -48,37 +48,37 @@ func bodySemicolons(s string, toks []sqlToken, d Dialect) (map[int]bool, error) 
 	for k := 0; k < len(toks); k++ {
 		t := toks[k]
 		switch {
-		case t.isPunct("("):
+		case t.IsPunct("("):
 			parens++
-		case t.isPunct(")"):
+		case t.IsPunct(")"):
 			parens = max(parens-1, 0)
-		case t.isPunct(";"):
+		case t.IsPunct(";"):
 			if parens > 0 || len(blocks) > 0 {
 				inside[k] = true
 			}
-		case t.kind != tokWord || parens > 0:
+		case t.Kind != TokWord || parens > 0:
 			// As psql does, blocks count only outside parentheses, where
 			// "f(begin int)" names a parameter.
-		case t.text == "END":
+		case t.Text == "END":
 			closes := ""
 			if k+1 < len(toks) && endsBlock(toks[k+1]) {
-				closes = toks[k+1].text // END IF, END LOOP, END CASE: one closer
+				closes = toks[k+1].Text // END IF, END LOOP, END CASE: one closer
 			}
 			if len(blocks) > 0 {
 				open := toks[blocks[len(blocks)-1]]
-				if !closesBlock(closes, open.text) {
+				if !closesBlock(closes, open.Text) {
 					return nil, newClassifyError(errSyntax, "the END%s at %s does not close the %s at %s; end the %s with END%s",
-						prefixSpace(closes), sqlPosition(s, t.pos), open.text, sqlPosition(s, open.pos), open.text, prefixSpace(closerOf(open.text)))
+						prefixSpace(closes), sqlPosition(s, t.Pos), open.Text, sqlPosition(s, open.Pos), open.Text, prefixSpace(closerOf(open.Text)))
 				}
 				blocks = blocks[:len(blocks)-1]
 			}
 			if closes != "" {
 				k++
 			}
-		case t.text == "BEGIN" || t.text == "CASE":
+		case t.Text == "BEGIN" || t.Text == "CASE":
 			blocks = append(blocks, k)
 		case d == DialectMySQL && statementStart(toks, k):
-			if commas == nil && t.text == "IF" {
+			if commas == nil && t.Text == "IF" {
 				commas = topLevelCommas(toks)
 			}
 			if opensMySQLBlock(toks, k, commas) {
@@ -88,15 +88,15 @@ func bodySemicolons(s string, toks []sqlToken, d Dialect) (map[int]bool, error) 
 	}
 	if len(blocks) > 0 {
 		open := toks[blocks[len(blocks)-1]]
-		return nil, newClassifyError(errSyntax, "the %s at %s is never closed with END; close it, or finish the body", open.text, sqlPosition(s, open.pos))
+		return nil, newClassifyError(errSyntax, "the %s at %s is never closed with END; close it, or finish the body", open.Text, sqlPosition(s, open.Pos))
 	}
 	return inside, nil
 }
 
 // endsBlock reports whether t, after END, names the block END closes.
-func endsBlock(t sqlToken) bool {
+func endsBlock(t Token) bool {
 	switch {
-	case t.isWord("IF"), t.isWord("LOOP"), t.isWord("WHILE"), t.isWord("REPEAT"), t.isWord("CASE"):
+	case t.IsWord("IF"), t.IsWord("LOOP"), t.IsWord("WHILE"), t.IsWord("REPEAT"), t.IsWord("CASE"):
 		return true
 	}
 	return false
@@ -128,18 +128,18 @@ func prefixSpace(s string) string {
 // statementStart reports whether toks[k] starts a statement of a MySQL
 // compound statement: it follows a semicolon, a label or a word after
 // which a statement comes.
-func statementStart(toks []sqlToken, k int) bool {
+func statementStart(toks []Token, k int) bool {
 	if k == 0 {
 		return false
 	}
 	p := toks[k-1]
-	if p.isPunct(";") || p.isPunct(":") {
+	if p.IsPunct(";") || p.IsPunct(":") {
 		return true
 	}
-	if p.kind != tokWord {
+	if p.Kind != TokWord {
 		return false
 	}
-	switch p.text {
+	switch p.Text {
 	case "BEGIN", "ATOMIC", "THEN", "ELSE", "DO", "LOOP", "REPEAT", "ROW":
 		return true
 	}
@@ -150,9 +150,9 @@ func statementStart(toks []sqlToken, k int) bool {
 // statement, opens a block that END closes. IF(a, b, c) and REPEAT(s, n)
 // are functions, which a CASE expression may hold after THEN or ELSE;
 // commas says which parentheses hold a comma.
-func opensMySQLBlock(toks []sqlToken, k int, commas map[int]bool) bool {
-	call := k+1 < len(toks) && toks[k+1].isPunct("(")
-	switch toks[k].text {
+func opensMySQLBlock(toks []Token, k int, commas map[int]bool) bool {
+	call := k+1 < len(toks) && toks[k+1].IsPunct("(")
+	switch toks[k].Text {
 	case "LOOP", "WHILE":
 		return true
 	case "REPEAT":
@@ -165,16 +165,16 @@ func opensMySQLBlock(toks []sqlToken, k int, commas map[int]bool) bool {
 
 // topLevelCommas returns the indexes of the opening parentheses of toks
 // whose own level, outside inner parentheses, holds a comma.
-func topLevelCommas(toks []sqlToken) map[int]bool {
+func topLevelCommas(toks []Token) map[int]bool {
 	commas := map[int]bool{}
 	var open []int
 	for k, t := range toks {
 		switch {
-		case t.isPunct("("):
+		case t.IsPunct("("):
 			open = append(open, k)
-		case t.isPunct(")") && len(open) > 0:
+		case t.IsPunct(")") && len(open) > 0:
 			open = open[:len(open)-1]
-		case t.isPunct(",") && len(open) > 0:
+		case t.IsPunct(",") && len(open) > 0:
 			commas[open[len(open)-1]] = true
 		}
 	}
@@ -184,19 +184,19 @@ func topLevelCommas(toks []sqlToken) map[int]bool {
 // objectKind returns what a CREATE, ALTER or DROP is about ("TABLE",
 // "MATERIALIZED VIEW") from the words after it, or "". It skips MySQL's
 // DEFINER, ALGORITHM and SQL SECURITY clauses.
-func objectKind(rest []sqlToken) string {
+func objectKind(rest []Token) string {
 	next := func(k int) string {
-		if k+1 < len(rest) && rest[k+1].kind == tokWord {
-			return rest[k+1].text
+		if k+1 < len(rest) && rest[k+1].Kind == TokWord {
+			return rest[k+1].Text
 		}
 		return ""
 	}
 	for k := 0; k < len(rest) && k < 16; k++ {
 		t := rest[k]
-		if t.kind != tokWord {
+		if t.Kind != TokWord {
 			return ""
 		}
-		switch t.text {
+		switch t.Text {
 		case "OR", "REPLACE", "TEMP", "TEMPORARY", "UNIQUE", "UNLOGGED", "GLOBAL", "LOCAL",
 			"IF", "NOT", "EXISTS", "RECURSIVE", "ONLINE", "OFFLINE", "IGNORE", "CONSTRAINT":
 			continue
@@ -211,24 +211,24 @@ func objectKind(rest []sqlToken) string {
 			continue
 		case "MATERIALIZED", "VIRTUAL", "FOREIGN":
 			if n := next(k); n != "" {
-				return t.text + " " + n
+				return t.Text + " " + n
 			}
-			return t.text
+			return t.Text
 		case "AGGREGATE":
 			if next(k) == "FUNCTION" {
 				return "AGGREGATE FUNCTION"
 			}
-			return t.text
+			return t.Text
 		case "PACKAGE":
 			if next(k) == "BODY" {
 				return "PACKAGE BODY"
 			}
-			return t.text
+			return t.Text
 		case "TABLE", "VIEW", "INDEX", "SCHEMA", "DATABASE", "SEQUENCE", "FUNCTION", "PROCEDURE",
 			"TRIGGER", "TYPE", "EXTENSION", "USER", "ROLE", "DOMAIN", "EVENT", "SERVER", "POLICY",
 			"TABLESPACE", "PUBLICATION", "SUBSCRIPTION", "RULE", "COLLATION",
 			"OPERATOR", "STATISTICS":
-			return t.text
+			return t.Text
 		}
 		return ""
 	}
@@ -237,15 +237,15 @@ func objectKind(rest []sqlToken) string {
 
 // definerEnd returns the index of the last token of the DEFINER clause at
 // rest[k]: DEFINER = user, user@host or CURRENT_USER().
-func definerEnd(rest []sqlToken, k int) int {
-	if k+2 >= len(rest) || !rest[k+1].isPunct("=") {
+func definerEnd(rest []Token, k int) int {
+	if k+2 >= len(rest) || !rest[k+1].IsPunct("=") {
 		return k
 	}
 	k += 2 // the user
 	switch {
-	case k+2 < len(rest) && rest[k+1].isPunct("@"):
+	case k+2 < len(rest) && rest[k+1].IsPunct("@"):
 		k += 2
-	case k+2 < len(rest) && rest[k+1].isPunct("(") && rest[k+2].isPunct(")"):
+	case k+2 < len(rest) && rest[k+1].IsPunct("(") && rest[k+2].IsPunct(")"):
 		k += 2
 	}
 	return k
