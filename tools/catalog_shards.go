@@ -118,3 +118,33 @@ func (t *Table) isKeyColumn(name string) bool {
 	}
 	return false
 }
+
+// maxShardNames bounds the shards a set's card names.
+const maxShardNames = 200
+
+// findSet finds the set of shards whose pattern is name ("events_YYYYMMDD",
+// any case, after its schema or not).
+func (s *Schema) findSet(name string) *shard.Set {
+	name = unquoteQualified(strings.TrimSpace(name))
+	if !strings.ContainsAny(name, "YN") && !strings.ContainsAny(name, "yn") {
+		return nil
+	}
+	for _, set := range s.Shards() {
+		if strings.EqualFold(s.SetName(&set), name) || strings.EqualFold(set.Pattern, name) {
+			return &set
+		}
+	}
+	return nil
+}
+
+// SetCard is the full card of a set of shards, for describe_table: which
+// shards there are, then the card of the first, whose columns they all
+// have.
+func (s *Schema) SetCard(set *shard.Set) string {
+	var b strings.Builder
+	b.WriteString("shards " + s.SetName(set) + ": " + strconv.Itoa(len(set.Members)) + " tables of the same columns, " + set.Range() + ": ")
+	b.WriteString(shardNames(s, set, maxShardNames))
+	b.WriteString("\nthe first of them:\n")
+	b.WriteString(s.Card(&s.Tables[set.Members[0]]))
+	return b.String()
+}
