@@ -29,12 +29,12 @@ func TestStatementShape(t *testing.T) {
 		{sqltext.DialectPostgres, "DELETE FROM orders WHERE lower(status) = 'x'", "DELETE on orders"},
 	}
 	for _, c := range scoped {
-		s, ok := StatementShape(c.sql, c.d)
+		s, ok := sqltext.StatementShape(c.sql, c.d)
 		if !ok || s.Text() != c.text {
 			t.Errorf("%s (%s): shape %q, %v; want %q", c.sql, c.d, s.Text(), ok, c.text)
 		}
 	}
-	if s, _ := StatementShape(scoped[0].sql, sqltext.DialectPostgres); scopeOf(s, 10) != "Allow UPDATE on orders, up to 10 rows at a time, for this conversation" {
+	if s, _ := sqltext.StatementShape(scoped[0].sql, sqltext.DialectPostgres); scopeOf(s, 10) != "Allow UPDATE on orders, up to 10 rows at a time, for this conversation" {
 		t.Errorf("scope %q", scopeOf(s, 10))
 	}
 
@@ -82,14 +82,14 @@ func TestStatementShape(t *testing.T) {
 		{sqltext.DialectSQLite, "INSERT INTO orders (id) SELECT x FROM (SELECT 1) AS v(x)"},
 	}
 	for _, c := range asksEveryTime {
-		if s, ok := StatementShape(c.sql, c.d); ok {
+		if s, ok := sqltext.StatementShape(c.sql, c.d); ok {
 			t.Errorf("%s (%s): shape %q, want none: it must ask every time", c.sql, c.d, s.Text())
 		}
 	}
 
 	// The same shape, written differently, is covered; another object or
 	// kind is not, nor a quoted name that differs from an unquoted one.
-	a, _ := StatementShape("UPDATE orders SET status = 'paid' WHERE id = 7", sqltext.DialectPostgres)
+	a, _ := sqltext.StatementShape("UPDATE orders SET status = 'paid' WHERE id = 7", sqltext.DialectPostgres)
 	for sql, want := range map[string]bool{
 		"update ORDERS set status = 'shipped' where id = 9":  true,
 		"UPDATE orders SET total = 0 WHERE id > 3":           true,
@@ -98,7 +98,7 @@ func TestStatementShape(t *testing.T) {
 		`UPDATE "Orders" SET status = 'paid' WHERE id = 7`:   false,
 		"UPDATE orders SET total = s.t FROM s WHERE s.i = 1": false,
 	} {
-		b, ok := StatementShape(sql, sqltext.DialectPostgres)
+		b, ok := sqltext.StatementShape(sql, sqltext.DialectPostgres)
 		if !ok || a.Covers(b) != want {
 			t.Errorf("UPDATE orders covers %s: %v (shape found: %v), want %v", sql, a.Covers(b), ok, want)
 		}

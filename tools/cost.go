@@ -254,7 +254,7 @@ func (s *Set) costGate(ctx context.Context, query string) *StatementResult {
 			"This query is estimated to go through more rows than this source allows, and no one can confirm it here, so it did not run.",
 			"not run: "+strings.TrimSuffix(req.Reason, ".")+"; no one can confirm it here. Narrow it (a WHERE, a LIMIT, an aggregate) instead")
 	}
-	return s.ask(ctx, req, Shape{})
+	return s.ask(ctx, req, sqltext.Shape{})
 }
 
 // Export runs sql, one read, for an export of all its rows (see

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -61,11 +62,11 @@ type dryRunner interface {
 // never undoes is documented in the README: a sequence's nextval (an
 // INSERT that takes a serial id) stays taken.
 func (db *DB) DryRun(ctx context.Context, query string) DryRun {
-	p, why := plainChange(query, db.dialect)
+	p, why := sqltext.PlainChange(query, db.dialect)
 	if why != "" {
 		return DryRun{Status: DryRunSkipped, Reason: why}
 	}
-	kind, _, table, _, ok := p.target()
+	kind, _, table, _, ok := p.Target()
 	if !ok || kind != "INSERT" && kind != "UPDATE" && kind != "DELETE" {
 		return DryRun{Status: DryRunSkipped, Reason: "only an INSERT, UPDATE or DELETE of one table is counted beforehand"}
 	}

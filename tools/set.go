@@ -298,7 +298,7 @@ func (s *Set) confirmAndRun(ctx context.Context, req ConfirmRequest) *StatementR
 		return res
 	}
 	req.Label = s.db.Source().Label
-	shape, scoped := StatementShape(req.SQL, s.db.Dialect())
+	shape, scoped := sqltext.StatementShape(req.SQL, s.db.Dialect())
 	scoped = scoped && !s.db.Source().IsProduction() // production asks every time
 	var al Allowance
 	covered := false
@@ -371,7 +371,7 @@ func allowanceBound(req ConfirmRequest) int64 {
 // ask gets the user's decision. It returns nil when the write may run,
 // else the result that says why it did not: one sentence for the user,
 // and for the model what to do next.
-func (s *Set) ask(ctx context.Context, req ConfirmRequest, shape Shape) *StatementResult {
+func (s *Set) ask(ctx context.Context, req ConfirmRequest, shape sqltext.Shape) *StatementResult {
 	if s.confirm == nil {
 		if req.Risk == "outside" {
 			return s.refused(req.SQL, StatusRejected,
