@@ -49,6 +49,9 @@ type SQLToolboxes struct {
 	// ixs holds the ranking index of each DB's schema, which its sessions
 	// share: built once per schema read, not once per session.
 	ixs map[*tools.DB]*indexCache
+	// users counts the sessions on each DB, whose idle connections close
+	// when the last one ends.
+	users map[*tools.DB]int
 }
 
 // Open returns the SQL tools of src for one session. The demo database is
@@ -62,7 +65,29 @@ func (t *SQLToolboxes) Open(ctx context.Context, src sessionio.Source, confirm C
 		d, err := confirm(ctx, req)
 		return tools.Decision(d), err
 	})
-	return &sqlToolbox{set: set, db: db, ix: t.indexCache(db)}, nil
+	t.mu.Lock()
+	if t.users == nil {
+		t.users = map[*tools.DB]int{}
+	}
+	t.users[db]++
+	t.mu.Unlock()
+	return &sqlToolbox{set: set, db: db, ix: t.indexCache(db), owner: t}, nil
+}
+
+// release is a session's end on db: the last one closes its idle
+// connections, so that a source no session uses holds none of its
+// server's connection slots.
+func (t *SQLToolboxes) release(db *tools.DB) {
+	t.mu.Lock()
+	t.users[db]--
+	last := t.users[db] <= 0
+	if last {
+		delete(t.users, db)
+	}
+	t.mu.Unlock()
+	if last {
+		db.CloseIdle()
+	}
 }
 
 // indexCache returns the index cache that the sessions on db share.
@@ -122,10 +147,15 @@ func (t *SQLToolboxes) Close() error {
 
 // sqlToolbox is the Toolbox of one session on a database.
 type sqlToolbox struct {
-	set *tools.Set
-	db  *tools.DB
-	ix  *indexCache
+	set   *tools.Set
+	db    *tools.DB
+	ix    *indexCache
+	owner *SQLToolboxes
+	ended sync.Once
 }
+
+// end is the end of the toolbox's session.
+func (b *sqlToolbox) end() { b.ended.Do(func() { b.owner.release(b.db) }) }
 
 // indexCache keeps the ranking index of the schema last described.
 type indexCache struct {
