@@ -24,6 +24,11 @@ func TestSearchSchemaAtScale(t *testing.T) {
 			ddl = append(ddl, fmt.Sprintf("CREATE TABLE %s (storm_id int PRIMARY KEY, state varchar(20), deaths int)", q.Ident(fmt.Sprintf("STORMS_%d", y))))
 		}
 		ddl = append(ddl, "CREATE TABLE order_items (id int PRIMARY KEY, qty int)", "CREATE TABLE order_items_2 (id int PRIMARY KEY, sku varchar(20))")
+		// Names that need quotes: a space and Unicode, a keyword, a quote.
+		odd := []string{"Café Ventes", "select", `we"ird`}
+		for _, name := range odd {
+			ddl = append(ddl, fmt.Sprintf("CREATE TABLE %s (id int PRIMARY KEY, %s int)", q.Ident(name), q.Ident(name+" total")))
+		}
 		for w := range 12 {
 			var cols []string
 			for c := range 400 {
@@ -33,6 +38,7 @@ func TestSearchSchemaAtScale(t *testing.T) {
 		}
 		dbtest.Exec(t, src, ddl...)
 		s := NewSet(openDB(t, src, Options{}), nil)
+		largest := 0
 		search := func(query string) *SchemaMatches {
 			t.Helper()
 			res := runTool(t, s, ToolSearchSchema, mustJSON(t, map[string]string{"query": query})).(*SchemaMatches)
@@ -40,7 +46,24 @@ func TestSearchSchemaAtScale(t *testing.T) {
 			if err != nil || len(data) > maxSearchBytes {
 				t.Errorf("search %q: %d bytes, %v", query, len(data), err)
 			}
+			largest = max(largest, len(data))
 			return res
+		}
+		defer func() { t.Logf("%s: the largest search_schema result is %d bytes", e.name, largest) }()
+
+		// A name found by search describes its table, quoted or bare.
+		for _, name := range odd {
+			res := search(name)
+			if len(res.Matches) == 0 || res.Matches[0].Table != q.Ident(name) {
+				t.Errorf("search %q = %+v, want %s first", name, res, q.Ident(name))
+				continue
+			}
+			for _, asked := range []string{name, res.Matches[0].Table} {
+				cards := runTool(t, s, ToolDescribeTable, mustJSON(t, map[string]string{"table": asked})).(*TableCards)
+				if len(cards.Tables) != 1 || !strings.Contains(cards.Tables[0], q.Ident(name+" total")) {
+					t.Errorf("describe_table %q = %+v", asked, cards)
+				}
+			}
 		}
 
 		storm := q.Ident("STORMS_2019")
