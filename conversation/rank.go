@@ -99,10 +99,15 @@ func newSchemaIndex(s *tools.Schema) *schemaIndex {
 		en := &ix.entries[e]
 		t := &s.Tables[en.tables[0]]
 		best := map[string]float64{}
-		add := func(text string, w float64) {
-			for _, term := range identWords(text) {
+		addWords := func(terms []string, w float64) {
+			for _, term := range terms {
 				best[term] = max(best[term], w)
 				vocab[term] = true
+			}
+		}
+		add := func(text string, w float64) {
+			if text != "" {
+				addWords(identWords(text), w)
 			}
 		}
 		name := t.Name
@@ -117,7 +122,7 @@ func newSchemaIndex(s *tools.Schema) *schemaIndex {
 		en.minCut = len(s.TableName(t)) + len(en.head) + len("(and  more columns (describe_table))") + len(strconv.Itoa(len(t.Columns)))
 		for ci, c := range t.Columns {
 			en.colWords[ci] = identWords(c.Name)
-			add(c.Name, weightColumn)
+			addWords(en.colWords[ci], weightColumn)
 			add(c.Comment, weightComment)
 			lower := strings.ToLower(c.Name)
 			if n := ix.columns[lower]; len(n) == 0 || n[len(n)-1] != e {
