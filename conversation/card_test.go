@@ -2,6 +2,7 @@ package conversation
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -214,6 +215,36 @@ func BenchmarkSchemaCardWide(b *testing.B) {
 			if all := strings.Join(ix.lines, "\n"); len(all) < DefaultSchemaBudget {
 				b.Fatalf("all lines in %d bytes", len(all))
 			}
+		}
+	})
+}
+
+// FuzzSchemaCard: whatever the question and the budget, the card keeps
+// within the budget, names a table the question names, and does not panic.
+func FuzzSchemaCard(f *testing.F) {
+	s := wideSchema(120)
+	wide := tools.Table{Name: "dicom_all", Rows: -1, PrimaryKey: []string{"id"}, Columns: []tools.Column{{Name: "id", Type: "int"}}}
+	for i := range 300 {
+		wide.Columns = append(wide.Columns, tools.Column{Name: fmt.Sprintf("dicom_attribute_%03d", i), Type: "text", Nullable: true})
+	}
+	s.Tables = append(s.Tables, wide)
+	for d := 1; d <= 31; d++ {
+		s.Tables = append(s.Tables, tools.Table{Name: fmt.Sprintf("events_202012%02d", d), Rows: -1,
+			Columns: []tools.Column{{Name: "event_name", Type: "text"}, {Name: "Café au lait", Type: "text"}}})
+	}
+	ix := newSchemaIndex(s)
+	for _, q := range []string{"total invoice amount per supplier", "from dicom_all", "events in December 2020 past 3 days",
+		"pushnotification \"Café au lait\" ☃ 2020-12-05", ""} {
+		f.Add(q, 2048)
+	}
+	f.Fuzz(func(t *testing.T, question string, budget int) {
+		budget = min(max(budget, minSchemaBudget), maxSchemaBudget)
+		card := ix.card(question, budget)
+		if len(card) > budget {
+			t.Fatalf("card of %d bytes for a budget of %d", len(card), budget)
+		}
+		if slices.Contains(nameTokens(question), "dicom_all") && !strings.Contains(card, "dicom_all(") {
+			t.Fatalf("dicom_all is named but not on the card:\n%s", card)
 		}
 	})
 }

@@ -2,6 +2,7 @@ package shard
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -78,4 +79,27 @@ func TestPick(t *testing.T) {
 	assert.Equal(t, []string{"2014"}, keys(yearly, "storms of 2014"))
 	assert.Empty(t, keys(yearly, "storms in December"), "a month picks no yearly shard")
 	assert.Empty(t, (&Set{Pattern: "part_N", Keys: []string{"1", "2", "3"}}).Pick("in 2020"))
+}
+
+// FuzzPick: any question and any keys give picks within the set, in key
+// order, without a panic.
+func FuzzPick(f *testing.F) {
+	f.Add("events in December 2020", "20201130 20201201 20210101")
+	f.Add("the past 10 years", "1950 2024")
+	f.Add("last 3 months", "202001 202012")
+	f.Fuzz(func(t *testing.T, question, keys string) {
+		var names []string
+		for _, k := range strings.Fields(keys) {
+			names = append(names, "t_"+k)
+		}
+		for _, set := range find(names, nil) {
+			last := -1
+			for _, p := range set.Pick(question) {
+				if p <= last || p >= len(set.Keys) {
+					t.Fatalf("pick %d after %d of %d keys", p, last, len(set.Keys))
+				}
+				last = p
+			}
+		}
+	})
 }
