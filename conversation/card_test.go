@@ -9,35 +9,35 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/aiq/aiq-rpc/tools"
+	"github.com/aiq/aiq-rpc/tools/engine"
 	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // wideSchema is n tables of 20 columns named like a real warehouse's,
 // each referencing the one before, with the invoice and supplier tables
 // planted among them, invoice referencing supplier.
-func wideSchema(n int) *tools.Schema {
+func wideSchema(n int) *engine.Schema {
 	words := []string{"account", "ledger", "shipment", "carrier", "region", "warehouse", "campaign", "device", "session", "ticket"}
-	s := &tools.Schema{Dialect: sqltext.DialectPostgres}
+	s := &engine.Schema{Dialect: sqltext.DialectPostgres}
 	for i := 0; i < n; i++ {
 		name := fmt.Sprintf("%s_%04d", words[i%len(words)], i)
-		t := tools.Table{Name: name, Rows: int64(i * 1000), PrimaryKey: []string{"id"}}
-		t.Columns = append(t.Columns, tools.Column{Name: "id", Type: "integer"})
+		t := engine.Table{Name: name, Rows: int64(i * 1000), PrimaryKey: []string{"id"}}
+		t.Columns = append(t.Columns, engine.Column{Name: "id", Type: "integer"})
 		for c := 1; c < 20; c++ {
-			t.Columns = append(t.Columns, tools.Column{Name: fmt.Sprintf("%s_attr_%02d", words[(i+c)%len(words)], c), Type: "text", Nullable: true})
+			t.Columns = append(t.Columns, engine.Column{Name: fmt.Sprintf("%s_attr_%02d", words[(i+c)%len(words)], c), Type: "text", Nullable: true})
 		}
 		if i > 0 {
 			prev := s.Tables[i-1].Name
 			t.Columns[1].Name = "parent_id"
-			t.ForeignKeys = []tools.ForeignKey{{Columns: []string{"parent_id"}, RefTable: prev, RefColumns: []string{"id"}}}
+			t.ForeignKeys = []engine.ForeignKey{{Columns: []string{"parent_id"}, RefTable: prev, RefColumns: []string{"id"}}}
 		}
 		s.Tables = append(s.Tables, t)
 	}
-	s.Tables[n/3] = tools.Table{Name: "supplier", Rows: 300, PrimaryKey: []string{"id"}, Columns: []tools.Column{
+	s.Tables[n/3] = engine.Table{Name: "supplier", Rows: 300, PrimaryKey: []string{"id"}, Columns: []engine.Column{
 		{Name: "id", Type: "integer"}, {Name: "name", Type: "text"}, {Name: "country", Type: "text", Nullable: true}}}
-	s.Tables[2*n/3] = tools.Table{Name: "invoice", Rows: 120000, PrimaryKey: []string{"id"}, Columns: []tools.Column{
+	s.Tables[2*n/3] = engine.Table{Name: "invoice", Rows: 120000, PrimaryKey: []string{"id"}, Columns: []engine.Column{
 		{Name: "id", Type: "integer"}, {Name: "supplier_id", Type: "integer"}, {Name: "amount_cents", Type: "bigint"}, {Name: "issued_on", Type: "date"}},
-		ForeignKeys: []tools.ForeignKey{{Columns: []string{"supplier_id"}, RefTable: "supplier", RefColumns: []string{"id"}}}}
+		ForeignKeys: []engine.ForeignKey{{Columns: []string{"supplier_id"}, RefTable: "supplier", RefColumns: []string{"id"}}}}
 	return s
 }
 
@@ -59,14 +59,14 @@ func TestSchemaCardWhole(t *testing.T) {
 	card := newSchemaIndex(s).card("anything", 1<<20)
 	assert.Equal(t, 30, strings.Count(card, "\n"))
 	assert.NotContains(t, card, "not shown")
-	assert.Equal(t, "(no tables)\n", newSchemaIndex(&tools.Schema{}).card("q", 100))
+	assert.Equal(t, "(no tables)\n", newSchemaIndex(&engine.Schema{}).card("q", 100))
 }
 
 func TestSchemaCardStemsAndNeighbours(t *testing.T) {
 	s := wideSchema(300)
-	s.Tables[10] = tools.Table{Name: "Singer", Rows: -1, Columns: []tools.Column{{Name: "SingerId", Type: "INTEGER"}}, PrimaryKey: []string{"SingerId"}}
-	s.Tables[250] = tools.Table{Name: "Concert", Rows: -1, Columns: []tools.Column{{Name: "concert_ID", Type: "INTEGER"}, {Name: "Singer_ID", Type: "INTEGER"}},
-		ForeignKeys: []tools.ForeignKey{{Columns: []string{"Singer_ID"}, RefTable: "Singer", RefColumns: []string{"SingerId"}}}}
+	s.Tables[10] = engine.Table{Name: "Singer", Rows: -1, Columns: []engine.Column{{Name: "SingerId", Type: "INTEGER"}}, PrimaryKey: []string{"SingerId"}}
+	s.Tables[250] = engine.Table{Name: "Concert", Rows: -1, Columns: []engine.Column{{Name: "concert_ID", Type: "INTEGER"}, {Name: "Singer_ID", Type: "INTEGER"}},
+		ForeignKeys: []engine.ForeignKey{{Columns: []string{"Singer_ID"}, RefTable: "Singer", RefColumns: []string{"SingerId"}}}}
 	card := newSchemaIndex(s).card("which singers played most?", 2000)
 	require.LessOrEqual(t, len(card), 2000)
 	lines := strings.Split(card, "\n")
@@ -121,16 +121,16 @@ func TestIdentWords(t *testing.T) {
 
 // rankSchema is tables of the given names and columns (id and the
 // others), in order.
-func rankSchema(tables ...[]string) *tools.Schema {
-	s := &tools.Schema{Dialect: sqltext.DialectPostgres}
+func rankSchema(tables ...[]string) *engine.Schema {
+	s := &engine.Schema{Dialect: sqltext.DialectPostgres}
 	for _, t := range tables {
 		name, schema := t[0], ""
 		if i := strings.IndexByte(name, '.'); i >= 0 {
 			schema, name = name[:i], name[i+1:]
 		}
-		tb := tools.Table{Schema: schema, Name: name, Rows: -1, Columns: []tools.Column{{Name: "id", Type: "int"}}}
+		tb := engine.Table{Schema: schema, Name: name, Rows: -1, Columns: []engine.Column{{Name: "id", Type: "int"}}}
 		for _, c := range t[1:] {
-			tb.Columns = append(tb.Columns, tools.Column{Name: c, Type: "text", Nullable: true})
+			tb.Columns = append(tb.Columns, engine.Column{Name: c, Type: "text", Nullable: true})
 		}
 		s.Tables = append(s.Tables, tb)
 	}
@@ -138,7 +138,7 @@ func rankSchema(tables ...[]string) *tools.Schema {
 }
 
 // first is the name of the table the question ranks first.
-func first(s *tools.Schema, question string) string {
+func first(s *engine.Schema, question string) string {
 	ix := newSchemaIndex(s)
 	return s.Tables[ix.entries[ix.rank(question).order[0]].tables[0]].QualifiedName()
 }
@@ -175,12 +175,12 @@ func TestRankingSignals(t *testing.T) {
 // foreign keys and the columns the question matches.
 func TestNamedTableWiderThanBudget(t *testing.T) {
 	s := wideSchema(300)
-	wide := tools.Table{Name: "dicom_all", Rows: -1, PrimaryKey: []string{"id"}, Columns: []tools.Column{{Name: "id", Type: "int"}},
-		ForeignKeys: []tools.ForeignKey{{Columns: []string{"series_id"}, RefTable: "supplier", RefColumns: []string{"id"}}}}
+	wide := engine.Table{Name: "dicom_all", Rows: -1, PrimaryKey: []string{"id"}, Columns: []engine.Column{{Name: "id", Type: "int"}},
+		ForeignKeys: []engine.ForeignKey{{Columns: []string{"series_id"}, RefTable: "supplier", RefColumns: []string{"id"}}}}
 	for i := range 400 {
-		wide.Columns = append(wide.Columns, tools.Column{Name: fmt.Sprintf("dicom_attribute_%03d", i), Type: "text", Nullable: true})
+		wide.Columns = append(wide.Columns, engine.Column{Name: fmt.Sprintf("dicom_attribute_%03d", i), Type: "text", Nullable: true})
 	}
-	wide.Columns = append(wide.Columns, tools.Column{Name: "series_id", Type: "int"}, tools.Column{Name: "modality", Type: "text", Nullable: true})
+	wide.Columns = append(wide.Columns, engine.Column{Name: "series_id", Type: "int"}, engine.Column{Name: "modality", Type: "text", Nullable: true})
 	s.Tables[200] = wide
 	ix := newSchemaIndex(s)
 	require.Greater(t, len(ix.lines[200]), 4096)
@@ -199,7 +199,7 @@ func BenchmarkSchemaCardWide(b *testing.B) {
 	for i := range s.Tables {
 		t := &s.Tables[i]
 		for c := len(t.Columns); c < 200; c++ {
-			t.Columns = append(t.Columns, tools.Column{Name: fmt.Sprintf("measure_%s_%03d", t.Name, c), Type: "numeric", Nullable: true})
+			t.Columns = append(t.Columns, engine.Column{Name: fmt.Sprintf("measure_%s_%03d", t.Name, c), Type: "numeric", Nullable: true})
 		}
 	}
 	ix := newSchemaIndex(s)
@@ -223,14 +223,14 @@ func BenchmarkSchemaCardWide(b *testing.B) {
 // within the budget, names a table the question names, and does not panic.
 func FuzzSchemaCard(f *testing.F) {
 	s := wideSchema(120)
-	wide := tools.Table{Name: "dicom_all", Rows: -1, PrimaryKey: []string{"id"}, Columns: []tools.Column{{Name: "id", Type: "int"}}}
+	wide := engine.Table{Name: "dicom_all", Rows: -1, PrimaryKey: []string{"id"}, Columns: []engine.Column{{Name: "id", Type: "int"}}}
 	for i := range 300 {
-		wide.Columns = append(wide.Columns, tools.Column{Name: fmt.Sprintf("dicom_attribute_%03d", i), Type: "text", Nullable: true})
+		wide.Columns = append(wide.Columns, engine.Column{Name: fmt.Sprintf("dicom_attribute_%03d", i), Type: "text", Nullable: true})
 	}
 	s.Tables = append(s.Tables, wide)
 	for d := 1; d <= 31; d++ {
-		s.Tables = append(s.Tables, tools.Table{Name: fmt.Sprintf("events_202012%02d", d), Rows: -1,
-			Columns: []tools.Column{{Name: "event_name", Type: "text"}, {Name: "Café au lait", Type: "text"}}})
+		s.Tables = append(s.Tables, engine.Table{Name: fmt.Sprintf("events_202012%02d", d), Rows: -1,
+			Columns: []engine.Column{{Name: "event_name", Type: "text"}, {Name: "Café au lait", Type: "text"}}})
 	}
 	ix := newSchemaIndex(s)
 	for _, q := range []string{"total invoice amount per supplier", "from dicom_all", "events in December 2020 past 3 days",

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aiq/aiq-rpc/tools"
+	"github.com/aiq/aiq-rpc/tools/engine"
 	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
@@ -65,8 +65,8 @@ func (w *Workspace) Export(ctx context.Context, id string, req ExportRequest) (E
 	if err != nil {
 		return Exported{}, err
 	}
-	if !slices.Contains(tools.Formats, req.Format) {
-		return Exported{}, fmt.Errorf("%w: the format %q is not one of %s", ErrInvalidRequest, req.Format, strings.Join(tools.Formats, ", "))
+	if !slices.Contains(engine.Formats, req.Format) {
+		return Exported{}, fmt.Errorf("%w: the format %q is not one of %s", ErrInvalidRequest, req.Format, strings.Join(engine.Formats, ", "))
 	}
 	sql, err := o.exportSQL(req)
 	if err != nil {
@@ -88,14 +88,14 @@ func (w *Workspace) Export(ctx context.Context, id string, req ExportRequest) (E
 		return Exported{}, fmt.Errorf("%w: an export only reads, and this statement changes the database (%s); run it with chat/runSql instead",
 			ErrInvalidRequest, strings.TrimSuffix(v.Reason, "."))
 	}
-	res, err := writeAtomically(path, func(f *os.File) (*tools.StatementResult, error) {
-		out, err := tools.NewRowWriter(f, req.Format)
+	res, err := writeAtomically(path, func(f *os.File) (*engine.StatementResult, error) {
+		out, err := engine.NewRowWriter(f, req.Format)
 		if err != nil {
 			return nil, err
 		}
 		sink := &progressSink{RowWriter: out, report: req.Progress, last: time.Now()}
-		res := ex.Export(withConfirmer(tools.WithRowSink(ctx, sink), req.Confirm), sql)
-		if res.Status != tools.StatusSuccess {
+		res := ex.Export(withConfirmer(engine.WithRowSink(ctx, sink), req.Confirm), sql)
+		if res.Status != engine.StatusSuccess {
 			if ctx.Err() != nil {
 				return nil, fmt.Errorf("export: %w", ctx.Err())
 			}
@@ -160,7 +160,7 @@ func exportPath(path string, overwrite bool) (string, error) {
 
 // writeAtomically calls write with a temporary file in path's folder and
 // renames it to path when write succeeds; otherwise removes it.
-func writeAtomically(path string, write func(*os.File) (*tools.StatementResult, error)) (res *tools.StatementResult, err error) {
+func writeAtomically(path string, write func(*os.File) (*engine.StatementResult, error)) (res *engine.StatementResult, err error) {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.part")
 	if err != nil {
 		return nil, fmt.Errorf("export: create the file: %w", err)
@@ -191,7 +191,7 @@ func writeAtomically(path string, write func(*os.File) (*tools.StatementResult, 
 
 // progressSink counts the rows written and reports them now and then.
 type progressSink struct {
-	tools.RowWriter
+	engine.RowWriter
 	report func(int64)
 	rows   int64
 	last   time.Time
@@ -209,7 +209,7 @@ func (p *progressSink) Row(values []any) error {
 // exporter is a toolbox that streams a statement's rows (see
 // tools.WithRowSink).
 type exporter interface {
-	Export(ctx context.Context, sql string) *tools.StatementResult
+	Export(ctx context.Context, sql string) *engine.StatementResult
 }
 
 func (b *sessionToolbox) exporter() (exporter, bool) {
@@ -222,6 +222,6 @@ func (b *sessionToolbox) exporter() (exporter, bool) {
 
 // Export runs sql read-only, through the cost gate; its rows go to the
 // sink on ctx.
-func (b *sqlToolbox) Export(ctx context.Context, sql string) *tools.StatementResult {
+func (b *sqlToolbox) Export(ctx context.Context, sql string) *engine.StatementResult {
 	return b.set.Export(ctx, sql)
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"github.com/aiq/aiq-rpc/tools"
+	"github.com/aiq/aiq-rpc/tools/engine"
 	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
@@ -31,7 +31,7 @@ const (
 // RiskRead only for a statement that cannot change anything. A text that is
 // not one statement, or an unknown engine, is a RiskWrite.
 func StatementRisk(sql, databaseType string) string {
-	v, err := sqltext.Classify(sql, tools.DialectOf(databaseType))
+	v, err := sqltext.Classify(sql, engine.DialectOf(databaseType))
 	switch {
 	case err != nil:
 		return RiskWrite

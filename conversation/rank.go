@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/aiq/aiq-rpc/tools"
+	"github.com/aiq/aiq-rpc/tools/engine"
 	"github.com/aiq/aiq-rpc/tools/shard"
 )
 
@@ -37,7 +37,7 @@ const (
 // read, as the schema is cached and the ranking runs every turn. Its
 // entries are the tables, a set of shards being one entry.
 type schemaIndex struct {
-	schema  *tools.Schema
+	schema  *engine.Schema
 	entries []entry
 	lines   []string // each entry's line
 	// whole is every table's own line, when they fit the budget
@@ -86,7 +86,7 @@ type nameHit struct {
 }
 
 // newSchemaIndex indexes s.
-func newSchemaIndex(s *tools.Schema) *schemaIndex {
+func newSchemaIndex(s *engine.Schema) *schemaIndex {
 	ix := &schemaIndex{schema: s, terms: map[string][]termHit{}, names: map[string][]nameHit{}, columns: map[string][]int{}}
 	entryOf := ix.group(s)
 	byName := map[[2]string]int{}
@@ -155,7 +155,7 @@ func newSchemaIndex(s *tools.Schema) *schemaIndex {
 // group makes the entries: the sets of shards, each where its first
 // shard is in the catalog, and the other tables. It returns each table's
 // entry.
-func (ix *schemaIndex) group(s *tools.Schema) []int {
+func (ix *schemaIndex) group(s *engine.Schema) []int {
 	sets := s.Shards()
 	setOf := map[int]int{}
 	for k, set := range sets {
@@ -210,7 +210,7 @@ func (ix *schemaIndex) addName(name, schema string, e, p int) {
 }
 
 // link finds each entry's foreign-key neighbours.
-func (ix *schemaIndex) link(s *tools.Schema, byName map[[2]string]int, entryOf []int) {
+func (ix *schemaIndex) link(s *engine.Schema, byName map[[2]string]int, entryOf []int) {
 	ix.neighbours = make([][]int, len(ix.entries))
 	referrers := make([][]int, len(ix.entries))
 	for e, en := range ix.entries {

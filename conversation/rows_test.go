@@ -14,8 +14,8 @@ import (
 	"github.com/aiq/aiq-rpc/conversation"
 	"github.com/aiq/aiq-rpc/conversation/modeltest"
 	"github.com/aiq/aiq-rpc/sessionio"
-	"github.com/aiq/aiq-rpc/tools"
 	"github.com/aiq/aiq-rpc/tools/dbtest"
+	"github.com/aiq/aiq-rpc/tools/engine"
 )
 
 func TestMain(m *testing.M) { os.Exit(dbtest.Main(m)) }
@@ -75,7 +75,7 @@ func sqlWorkspace(t *testing.T, src sessionio.Source, sql string) (*conversation
 		Sources:       func() ([]sessionio.Source, error) { return []sessionio.Source{src}, nil },
 		DefaultSource: src.Name,
 		// Longer than any slow statement: only a cancel stops one.
-		SQL: tools.Options{StatementTimeout: time.Hour},
+		SQL: engine.Options{StatementTimeout: time.Hour},
 	})
 	t.Cleanup(func() { ws.Close() })
 	id, err := ws.Default(context.Background())

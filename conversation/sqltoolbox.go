@@ -11,6 +11,7 @@ import (
 
 	"github.com/aiq/aiq-rpc/sessionio"
 	"github.com/aiq/aiq-rpc/tools"
+	"github.com/aiq/aiq-rpc/tools/engine"
 	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
@@ -37,21 +38,21 @@ func singleStatement(text, dialect string) bool {
 	return sqltext.IsStatement(text, sqltext.Dialect(dialect))
 }
 
-func dialectOf(sourceType string) string { return string(tools.DialectOf(sourceType)) }
+func dialectOf(sourceType string) string { return string(engine.DialectOf(sourceType)) }
 
 // SQLToolboxes opens the toolboxes of real databases. The sessions on one
 // source share its connection pool.
 type SQLToolboxes struct {
-	Options tools.Options
+	Options engine.Options
 
 	mu  sync.Mutex
-	dbs map[string]*tools.DB
+	dbs map[string]*engine.DB
 	// ixs holds the ranking index of each DB's schema, which its sessions
 	// share: built once per schema read, not once per session.
-	ixs map[*tools.DB]*indexCache
+	ixs map[*engine.DB]*indexCache
 	// users counts the sessions on each DB, whose idle connections close
 	// when the last one ends.
-	users map[*tools.DB]int
+	users map[*engine.DB]int
 }
 
 // Open returns the SQL tools of src for one session. The demo database is
@@ -67,7 +68,7 @@ func (t *SQLToolboxes) Open(ctx context.Context, src sessionio.Source, confirm C
 	})
 	t.mu.Lock()
 	if t.users == nil {
-		t.users = map[*tools.DB]int{}
+		t.users = map[*engine.DB]int{}
 	}
 	t.users[db]++
 	t.mu.Unlock()
@@ -77,7 +78,7 @@ func (t *SQLToolboxes) Open(ctx context.Context, src sessionio.Source, confirm C
 // release is a session's end on db: the last one closes its idle
 // connections, so that a source no session uses holds none of its
 // server's connection slots.
-func (t *SQLToolboxes) release(db *tools.DB) {
+func (t *SQLToolboxes) release(db *engine.DB) {
 	t.mu.Lock()
 	t.users[db]--
 	last := t.users[db] <= 0
@@ -91,11 +92,11 @@ func (t *SQLToolboxes) release(db *tools.DB) {
 }
 
 // indexCache returns the index cache that the sessions on db share.
-func (t *SQLToolboxes) indexCache(db *tools.DB) *indexCache {
+func (t *SQLToolboxes) indexCache(db *engine.DB) *indexCache {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.ixs == nil {
-		t.ixs = map[*tools.DB]*indexCache{}
+		t.ixs = map[*engine.DB]*indexCache{}
 	}
 	c, ok := t.ixs[db]
 	if !ok {
@@ -105,7 +106,7 @@ func (t *SQLToolboxes) indexCache(db *tools.DB) *indexCache {
 	return c
 }
 
-func (t *SQLToolboxes) db(ctx context.Context, src sessionio.Source) (*tools.DB, error) {
+func (t *SQLToolboxes) db(ctx context.Context, src sessionio.Source) (*engine.DB, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if db, ok := t.dbs[src.Name]; ok && db.Source().Equal(src) {
@@ -116,7 +117,7 @@ func (t *SQLToolboxes) db(ctx context.Context, src sessionio.Source) (*tools.DB,
 			return nil, err
 		}
 	}
-	db, err := tools.Open(ctx, src, t.Options)
+	db, err := engine.Open(ctx, src, t.Options)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +126,7 @@ func (t *SQLToolboxes) db(ctx context.Context, src sessionio.Source) (*tools.DB,
 		delete(t.ixs, old)
 	}
 	if t.dbs == nil {
-		t.dbs = map[string]*tools.DB{}
+		t.dbs = map[string]*engine.DB{}
 	}
 	t.dbs[src.Name] = db
 	return db, nil
@@ -148,7 +149,7 @@ func (t *SQLToolboxes) Close() error {
 // sqlToolbox is the Toolbox of one session on a database.
 type sqlToolbox struct {
 	set   *tools.Set
-	db    *tools.DB
+	db    *engine.DB
 	ix    *indexCache
 	owner *SQLToolboxes
 	ended sync.Once
@@ -172,13 +173,13 @@ func (b *sqlToolbox) Specs() []ToolSpec {
 }
 
 func (b *sqlToolbox) Run(ctx context.Context, name string, args json.RawMessage) (any, error) {
-	page := tools.WithFirstPage(ctx, func(r *tools.StatementResult) { ReportRows(ctx, statementOf(r)) })
+	page := engine.WithFirstPage(ctx, func(r *engine.StatementResult) { ReportRows(ctx, statementOf(r)) })
 	res, err := b.set.Run(page, name, args)
 	if err != nil {
 		return nil, err
 	}
 	switch r := res.(type) {
-	case *tools.StatementResult:
+	case *engine.StatementResult:
 		return SQLResult{Statement: statementOf(r), ForModel: b.set.ModelView(r)}, nil
 	case *tools.Chart:
 		return ChartResult{Chart: r}, nil
@@ -186,7 +187,7 @@ func (b *sqlToolbox) Run(ctx context.Context, name string, args json.RawMessage)
 	return res, nil
 }
 
-func statementOf(r *tools.StatementResult) Statement {
+func statementOf(r *engine.StatementResult) Statement {
 	return Statement{
 		SQL: r.SQL, Status: r.Status, RowCount: r.RowCount, Columns: nonNil(r.Columns),
 		Rows: nonNil(r.Rows), Truncated: r.Truncated, Error: r.Error,
@@ -250,7 +251,7 @@ func (b *sqlToolbox) DescribeFor(ctx context.Context, question string) string {
 }
 
 // index returns the ranking index of schema, built once per schema read.
-func (b *sqlToolbox) index(schema *tools.Schema) *schemaIndex {
+func (b *sqlToolbox) index(schema *engine.Schema) *schemaIndex {
 	c := b.ix
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/aiq/aiq-rpc/sessionio"
-	"github.com/aiq/aiq-rpc/tools"
+	"github.com/aiq/aiq-rpc/tools/engine"
 )
 
 // The errors of a Workspace. A front end maps them to its own codes with
@@ -46,7 +46,7 @@ type Config struct {
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// SQL sets the limits of the real databases, when OpenToolbox is nil.
-	SQL tools.Options
+	SQL engine.Options
 }
 
 // Workspace holds the open sessions of one client: their ids, the files

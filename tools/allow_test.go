@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/aiq/aiq-rpc/tools/dbtest"
+	"github.com/aiq/aiq-rpc/tools/engine"
 	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
@@ -111,12 +112,12 @@ func TestStatementShape(t *testing.T) {
 // ask again; then revokes the allowance.
 func TestSetScopedAllowance(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e testEngine) {
-		src, db := seeded(t, e, Options{})
+		src, db := seeded(t, e, engine.Options{})
 		c := &confirmer{answers: []Decision{AllowAlways}}
 		s := NewSet(db, c.confirm)
 
 		update := "UPDATE t SET name = 'uno' WHERE id = 1"
-		wantStatus(t, execSQL(t, s, update), StatusSuccess)
+		wantStatus(t, execSQL(t, s, update), engine.StatusSuccess)
 		if len(c.requests) != 1 || c.requests[0].Scope != "Allow UPDATE on t, up to 10 rows at a time, for this conversation" {
 			t.Fatalf("requests %+v, want one with the scope of UPDATE on t", c.requests)
 		}
@@ -125,7 +126,7 @@ func TestSetScopedAllowance(t *testing.T) {
 			t.Fatalf("allowances %+v, want the one for UPDATE on t", al)
 		}
 
-		wantStatus(t, execSQL(t, s, "UPDATE t SET name = 'dos' WHERE id = 2"), StatusSuccess)
+		wantStatus(t, execSQL(t, s, "UPDATE t SET name = 'dos' WHERE id = 2"), engine.StatusSuccess)
 		if len(c.requests) != 1 {
 			t.Errorf("the same shape asked again: %+v", c.requests[1:])
 		}
@@ -144,7 +145,7 @@ func TestSetScopedAllowance(t *testing.T) {
 			"DELETE FROM t WHERE id = 1",
 		} {
 			n := len(c.requests)
-			wantStatus(t, execSQL(t, s, sql), StatusRejected)
+			wantStatus(t, execSQL(t, s, sql), engine.StatusRejected)
 			if len(c.requests) != n+1 {
 				t.Errorf("%s did not ask", sql)
 				continue
@@ -164,12 +165,12 @@ func TestSetScopedAllowance(t *testing.T) {
 
 		// allow_always on a statement without a scope allows it once.
 		c.answers = []Decision{AllowAlways}
-		wantStatus(t, execSQL(t, s, "CREATE TABLE t2 (a int)"), StatusSuccess)
+		wantStatus(t, execSQL(t, s, "CREATE TABLE t2 (a int)"), engine.StatusSuccess)
 		if len(s.Allowances()) != 1 {
 			t.Errorf("allowances %+v: a statement without a scope added one", s.Allowances())
 		}
 		n := len(c.requests)
-		wantStatus(t, execSQL(t, s, "DROP TABLE t2"), StatusRejected)
+		wantStatus(t, execSQL(t, s, "DROP TABLE t2"), engine.StatusRejected)
 		if len(c.requests) != n+1 {
 			t.Errorf("DROP TABLE after allow_always on CREATE TABLE did not ask")
 		}
@@ -181,7 +182,7 @@ func TestSetScopedAllowance(t *testing.T) {
 			t.Fatalf("Revoke(%s) left %+v", al[0].ID, s.Allowances())
 		}
 		n = len(c.requests)
-		wantStatus(t, execSQL(t, s, "UPDATE t SET name = 'tres' WHERE id = 3"), StatusRejected)
+		wantStatus(t, execSQL(t, s, "UPDATE t SET name = 'tres' WHERE id = 3"), engine.StatusRejected)
 		if len(c.requests) != n+1 {
 			t.Errorf("a revoked allowance still covered its shape")
 		}
@@ -208,15 +209,15 @@ func TestAllowanceBound(t *testing.T) {
 		case "mariadb":
 			dbtest.Exec(t, src, "CREATE FUNCTION touch() RETURNS integer DETERMINISTIC RETURN 1")
 		}
-		db := openDB(t, src, Options{})
+		db := openDB(t, src, engine.Options{})
 		c := &confirmer{answers: []Decision{AllowAlways}}
 		s := NewSet(db, c.confirm)
 
-		wantStatus(t, execSQL(t, s, "UPDATE orders SET status = 'paid' WHERE id = 7"), StatusSuccess)
+		wantStatus(t, execSQL(t, s, "UPDATE orders SET status = 'paid' WHERE id = 7"), engine.StatusSuccess)
 		if len(c.requests) != 1 || c.requests[0].Scope != "Allow UPDATE on orders, up to 10 rows at a time, for this conversation" {
 			t.Fatalf("requests %+v, want one offering UPDATE on orders up to 10 rows", c.requests)
 		}
-		wantStatus(t, execSQL(t, s, "UPDATE orders SET status = 'paid' WHERE id = 8"), StatusSuccess)
+		wantStatus(t, execSQL(t, s, "UPDATE orders SET status = 'paid' WHERE id = 8"), engine.StatusSuccess)
 		if len(c.requests) != 1 {
 			t.Fatalf("another one-row UPDATE asked: %+v", c.requests[1:])
 		}
@@ -235,7 +236,7 @@ func TestAllowanceBound(t *testing.T) {
 		before := dbtest.QueryStrings(t, src, "SELECT count(*) FROM orders WHERE status = 'x'")
 		for _, sql := range asks {
 			n := len(c.requests)
-			wantStatus(t, execSQL(t, s, sql), StatusRejected)
+			wantStatus(t, execSQL(t, s, sql), engine.StatusRejected)
 			if len(c.requests) != n+1 {
 				t.Errorf("%s ran under the allowance without asking", sql)
 				continue
@@ -268,11 +269,11 @@ func TestAllowanceBound(t *testing.T) {
 		}
 		db.RefreshSchema()
 		n := len(c.requests)
-		wantStatus(t, execSQL(t, s, "UPDATE orders SET status = 'y' WHERE id = 9"), StatusRejected)
+		wantStatus(t, execSQL(t, s, "UPDATE orders SET status = 'y' WHERE id = 9"), engine.StatusRejected)
 		if len(c.requests) != n+1 {
 			t.Fatalf("an allowed UPDATE whose rows were not counted ran without asking")
 		}
-		if req := c.requests[n]; req.DryRun != DryRunSkipped || !strings.Contains(req.DryRunText(), "could not be counted") {
+		if req := c.requests[n]; req.DryRun != engine.DryRunSkipped || !strings.Contains(req.DryRunText(), "could not be counted") {
 			t.Errorf("asked with %q (%s), want the skipped dry run and why the allowance does not cover it", req.DryRunText(), req.DryRun)
 		}
 	})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/aiq/aiq-rpc/sessionio"
 	"github.com/aiq/aiq-rpc/tools/dbtest"
+	"github.com/aiq/aiq-rpc/tools/engine"
 )
 
 // BenchmarkSelectMillionRows reads a million rows, of which the result
@@ -32,21 +33,21 @@ func BenchmarkSelectMillionRows(b *testing.B) {
 			"SELECT n, hex(randomblob(16)) AS s FROM c"},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			db := openDB(b, c.source(b), Options{StatementTimeout: 5 * time.Minute})
+			db := openDB(b, c.source(b), engine.Options{StatementTimeout: 5 * time.Minute})
 			ctx := context.Background()
 			resetPeakRSS()
 			var firstRow, firstPage time.Duration
 			for b.Loop() {
 				start := time.Now()
 				var page time.Duration
-				res := db.Run(WithFirstPage(ctx, func(*StatementResult) { page = time.Since(start) }), c.sql, false)
-				if res.Status != StatusSuccess || res.RowCount != 1_000_000 || len(res.Rows) != defaultMaxRows {
+				res := db.Run(engine.WithFirstPage(ctx, func(*engine.StatementResult) { page = time.Since(start) }), c.sql, false)
+				if res.Status != engine.StatusSuccess || res.RowCount != 1_000_000 || len(res.Rows) != engine.DefaultMaxRows {
 					b.Fatalf("status %q (%s), %d rows counted, %d kept", res.Status, res.Error, res.RowCount, len(res.Rows))
 				}
 				if page == 0 {
 					b.Fatal("no first page was reported")
 				}
-				firstRow += res.firstRow
+				firstRow += res.FirstRow
 				firstPage += page
 			}
 			b.ReportMetric(float64(firstRow)/float64(b.N)/float64(time.Millisecond), "first-row-ms")

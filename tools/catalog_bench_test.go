@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/aiq/aiq-rpc/tools/dbtest"
+	"github.com/aiq/aiq-rpc/tools/engine"
 )
 
 // wideSchemaDDL creates n tables of cols columns on PostgreSQL, 20 a
@@ -40,7 +41,7 @@ func BenchmarkPostgresSchema2000(b *testing.B) {
 	for _, stmt := range wideSchemaDDL(2000, 20) {
 		dbtest.Exec(b, src, stmt) // each has its own deadline
 	}
-	db := openDB(b, src, Options{})
+	db := openDB(b, src, engine.Options{})
 	ctx := context.Background()
 	b.Run("catalog", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {

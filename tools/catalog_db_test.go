@@ -7,6 +7,7 @@ import (
 
 	"github.com/aiq/aiq-rpc/sessionio"
 	"github.com/aiq/aiq-rpc/tools/dbtest"
+	"github.com/aiq/aiq-rpc/tools/engine"
 	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
@@ -20,11 +21,11 @@ var shopLines = map[string][]string{
 }
 
 // shopSchema loads the shop schema into a new database of engine e.
-func shopSchema(t *testing.T, e testEngine) (sessionio.Source, *DB) {
+func shopSchema(t *testing.T, e testEngine) (sessionio.Source, *engine.DB) {
 	t.Helper()
 	src := e.source(t)
 	dbtest.Shop(t, src)
-	return src, openDB(t, src, Options{})
+	return src, openDB(t, src, engine.Options{})
 }
 
 func TestCatalog(t *testing.T) {
@@ -114,7 +115,7 @@ func TestCheckValues(t *testing.T) {
 		{"kind IN ('a', 1)", "", nil},
 		{"price > 0", "", nil},
 	} {
-		column, values, ok := checkValues(c.expr)
+		column, values, ok := engine.CheckValues(c.expr)
 		if column != c.column || strings.Join(values, "|") != strings.Join(c.values, "|") || ok != (c.values != nil) {
 			t.Errorf("checkValues(%s) = %q, %q, %v; want %q, %q", c.expr, column, values, ok, c.column, c.values)
 		}

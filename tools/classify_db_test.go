@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/aiq/aiq-rpc/tools/dbtest"
+	"github.com/aiq/aiq-rpc/tools/engine"
 	"github.com/aiq/aiq-rpc/tools/sqltext"
 	"github.com/aiq/aiq-rpc/tools/sqltext/sqltexttest"
 )
@@ -21,7 +22,7 @@ import (
 func TestClassifyCasesOnDatabase(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e testEngine) {
 		ctx := context.Background()
-		src, db := seeded(t, e, Options{})
+		src, db := seeded(t, e, engine.Options{})
 		before := fingerprint(t, e, src)
 		for _, c := range sqltexttest.ClassifyCases {
 			if !c.In(e.dialect) {
@@ -30,12 +31,12 @@ func TestClassifyCasesOnDatabase(t *testing.T) {
 			res := db.Run(ctx, c.SQL, false)
 			switch {
 			case c.Want == sqltext.Write || c.WantErr:
-				if res.Status != StatusRejected && res.Status != StatusError {
+				if res.Status != engine.StatusRejected && res.Status != engine.StatusError {
 					t.Errorf("%s: %q ran with status %q, want it refused", c.Name, c.SQL, res.Status)
 				}
-			case res.Status == StatusRejected:
+			case res.Status == engine.StatusRejected:
 				t.Errorf("%s: %q, a read, was refused: %s", c.Name, c.SQL, res.Error)
-			case res.Status != StatusSuccess:
+			case res.Status != engine.StatusSuccess:
 				t.Logf("%s: %q, a read, failed on %s: %s", c.Name, c.SQL, e.name, res.Error)
 			}
 			if after := fingerprint(t, e, src); after != before {
@@ -51,21 +52,21 @@ func TestClassifyCasesOnDatabase(t *testing.T) {
 func TestClassifyCasesPastClassifier(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e testEngine) {
 		ctx := context.Background()
-		src, db := seeded(t, e, Options{})
+		src, db := seeded(t, e, engine.Options{})
 		before := fingerprint(t, e, src)
 		for _, c := range sqltexttest.ClassifyCases {
 			if !c.In(e.dialect) || (c.Want != sqltext.Write && !c.WantErr) || c.SQL == "" {
 				continue
 			}
-			res := db.execute(ctx, c.SQL, false)
-			if res.Status == StatusSuccess {
+			res := db.Execute(ctx, c.SQL, false)
+			if res.Status == engine.StatusSuccess {
 				t.Logf("%s: %q runs in the read-only transaction on %s", c.Name, c.SQL, e.name)
 			}
 			if after := fingerprint(t, e, src); after != before {
 				t.Fatalf("%s: %q changed the database past the classifier:\n%s\nbecame\n%s", c.Name, c.SQL, before, after)
 			}
 		}
-		wantStatus(t, db.Run(ctx, "SELECT id, name FROM t", false), StatusSuccess)
+		wantStatus(t, db.Run(ctx, "SELECT id, name FROM t", false), engine.StatusSuccess)
 	})
 }
 
@@ -99,16 +100,16 @@ func TestOutsideReadsAskFirst(t *testing.T) {
 		t.Run(e.name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			src, _ := seeded(t, e, Options{})
-			db := openDB(t, dbtest.AsSuperuser(src), Options{})
+			src, _ := seeded(t, e, engine.Options{})
+			db := openDB(t, dbtest.AsSuperuser(src), engine.Options{})
 			c := &confirmer{}
 			s := NewSet(db, c.confirm)
 			for _, r := range reads[e.name] {
-				if res := db.execute(ctx, r.sql, false); res.Status != StatusSuccess {
+				if res := db.Execute(ctx, r.sql, false); res.Status != engine.StatusSuccess {
 					t.Fatalf("%s: status %q (%s): the test needs the read to run past the read-only transaction", r.sql, res.Status, res.Error)
 				}
 				res := db.Run(ctx, r.sql, false)
-				if res.Status != StatusRejected || !strings.Contains(res.Error, "outside the database") || len(res.Rows) != 0 {
+				if res.Status != engine.StatusRejected || !strings.Contains(res.Error, "outside the database") || len(res.Rows) != 0 {
 					t.Errorf("%s: status %q, error %q, rows %v; want it refused, saying that it reads outside the database", r.sql, res.Status, res.Error, res.Rows)
 				}
 				if strings.Contains(res.Error, "change") {
@@ -117,12 +118,12 @@ func TestOutsideReadsAskFirst(t *testing.T) {
 
 				c.answers = []Decision{Reject}
 				res = execSQL(t, s, r.sql)
-				if res.Status != StatusRejected || len(res.Rows) != 0 {
+				if res.Status != engine.StatusRejected || len(res.Rows) != 0 {
 					t.Errorf("%s declined: status %q, rows %v; want it not run", r.sql, res.Status, res.Rows)
 				}
 				c.answers = []Decision{AllowOnce}
 				res = execSQL(t, s, r.sql)
-				wantStatus(t, res, StatusSuccess)
+				wantStatus(t, res, engine.StatusSuccess)
 				if got := fmt.Sprint(res.Rows[0][0]); got != r.want {
 					t.Errorf("%s allowed: %q, want %q", r.sql, got, r.want)
 				}
@@ -131,7 +132,7 @@ func TestOutsideReadsAskFirst(t *testing.T) {
 			// is not told that a read writes.
 			for _, set := range []*Set{NewSet(db, nil), NewSet(db, (&confirmer{err: errors.New("no editor")}).confirm)} {
 				res := execSQL(t, set, reads[e.name][0].sql)
-				if res.Status != StatusRejected || !strings.HasPrefix(res.Error, "This statement reaches outside the database, ") || strings.Contains(mustJSON(t, res), "change") {
+				if res.Status != engine.StatusRejected || !strings.HasPrefix(res.Error, "This statement reaches outside the database, ") || strings.Contains(mustJSON(t, res), "change") {
 					t.Errorf("%s, unconfirmed: status %q, the user reads %q, the model %s; want it not run, said to reach outside the database", reads[e.name][0].sql, res.Status, res.Error, mustJSON(t, res))
 				}
 			}
@@ -202,24 +203,24 @@ func TestBodiesRunAfterApproval(t *testing.T) {
 	}
 	forEachEngine(t, func(t *testing.T, e testEngine) {
 		ctx := context.Background()
-		src, db := seeded(t, e, Options{})
+		src, db := seeded(t, e, engine.Options{})
 		c := &confirmer{}
 		s := NewSet(db, c.confirm)
 		for _, b := range bodies[e.name] {
 			before := fingerprint(t, e, src)
 			c.answers = []Decision{Reject}
 			res := execSQL(t, s, b.create)
-			if res.Status != StatusRejected || len(c.requests) != 1 || c.requests[0].Risk != "ddl" {
+			if res.Status != engine.StatusRejected || len(c.requests) != 1 || c.requests[0].Risk != "ddl" {
 				t.Fatalf("%s declined: status %q (%s), confirmations %+v; want one DDL confirmation, declined", b.create, res.Status, res.Error, c.requests)
 			}
 			if after := fingerprint(t, e, src); after != before {
 				t.Fatalf("%s changed the database unconfirmed", b.create)
 			}
 			c.answers, c.requests = []Decision{AllowOnce}, nil
-			wantStatus(t, execSQL(t, s, b.create), StatusSuccess)
+			wantStatus(t, execSQL(t, s, b.create), engine.StatusSuccess)
 			c.requests = nil
 			for _, w := range b.fire {
-				wantStatus(t, db.Run(ctx, w, true), StatusSuccess)
+				wantStatus(t, db.Run(ctx, w, true), engine.StatusSuccess)
 			}
 		}
 		rows := dbtest.QueryStrings(t, src, "SELECT "+concatIDName(e.dialect)+" FROM t ORDER BY id")

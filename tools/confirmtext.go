@@ -1,6 +1,9 @@
 package tools
 
-import "strings"
+import (
+	"github.com/aiq/aiq-rpc/tools/engine"
+	"strings"
+)
 
 // DryRunText says, in a sentence for a dialog, what the dry run of the
 // request found: "This DELETE would remove 5,008 rows.", then why an
@@ -32,7 +35,7 @@ func (req ConfirmRequest) dryRunText() string {
 // affectedText says what a count of rows means for the statement's kind,
 // and what the statement does to other tables in cascade: "This DELETE
 // would remove 1 row of customers and 4 rows of orders (cascade)".
-func affectedText(sql string, n int64, cascade []TableChange) string {
+func affectedText(sql string, n int64, cascade []engine.TableChange) string {
 	kind, verb, target := "statement", "change", ""
 	fields := strings.Fields(sql)
 	if len(fields) > 0 {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/aiq/aiq-rpc/sessionio"
 	"github.com/aiq/aiq-rpc/tools/dbtest"
+	"github.com/aiq/aiq-rpc/tools/engine"
 )
 
 // wrongPassword is a password the servers refuse, as full of URL
@@ -32,9 +33,9 @@ func secretForms(password string) []string {
 func checkFailure(t *testing.T, src sessionio.Source, want ...string) {
 	t.Helper()
 	ctx := context.Background()
-	db := openDB(t, src, Options{})
+	db := openDB(t, src, engine.Options{})
 	res := db.Run(ctx, "SELECT 1", false)
-	if res.Status != StatusError {
+	if res.Status != engine.StatusError {
 		t.Fatalf("status %q, want error", res.Status)
 	}
 	_, verErr := db.Version(ctx)
@@ -118,7 +119,7 @@ func TestOpenValidates(t *testing.T) {
 		{sessionio.Source{Name: "x", Type: sessionio.TypePostgreSQL, Port: 70000}, "port 70000"},
 		{sessionio.Source{Name: "x", Type: sessionio.TypeMySQL, Host: "a b"}, "blanks"},
 	} {
-		db, err := Open(context.Background(), c.src, Options{})
+		db, err := engine.Open(context.Background(), c.src, engine.Options{})
 		if err == nil {
 			db.Close()
 			t.Errorf("Open(%+v) succeeded, want an error saying %q", c.src, c.want)
@@ -130,7 +131,7 @@ func TestOpenValidates(t *testing.T) {
 	}
 	// A server that is down does not fail Open.
 	src := sessionio.Source{Name: "x", Type: sessionio.TypePostgreSQL, Host: "127.0.0.1", Port: closedPort(t), Password: dbtest.Password}
-	db, err := Open(context.Background(), src, Options{})
+	db, err := engine.Open(context.Background(), src, engine.Options{})
 	if err != nil {
 		t.Fatalf("Open with the server down: %v", err)
 	}
@@ -138,7 +139,7 @@ func TestOpenValidates(t *testing.T) {
 		if got := fmt.Sprintf(format, db); strings.Contains(got, "ss:w") || strings.Contains(got, "%40") {
 			t.Errorf("Sprintf(%q, db) = %s, which shows the password", format, got)
 		}
-		if got := fmt.Sprintf(format, struct{ DB *DB }{db}); strings.Contains(got, "ss:w") {
+		if got := fmt.Sprintf(format, struct{ DB *engine.DB }{db}); strings.Contains(got, "ss:w") {
 			t.Errorf("Sprintf(%q) of a struct holding the DB = %s, which shows the password", format, got)
 		}
 	}
@@ -157,8 +158,8 @@ func TestSQLitePath(t *testing.T) {
 		t.Fatal(err)
 	}
 	dbtest.Seed(t, src)
-	db := openDB(t, src, Options{})
-	wantStatus(t, db.Run(context.Background(), "SELECT count(*) FROM t", false), StatusSuccess)
+	db := openDB(t, src, engine.Options{})
+	wantStatus(t, db.Run(context.Background(), "SELECT count(*) FROM t", false), engine.StatusSuccess)
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
 		t.Errorf("the folder holds %d files, want only the database", len(entries))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/aiq/aiq-rpc/sessionio"
 	"github.com/aiq/aiq-rpc/tools/dbtest"
+	"github.com/aiq/aiq-rpc/tools/engine"
 )
 
 // BenchmarkCostGate measures what the cost gate adds to a read on a warm
@@ -23,20 +24,20 @@ func BenchmarkCostGate(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			src := c.source(b)
 			dbtest.Seed(b, src)
-			db := openDB(b, src, Options{})
+			db := openDB(b, src, engine.Options{})
 			ctx := context.Background()
 			const query = "SELECT name FROM t WHERE id = 2"
-			db.costly(ctx, query) // warm the connection
+			db.Costly(ctx, query) // warm the connection
 			db.Run(ctx, query, false)
 			var gate, read time.Duration
 			n := 0
 			for b.Loop() {
 				start := time.Now()
-				if _, over := db.costly(ctx, query); over {
+				if _, over := db.Costly(ctx, query); over {
 					b.Fatal("a one-row read is over the limit")
 				}
 				mid := time.Now()
-				if res := db.Run(ctx, query, false); res.Status != StatusSuccess {
+				if res := db.Run(ctx, query, false); res.Status != engine.StatusSuccess {
 					b.Fatal(res.Error)
 				}
 				gate += mid.Sub(start)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/aiq/aiq-rpc/tools/dbtest"
+	"github.com/aiq/aiq-rpc/tools/engine"
 )
 
 // costCases are, per engine, a read the gate stops and one it lets
@@ -35,13 +36,13 @@ func TestCostGate(t *testing.T) {
 		dbtest.Exec(t, src, c.big...)
 		src.MaxEstimatedRows = c.limit
 		conf := &confirmer{answers: []Decision{Reject, AllowOnce}}
-		s := NewSet(openDB(t, src, Options{}), conf.confirm)
+		s := NewSet(openDB(t, src, engine.Options{}), conf.confirm)
 
-		wantStatus(t, execSQL(t, s, c.ok), StatusSuccess)
+		wantStatus(t, execSQL(t, s, c.ok), engine.StatusSuccess)
 		if len(conf.requests) != 0 {
 			t.Fatalf("a cheap read asked: %+v", conf.requests)
 		}
-		wantStatus(t, execSQL(t, s, c.costly), StatusRejected)
+		wantStatus(t, execSQL(t, s, c.costly), engine.StatusRejected)
 		if len(conf.requests) != 1 {
 			t.Fatalf("a costly read did not ask")
 		}
@@ -51,13 +52,13 @@ func TestCostGate(t *testing.T) {
 		}
 		// An export of all the rows goes through the same gate.
 		conf.answers = append([]Decision{Reject}, conf.answers...)
-		if res := s.Export(context.Background(), c.costly); res.Status != StatusRejected || len(conf.requests) != 2 || conf.requests[1].Risk != "cost" {
+		if res := s.Export(context.Background(), c.costly); res.Status != engine.StatusRejected || len(conf.requests) != 2 || conf.requests[1].Risk != "cost" {
 			t.Fatalf("a costly export: %s %q after %d requests; want it to ask, and run nothing when rejected", res.Status, res.Error, len(conf.requests))
 		}
 		if e.name == "sqlite" {
 			// Allowed once, it runs, read-only as ever.
 			res := execSQL(t, s, c.costly)
-			wantStatus(t, res, StatusSuccess)
+			wantStatus(t, res, engine.StatusSuccess)
 			if res.RowCount != 2000 {
 				t.Errorf("the allowed read returned %d rows, want 2000", res.RowCount)
 			}
@@ -74,14 +75,14 @@ func TestCostGateNeverRunsSeveralStatements(t *testing.T) {
 		src := e.source(t)
 		dbtest.Exec(t, src, "CREATE TABLE t (id int)", "INSERT INTO t VALUES (1), (2)")
 		conf := &confirmer{}
-		s := NewSet(openDB(t, src, Options{}), conf.confirm)
+		s := NewSet(openDB(t, src, engine.Options{}), conf.confirm)
 		for _, sql := range []string{
 			"SELECT 1; PRAGMA query_only = 0; DELETE FROM t",
 			"SELECT 1; DELETE FROM t",
 			"SELECT 1; SET TRANSACTION READ WRITE; DELETE FROM t",
 		} {
 			res := execSQL(t, s, sql)
-			if res.Status == StatusSuccess {
+			if res.Status == engine.StatusSuccess {
 				t.Errorf("%q ran: %+v", sql, res)
 			}
 		}
@@ -120,15 +121,15 @@ func TestCostGateCountsWhatTheReadGoesThrough(t *testing.T) {
 			src.MaxEstimatedRows = 1000
 		}
 		conf := &confirmer{}
-		s := NewSet(openDB(t, src, Options{}), conf.confirm)
+		s := NewSet(openDB(t, src, engine.Options{}), conf.confirm)
 		for _, sql := range runs[e.name] {
-			wantStatus(t, execSQL(t, s, sql), StatusSuccess)
+			wantStatus(t, execSQL(t, s, sql), engine.StatusSuccess)
 		}
 		if len(conf.requests) != 0 {
 			t.Fatalf("a cheap read asked: %+v", conf.requests)
 		}
 		for i, sql := range asks[e.name] {
-			wantStatus(t, execSQL(t, s, sql), StatusRejected)
+			wantStatus(t, execSQL(t, s, sql), engine.StatusRejected)
 			if len(conf.requests) != i+1 || conf.requests[i].Risk != "cost" {
 				t.Errorf("%s did not ask as a costly read", sql)
 				conf.requests = append(conf.requests[:i], ConfirmRequest{})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/aiq/aiq-rpc/sessionio"
 	"github.com/aiq/aiq-rpc/tools/dbtest"
+	"github.com/aiq/aiq-rpc/tools/engine"
 	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
@@ -151,9 +152,9 @@ func forEachEngine(t *testing.T, f func(t *testing.T, e testEngine)) {
 }
 
 // openDB opens src for the test and closes it at the end.
-func openDB(t testing.TB, src sessionio.Source, opts Options) *DB {
+func openDB(t testing.TB, src sessionio.Source, opts engine.Options) *engine.DB {
 	t.Helper()
-	db, err := Open(context.Background(), src, opts)
+	db, err := engine.Open(context.Background(), src, opts)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -166,7 +167,7 @@ func openDB(t testing.TB, src sessionio.Source, opts Options) *DB {
 }
 
 // seeded returns a source with table t seeded, and its DB.
-func seeded(t *testing.T, e testEngine, opts Options) (sessionio.Source, *DB) {
+func seeded(t *testing.T, e testEngine, opts engine.Options) (sessionio.Source, *engine.DB) {
 	t.Helper()
 	src := e.source(t)
 	dbtest.Seed(t, src)
@@ -185,7 +186,7 @@ func fingerprint(t *testing.T, e testEngine, src sessionio.Source) string {
 }
 
 // rowsJSON returns the result's rows as JSON.
-func rowsJSON(t *testing.T, res *StatementResult) string {
+func rowsJSON(t *testing.T, res *engine.StatementResult) string {
 	t.Helper()
 	data, err := json.Marshal(res.Rows)
 	if err != nil {
@@ -195,7 +196,7 @@ func rowsJSON(t *testing.T, res *StatementResult) string {
 }
 
 // wantStatus fails the test unless res has the status.
-func wantStatus(t *testing.T, res *StatementResult, status string) {
+func wantStatus(t *testing.T, res *engine.StatementResult, status string) {
 	t.Helper()
 	if res.Status != status {
 		t.Fatalf("%s: status %q (error %q), want %q", res.SQL, res.Status, res.Error, status)
@@ -205,7 +206,7 @@ func wantStatus(t *testing.T, res *StatementResult, status string) {
 func TestIntrospection(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e testEngine) {
 		ctx := context.Background()
-		src, db := seeded(t, e, Options{})
+		src, db := seeded(t, e, engine.Options{})
 		if db.Dialect() != e.dialect || !db.Source().Equal(src) {
 			t.Errorf("Dialect, Source = %q, %v; want %q and the source", db.Dialect(), db.Source(), e.dialect)
 		}
@@ -247,9 +248,9 @@ func TestIntrospection(t *testing.T) {
 func TestReads(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e testEngine) {
 		ctx := context.Background()
-		src, db := seeded(t, e, Options{MaxRows: 2})
+		src, db := seeded(t, e, engine.Options{MaxRows: 2})
 		res := db.Run(ctx, "SELECT id, name FROM t ORDER BY id", false)
-		wantStatus(t, res, StatusSuccess)
+		wantStatus(t, res, engine.StatusSuccess)
 		if !slices.Equal(res.Columns, []string{"id", "name"}) || res.RowCount != 3 || !res.Truncated {
 			t.Errorf("columns %v, row count %d, truncated %v; want [id name], 3, true", res.Columns, res.RowCount, res.Truncated)
 		}
@@ -258,31 +259,31 @@ func TestReads(t *testing.T) {
 		}
 
 		res = db.Run(ctx, "SELECT id FROM t WHERE id > 100", false)
-		wantStatus(t, res, StatusSuccess)
+		wantStatus(t, res, engine.StatusSuccess)
 		if res.RowCount != 0 || rowsJSON(t, res) != "[]" || res.Truncated {
 			t.Errorf("empty result: count %d, rows %s, truncated %v", res.RowCount, rowsJSON(t, res), res.Truncated)
 		}
 
 		res = db.Run(ctx, "SELECT 1 AS i, 2.5 AS d, 'x' AS s, NULL AS n", false)
-		wantStatus(t, res, StatusSuccess)
+		wantStatus(t, res, engine.StatusSuccess)
 		if got := rowsJSON(t, res); got != `[[1,2.5,"x",null]]` {
 			t.Errorf("values = %s, want [[1,2.5,\"x\",null]]", got)
 		}
 
 		res = db.Run(ctx, "SELECT no_such_column FROM t", false)
-		wantStatus(t, res, StatusError)
+		wantStatus(t, res, engine.StatusError)
 		if res.Error == "" || res.Rows != nil || res.RowCount != 0 {
 			t.Errorf("failed statement: error %q, rows %v, count %d", res.Error, res.Rows, res.RowCount)
 		}
 
 		for _, sql := range []string{"", "SELECT 1; SELECT 2"} {
-			if res := db.Run(ctx, sql, false); res.Status != StatusError || res.Error == "" {
+			if res := db.Run(ctx, sql, false); res.Status != engine.StatusError || res.Error == "" {
 				t.Errorf("Run(%q): status %q, error %q; want an error", sql, res.Status, res.Error)
 			}
 		}
 		// Past the classifier, the drivers run one statement only.
-		res = db.execute(ctx, "SELECT 1; DELETE FROM t", false)
-		if res.Status == StatusSuccess && res.RowCount != 1 {
+		res = db.Execute(ctx, "SELECT 1; DELETE FROM t", false)
+		if res.Status == engine.StatusSuccess && res.RowCount != 1 {
 			t.Errorf("two statements past the classifier: %+v", res)
 		}
 		if n := dbtest.QueryInt(t, src, "SELECT count(*) FROM t"); n != 3 {
@@ -296,11 +297,11 @@ func TestReads(t *testing.T) {
 func TestWritesRefused(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e testEngine) {
 		ctx := context.Background()
-		src, db := seeded(t, e, Options{})
+		src, db := seeded(t, e, engine.Options{})
 		before := fingerprint(t, e, src)
 		for _, sql := range e.writes {
 			res := db.Run(ctx, sql, false)
-			if res.Status != StatusRejected && res.Status != StatusError {
+			if res.Status != engine.StatusRejected && res.Status != engine.StatusError {
 				t.Errorf("%s: status %q, want rejected", sql, res.Status)
 			}
 			if after := fingerprint(t, e, src); after != before {
@@ -315,11 +316,11 @@ func TestWritesRefused(t *testing.T) {
 func TestReadOnlyTransaction(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e testEngine) {
 		ctx := context.Background()
-		src, db := seeded(t, e, Options{})
+		src, db := seeded(t, e, engine.Options{})
 		before := fingerprint(t, e, src)
 		for _, sql := range e.writes {
-			res := db.execute(ctx, sql, false)
-			if res.Status != StatusRejected || !res.readOnlyRefused {
+			res := db.Execute(ctx, sql, false)
+			if res.Status != engine.StatusRejected || !res.ReadOnlyRefused {
 				t.Errorf("%s: status %q (%s), want rejected by the read-only transaction", sql, res.Status, res.Error)
 			}
 			if after := fingerprint(t, e, src); after != before {
@@ -327,33 +328,33 @@ func TestReadOnlyTransaction(t *testing.T) {
 			}
 		}
 		// The connections stay usable for reads.
-		wantStatus(t, db.Run(ctx, "SELECT count(*) FROM t", false), StatusSuccess)
+		wantStatus(t, db.Run(ctx, "SELECT count(*) FROM t", false), engine.StatusSuccess)
 	})
 }
 
 func TestWrites(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e testEngine) {
 		ctx := context.Background()
-		src, db := seeded(t, e, Options{})
+		src, db := seeded(t, e, engine.Options{})
 		res := db.Run(ctx, "UPDATE t SET name = 'changed' WHERE id <= 2", true)
-		wantStatus(t, res, StatusSuccess)
+		wantStatus(t, res, engine.StatusSuccess)
 		if res.RowCount != 2 || len(res.Columns) != 0 {
 			t.Errorf("UPDATE: row count %d, columns %v; want 2 affected", res.RowCount, res.Columns)
 		}
 		res = db.Run(ctx, "CREATE TABLE made (a int)", true)
-		wantStatus(t, res, StatusSuccess)
+		wantStatus(t, res, engine.StatusSuccess)
 		if res.RowCount != 0 || !dbtest.TableExists(t, src, "made") {
 			t.Errorf("CREATE TABLE: row count %d, table made exists %v", res.RowCount, dbtest.TableExists(t, src, "made"))
 		}
 		// A failed write leaves nothing behind.
 		res = db.Run(ctx, "INSERT INTO t (id, name) VALUES (5, 'five'), (1, 'duplicate')", true)
-		wantStatus(t, res, StatusError)
+		wantStatus(t, res, engine.StatusError)
 		if n := dbtest.QueryInt(t, src, "SELECT count(*) FROM t"); n != 3 {
 			t.Errorf("rows of t = %d after a failed insert, want 3", n)
 		}
 		// Reads after writes still run read-only.
-		res = db.execute(ctx, "DELETE FROM t", false)
-		if res.Status != StatusRejected {
+		res = db.Execute(ctx, "DELETE FROM t", false)
+		if res.Status != engine.StatusRejected {
 			t.Errorf("DELETE after writes: status %q, want rejected by the read-only transaction", res.Status)
 		}
 	})
@@ -365,25 +366,25 @@ func TestWrites(t *testing.T) {
 // waits here are minutes, which only a cancel that did not work reaches.
 func TestCancel(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e testEngine) {
-		src, db := seeded(t, e, Options{StatementTimeout: time.Hour})
+		src, db := seeded(t, e, engine.Options{StatementTimeout: time.Hour})
 		for _, c := range []struct {
 			sql   string
 			write bool
 		}{{e.sleep(600), false}, {e.slowWrite, true}} {
 			before := fingerprint(t, e, src)
 			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan *StatementResult, 1)
+			done := make(chan *engine.StatementResult, 1)
 			go func() { done <- db.Run(ctx, c.sql, c.write) }()
 			waitRunning(t, e, src, c.sql)
 			start := time.Now()
 			cancel()
-			var res *StatementResult
+			var res *engine.StatementResult
 			select {
 			case res = <-done:
 			case <-time.After(waitTimeout):
 				t.Fatalf("%s: Run did not return %v after the cancel", c.sql, waitTimeout)
 			}
-			wantStatus(t, res, StatusCancelled)
+			wantStatus(t, res, engine.StatusCancelled)
 			t.Logf("%s: cancelled in %v: %s", c.sql, time.Since(start), res.Error)
 			waitGone(t, e, src)
 			t.Logf("%s: gone from the server %v after the cancel", c.sql, time.Since(start))
@@ -391,7 +392,7 @@ func TestCancel(t *testing.T) {
 				t.Errorf("the cancelled %s changed the database:\n%s\nbecame\n%s", c.sql, before, after)
 			}
 		}
-		wantStatus(t, db.Run(context.Background(), "SELECT count(*) FROM t", false), StatusSuccess)
+		wantStatus(t, db.Run(context.Background(), "SELECT count(*) FROM t", false), engine.StatusSuccess)
 	})
 }
 
@@ -403,9 +404,9 @@ func TestStatementTimeoutWithoutError(t *testing.T) {
 		if e.name != "mariadb" {
 			continue // BENCHMARK is MariaDB's; TestStatementTimeout covers every engine
 		}
-		_, db := seeded(t, e, Options{StatementTimeout: time.Second})
+		_, db := seeded(t, e, engine.Options{StatementTimeout: time.Second})
 		res := db.Run(context.Background(), "SELECT BENCHMARK(10000000000, MD5('x'))", false)
-		wantStatus(t, res, StatusCancelled)
+		wantStatus(t, res, engine.StatusCancelled)
 		if !strings.Contains(res.Error, "took longer than the statement timeout (1s)") || len(res.Rows) != 0 {
 			t.Errorf("error %q, rows %v; want the timeout's reason and no rows", res.Error, res.Rows)
 		}
@@ -447,26 +448,26 @@ func waitGone(t *testing.T, e testEngine, src sessionio.Source) {
 
 func TestStatementTimeout(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e testEngine) {
-		_, db := seeded(t, e, Options{StatementTimeout: time.Second})
-		if db.grace > 0 {
+		_, db := seeded(t, e, engine.Options{StatementTimeout: time.Second})
+		if db.Grace > 0 {
 			// The server's own timeout, not the client's later deadline,
 			// which the test's context would reach first: a statement
 			// cancelled by it is "cancelled", not "timed out".
-			db.grace = time.Hour
+			db.Grace = time.Hour
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 		defer cancel()
 		start := time.Now()
 		res := db.Run(ctx, e.sleep(600), false)
 		took := time.Since(start)
-		wantStatus(t, res, StatusCancelled)
+		wantStatus(t, res, engine.StatusCancelled)
 		if !strings.Contains(res.Error, "took longer than the statement timeout (1s)") {
 			t.Errorf("error %q, want it to say the statement took longer than the statement timeout (1s)", res.Error)
 		}
 		if took < 900*time.Millisecond {
 			t.Errorf("the statement stopped after %v, before its 1s limit", took)
 		}
-		wantStatus(t, db.Run(context.Background(), "SELECT count(*) FROM t", false), StatusSuccess)
+		wantStatus(t, db.Run(context.Background(), "SELECT count(*) FROM t", false), engine.StatusSuccess)
 	})
 }
 
@@ -484,13 +485,13 @@ func TestWriteCountsItsOwnRows(t *testing.T) {
 	}
 	forEachEngine(t, func(t *testing.T, e testEngine) {
 		ctx := context.Background()
-		src, db := seeded(t, e, Options{})
+		src, db := seeded(t, e, engine.Options{})
 		dbtest.Exec(t, src, "CREATE TABLE same (id int PRIMARY KEY, v int)", "INSERT INTO same VALUES (1, 0), (2, 0), (3, 0), (4, 0), (5, 0)")
-		if dr := db.DryRun(ctx, "UPDATE same SET v = 0 WHERE id > 0"); dr.Status != DryRunOK || dr.Rows != 5 {
+		if dr := db.DryRun(ctx, "UPDATE same SET v = 0 WHERE id > 0"); dr.Status != engine.DryRunOK || dr.Rows != 5 {
 			t.Errorf("dry run of an UPDATE that matches 5 rows and changes none: %+v, want 5", dr)
 		}
 		res := db.Run(ctx, "UPDATE same SET v = 0 WHERE id > 0", true)
-		wantStatus(t, res, StatusSuccess)
+		wantStatus(t, res, engine.StatusSuccess)
 		if res.RowCount != 5 {
 			t.Errorf("an UPDATE that matches 5 rows and changes none counts %d, want 5", res.RowCount)
 		}
@@ -498,7 +499,7 @@ func TestWriteCountsItsOwnRows(t *testing.T) {
 		dbtest.Exec(t, src, triggers[e.name]...)
 		db.RefreshSchema()
 		res = db.Run(ctx, "UPDATE t SET name = 'z' WHERE id = 1", true)
-		wantStatus(t, res, StatusSuccess)
+		wantStatus(t, res, engine.StatusSuccess)
 		if res.RowCount != 1 {
 			t.Errorf("an UPDATE of 1 row whose trigger wrote 2 counts %d, want 1", res.RowCount)
 		}
@@ -525,10 +526,10 @@ func TestEngineWarnings(t *testing.T) {
 		if !ok {
 			return // SQLite says nothing besides its errors
 		}
-		_, db := seeded(t, e, Options{})
+		_, db := seeded(t, e, engine.Options{})
 		write := e.name == "postgres" // DO may write: it runs as a confirmed write
 		res := db.Run(context.Background(), c.sql, write)
-		wantStatus(t, res, StatusSuccess)
+		wantStatus(t, res, engine.StatusSuccess)
 		if !strings.Contains(strings.Join(res.Warnings, "\n"), c.want) {
 			t.Errorf("warnings %q, want one with %q", res.Warnings, c.want)
 		}
@@ -546,10 +547,10 @@ func TestEngineWarningsOfAWrite(t *testing.T) {
 		if e.name != "mariadb" {
 			return // the order of ROW_COUNT() and SHOW WARNINGS is MySQL's
 		}
-		src, db := seeded(t, e, Options{})
+		src, db := seeded(t, e, engine.Options{})
 		dbtest.Exec(t, src, "SET SESSION sql_mode = ''", "CREATE TABLE short (s varchar(3))")
 		res := db.Run(context.Background(), "INSERT IGNORE INTO short VALUES ('abcdef'), ('xy')", true)
-		wantStatus(t, res, StatusSuccess)
+		wantStatus(t, res, engine.StatusSuccess)
 		if res.RowCount != 2 || !strings.Contains(strings.Join(res.Warnings, "\n"), "truncated") {
 			t.Errorf("row count %d, warnings %q; want 2 rows and the truncation", res.RowCount, res.Warnings)
 		}

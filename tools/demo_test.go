@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aiq/aiq-rpc/sessionio"
+	"github.com/aiq/aiq-rpc/tools/engine"
 	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
@@ -74,7 +75,7 @@ func TestDemoSource(t *testing.T) {
 	src := DemoSource("/home/me/.aiq")
 	assert.Equal(t, sessionio.Source{Name: "demo", Type: "sqlite", Database: "/home/me/.aiq/demo.sqlite"}, src)
 	assert.Equal(t, DemoName, src.Name)
-	assert.Equal(t, sqltext.DialectSQLite, DialectOf(src.Type))
+	assert.Equal(t, sqltext.DialectSQLite, engine.DialectOf(src.Type))
 }
 
 func TestCreateDemo(t *testing.T) {

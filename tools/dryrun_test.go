@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/aiq/aiq-rpc/tools/dbtest"
+	"github.com/aiq/aiq-rpc/tools/engine"
 )
 
 // dryRunSchema makes, on each engine, a parent table whose children are
@@ -45,7 +46,7 @@ func TestDryRunOnEachEngine(t *testing.T) {
 		dbtest.Exec(t, src, dryRunSchema[e.name]...)
 		dbtest.Exec(t, src, "INSERT INTO parent (id) VALUES (1), (2), (3)",
 			"INSERT INTO child (parent_id) VALUES (1), (1), (2), (2), (3), (3)")
-		db := openDB(t, src, Options{})
+		db := openDB(t, src, engine.Options{})
 		counts := func() string {
 			return strings.Join(dbtest.QueryStrings(t, src, "SELECT count(*) FROM parent", "SELECT count(*) FROM child", "SELECT count(*) FROM trig"), ",")
 		}
@@ -61,7 +62,7 @@ func TestDryRunOnEachEngine(t *testing.T) {
 			{"UPDATE parent SET id = id + 10 WHERE id = 99", 0},
 		} {
 			dr := db.DryRun(context.Background(), c.sql)
-			if dr.Status != DryRunOK || dr.Rows != c.rows {
+			if dr.Status != engine.DryRunOK || dr.Rows != c.rows {
 				t.Errorf("%s: dry run %+v, want ok with %d rows", c.sql, dr, c.rows)
 			}
 			if after := counts(); after != before {
@@ -84,19 +85,19 @@ func TestDryRunOnEachEngine(t *testing.T) {
 		for sql, why := range skipped {
 			dr := db.DryRun(context.Background(), sql)
 			if why == "" {
-				if dr.Status != DryRunOK {
+				if dr.Status != engine.DryRunOK {
 					t.Errorf("%s: dry run %+v, want ok", sql, dr)
 				}
 				continue
 			}
-			if dr.Status != DryRunSkipped || !strings.Contains(dr.Reason, why) {
+			if dr.Status != engine.DryRunSkipped || !strings.Contains(dr.Reason, why) {
 				t.Errorf("%s: dry run %+v, want skipped because of %q", sql, dr, why)
 			}
 		}
-		if dr := db.DryRun(context.Background(), "INSERT INTO parent (id) VALUES (1)"); dr.Status != DryRunFailed || dr.Reason == "" {
+		if dr := db.DryRun(context.Background(), "INSERT INTO parent (id) VALUES (1)"); dr.Status != engine.DryRunFailed || dr.Reason == "" {
 			t.Errorf("a dry run that breaks the primary key: %+v, want failed with the reason", dr)
 		}
-		if dr := db.DryRun(context.Background(), "DELETE FROM nowhere WHERE id = 1"); dr.Status != DryRunFailed || !strings.Contains(dr.Reason, "nowhere") {
+		if dr := db.DryRun(context.Background(), "DELETE FROM nowhere WHERE id = 1"); dr.Status != engine.DryRunFailed || !strings.Contains(dr.Reason, "nowhere") {
 			t.Errorf("a dry run on a missing table: %+v, want failed naming it", dr)
 		}
 		if after := counts(); after != before {
@@ -111,12 +112,12 @@ func TestDryRunOnEachEngine(t *testing.T) {
 		// The count reaches the confirmation, and the write still asks.
 		c := &confirmer{}
 		s := NewSet(db, c.confirm)
-		wantStatus(t, execSQL(t, s, "DELETE FROM parent WHERE id = 1"), StatusRejected)
-		if len(c.requests) != 1 || c.requests[0].DryRun != DryRunOK || c.requests[0].AffectedRows == nil || *c.requests[0].AffectedRows != 1 {
+		wantStatus(t, execSQL(t, s, "DELETE FROM parent WHERE id = 1"), engine.StatusRejected)
+		if len(c.requests) != 1 || c.requests[0].DryRun != engine.DryRunOK || c.requests[0].AffectedRows == nil || *c.requests[0].AffectedRows != 1 {
 			t.Errorf("requests %+v, want one with a dry run of 1 row", c.requests)
 		}
-		wantStatus(t, execSQL(t, s, "INSERT INTO trig (a) VALUES (1)"), StatusRejected)
-		if len(c.requests) != 2 || c.requests[1].DryRun != DryRunSkipped || c.requests[1].AffectedRows != nil || c.requests[1].DryRunReason == "" {
+		wantStatus(t, execSQL(t, s, "INSERT INTO trig (a) VALUES (1)"), engine.StatusRejected)
+		if len(c.requests) != 2 || c.requests[1].DryRun != engine.DryRunSkipped || c.requests[1].AffectedRows != nil || c.requests[1].DryRunReason == "" {
 			t.Errorf("requests %+v, want the second skipped with a reason", c.requests)
 		}
 		if after := counts(); after != before {
@@ -136,8 +137,8 @@ func TestDryRunSequence(t *testing.T) {
 		src := e.source(t)
 		dbtest.Exec(t, src, dryRunSchema[e.name]...)
 		dbtest.Exec(t, src, "INSERT INTO parent (id) VALUES (1)", "INSERT INTO child (parent_id) VALUES (1)")
-		db := openDB(t, src, Options{})
-		if dr := db.DryRun(context.Background(), "INSERT INTO child (parent_id) VALUES (1)"); dr.Status != DryRunOK || dr.Rows != 1 {
+		db := openDB(t, src, engine.Options{})
+		if dr := db.DryRun(context.Background(), "INSERT INTO child (parent_id) VALUES (1)"); dr.Status != engine.DryRunOK || dr.Rows != 1 {
 			t.Fatalf("dry run %+v, want ok with 1 row", dr)
 		}
 		dbtest.Exec(t, src, "INSERT INTO child (parent_id) VALUES (1)")
@@ -164,9 +165,9 @@ func TestDryRunCountsCascades(t *testing.T) {
 		for range 6 {
 			dbtest.Exec(t, src, "INSERT INTO child (parent_id) VALUES (1), (2), (3)")
 		}
-		db := openDB(t, src, Options{})
+		db := openDB(t, src, engine.Options{})
 		dr := db.DryRun(context.Background(), "DELETE FROM parent WHERE id = 1")
-		if dr.Status != DryRunOK || dr.Rows != 1 || len(dr.Cascade) != 1 || dr.Cascade[0].Removed != 6 || !strings.Contains(dr.Cascade[0].Table, "child") {
+		if dr.Status != engine.DryRunOK || dr.Rows != 1 || len(dr.Cascade) != 1 || dr.Cascade[0].Removed != 6 || !strings.Contains(dr.Cascade[0].Table, "child") {
 			t.Fatalf("dry run %+v, want 1 row and 6 of child removed in cascade", dr)
 		}
 		if n := dbtest.QueryInt(t, src, "SELECT count(*) FROM child"); n != 18 {
@@ -175,7 +176,7 @@ func TestDryRunCountsCascades(t *testing.T) {
 
 		c := &confirmer{answers: []Decision{AllowAlways}}
 		s := NewSet(db, c.confirm)
-		wantStatus(t, execSQL(t, s, "DELETE FROM parent WHERE id = 1"), StatusSuccess)
+		wantStatus(t, execSQL(t, s, "DELETE FROM parent WHERE id = 1"), engine.StatusSuccess)
 		req := c.requests[0]
 		if want := "This DELETE would remove 1 row of parent and 6 rows of "; !strings.HasPrefix(req.DryRunText(), want) || !strings.Contains(req.DryRunText(), "(cascade)") {
 			t.Errorf("dialog %q, want it to start %q and say cascade", req.DryRunText(), want)
@@ -184,7 +185,7 @@ func TestDryRunCountsCascades(t *testing.T) {
 			t.Errorf("scope %q", req.Scope)
 		}
 		// 1 + 6 rows: within the floor of 10, so the next one runs.
-		wantStatus(t, execSQL(t, s, "DELETE FROM parent WHERE id = 2"), StatusSuccess)
+		wantStatus(t, execSQL(t, s, "DELETE FROM parent WHERE id = 2"), engine.StatusSuccess)
 		if len(c.requests) != 1 {
 			t.Errorf("a DELETE of 7 rows in all asked under an allowance of 10")
 		}
@@ -192,7 +193,7 @@ func TestDryRunCountsCascades(t *testing.T) {
 		for range 12 {
 			dbtest.Exec(t, src, "INSERT INTO child (parent_id) VALUES (3)")
 		}
-		wantStatus(t, execSQL(t, s, "DELETE FROM parent WHERE id = 3"), StatusRejected)
+		wantStatus(t, execSQL(t, s, "DELETE FROM parent WHERE id = 3"), engine.StatusRejected)
 		if len(c.requests) != 2 || !strings.Contains(c.requests[1].DryRunText(), "more than the 10") {
 			t.Errorf("a DELETE of 19 rows in cascade did not ask with the count: %+v", c.requests[1:])
 		}

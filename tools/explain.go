@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/aiq/aiq-rpc/tools/engine"
 	"github.com/aiq/aiq-rpc/tools/sqltext"
 	"regexp"
 	"strconv"
@@ -103,12 +104,12 @@ func (s *Set) explainSQL(ctx context.Context, args json.RawMessage) (any, error)
 		return refuse(why)
 	}
 	res := s.db.Run(ctx, full, false)
-	if res.readOnlyRefused && d == sqltext.DialectMySQL && v.Class == sqltext.Write {
-		res = s.db.explainRolledBack(ctx, full)
+	if res.ReadOnlyRefused && d == sqltext.DialectMySQL && v.Class == sqltext.Write {
+		res = s.db.ExplainRolledBack(ctx, full)
 	}
-	if res.Status != StatusSuccess {
+	if res.Status != engine.StatusSuccess {
 		p.Error = res.Error
-		p.summary = "plan failed: " + cutText(res.Error, 160)
+		p.summary = "plan failed: " + engine.CutText(res.Error, 160)
 		return p, nil
 	}
 	schema, _ := s.db.Schema(ctx) // for the row estimates of full scans; may be nil
@@ -156,7 +157,7 @@ var pgPlanLine = regexp.MustCompile(`^\s*(?:->\s*)?(.+?)\s+\(cost=[\d.]+\.\.([\d
 // pgSeqScan finds the table of a sequential scan.
 var pgSeqScan = regexp.MustCompile(`(?:Parallel )?Seq Scan on (\S+)`)
 
-func pgPlan(p *Plan, res *StatementResult) {
+func pgPlan(p *Plan, res *engine.StatementResult) {
 	var lines []string
 	for _, r := range res.Rows {
 		if len(r) > 0 {
@@ -180,7 +181,7 @@ func pgPlan(p *Plan, res *StatementResult) {
 	}
 }
 
-func mysqlPlan(p *Plan, res *StatementResult) {
+func mysqlPlan(p *Plan, res *engine.StatementResult) {
 	col := map[string]int{}
 	for i, c := range res.Columns {
 		col[strings.ToLower(c)] = i
@@ -225,7 +226,7 @@ func mysqlPlan(p *Plan, res *StatementResult) {
 	p.Text = strings.Join(lines, "\n")
 }
 
-func sqlitePlan(p *Plan, res *StatementResult) {
+func sqlitePlan(p *Plan, res *engine.StatementResult) {
 	// Rows are id, parent, notused, detail; a node's depth is its
 	// parent's plus one.
 	depth := map[int64]int{}
@@ -241,7 +242,7 @@ func sqlitePlan(p *Plan, res *StatementResult) {
 		if rest, ok := strings.CutPrefix(detail, "SCAN "); ok {
 			rest = strings.TrimPrefix(rest, "TABLE ")
 			table, _, _ := strings.Cut(rest, " ")
-			p.FullScans = append(p.FullScans, FullScan{Table: unquoteIdent(table), Rows: -1})
+			p.FullScans = append(p.FullScans, FullScan{Table: engine.UnquoteIdent(table), Rows: -1})
 		}
 	}
 	p.Text = strings.Join(lines, "\n")
@@ -257,14 +258,14 @@ func planSummary(p *Plan) string {
 	first = strings.ToLower(strings.TrimSpace(first))
 	var parts []string
 	if first != "" {
-		parts = append(parts, cutText(first, 80))
+		parts = append(parts, engine.CutText(first, 80))
 	}
 	if p.EstimatedRows != nil {
-		parts = append(parts, FormatRows(int64(*p.EstimatedRows), false))
+		parts = append(parts, engine.FormatRows(int64(*p.EstimatedRows), false))
 	}
 	for _, fs := range p.FullScans {
 		if fs.Large {
-			parts = append(parts, "full scan of "+fs.Table+" ("+FormatRows(fs.Rows, false)+")")
+			parts = append(parts, "full scan of "+fs.Table+" ("+engine.FormatRows(fs.Rows, false)+")")
 		}
 	}
 	return "plan: " + strings.Join(parts, ", ")

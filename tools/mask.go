@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/aiq/aiq-rpc/sessionio"
+	"github.com/aiq/aiq-rpc/tools/engine"
 	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
@@ -90,7 +91,7 @@ type Masker struct {
 // NewMasker returns the masker of src for one session, with a key of its
 // own; it masks nothing while src masks no column.
 func NewMasker(src sessionio.Source) *Masker {
-	m := &Masker{key: make([]byte, 32), dialect: DialectOf(src.Type), values: map[string]any{}}
+	m := &Masker{key: make([]byte, 32), dialect: engine.DialectOf(src.Type), values: map[string]any{}}
 	rand.Read(m.key) // never fails (crypto/rand's documented behaviour since Go 1.24)
 	m.SetSource(src)
 	return m
@@ -103,7 +104,7 @@ func (m *Masker) SetSource(src sessionio.Source) {
 	names := map[string]bool{}
 	for _, c := range src.Mask {
 		col := c[strings.LastIndexByte(c, '.')+1:]
-		names[strings.ToLower(unquoteIdent(col))] = true
+		names[strings.ToLower(engine.UnquoteIdent(col))] = true
 	}
 	var patterns []string
 	for _, p := range src.MaskPattern {
@@ -223,7 +224,7 @@ func (m *Masker) maskRows(columns []string, masked []bool, rows [][]any) [][]any
 }
 
 // ModelView is r.ModelView with the masked columns' values as tokens.
-func (m *Masker) ModelView(r *StatementResult) any {
+func (m *Masker) ModelView(r *engine.StatementResult) any {
 	if !m.active() {
 		return r.ModelView()
 	}
@@ -237,7 +238,7 @@ func (m *Masker) ModelView(r *StatementResult) any {
 		}
 		r = &cp
 	}
-	if r.Status != StatusSuccess {
+	if r.Status != engine.StatusSuccess {
 		// A database quotes the value it could not use in its error
 		// (invalid input syntax for type integer: "ann@example.com").
 		if r.Error == "" || !m.mentions(r.SQL) {
@@ -270,7 +271,7 @@ func redactValues(msg string) string {
 
 // maskProfile replaces the values of a masked column's profile by tokens:
 // min, max and the most common values. Counts pass through.
-func (m *Masker) maskProfile(p *ColumnProfile) {
+func maskProfile(m *Masker, p *ColumnProfile) {
 	if !m.Masks(p.Column) {
 		return
 	}
@@ -387,50 +388,24 @@ func placeholder(d sqltext.Dialect, n int) string {
 	return "?"
 }
 
-// boundKey is the context key of withBound.
-type boundKey struct{}
-
-// bound is a statement as the model wrote it, and the statement that runs
-// instead: with placeholders and the values bound to them.
-type bound struct {
-	sql, query string
-	args       []any
-	tokens     []string // the token of each of args
-}
-
-// withBound returns a copy of ctx under which a DB runs query with args
-// when asked to run sql, whichever path (the cost gate's question, a plain
-// read) gets there.
-func withBound(ctx context.Context, b bound) context.Context {
-	return context.WithValue(ctx, boundKey{}, b)
-}
-
-// boundFor returns the query and args that stand for sql under ctx.
-func boundFor(ctx context.Context, sql string) (string, []any) {
-	if b, ok := ctx.Value(boundKey{}).(bound); ok && b.sql == sql {
-		return b.query, b.args
-	}
-	return sql, nil
-}
-
 // boundValues returns the tokens that stand for values in sql under ctx
 // (withBound), each once, with their values as text: a string as it is,
 // anything else as JSON, as the editors show result rows.
 func boundValues(ctx context.Context, sql string) []MaskedValue {
-	b, ok := ctx.Value(boundKey{}).(bound)
-	if !ok || b.sql != sql || len(b.tokens) != len(b.args) {
+	b, ok := ctx.Value(engine.BoundKey{}).(engine.Bound)
+	if !ok || b.SQL != sql || len(b.Tokens) != len(b.Args) {
 		return nil
 	}
 	var out []MaskedValue
 	seen := map[string]bool{}
-	for i, tok := range b.tokens {
+	for i, tok := range b.Tokens {
 		if seen[tok] {
 			continue
 		}
 		seen[tok] = true
-		text, ok := b.args[i].(string)
+		text, ok := b.Args[i].(string)
 		if !ok {
-			data, _ := json.Marshal(b.args[i])
+			data, _ := json.Marshal(b.Args[i])
 			text = string(data)
 		}
 		out = append(out, MaskedValue{Token: tok, Value: text})
@@ -444,18 +419,18 @@ func boundValues(ctx context.Context, sql string) []MaskedValue {
 // confirmation, which shows the statement as written and, to the user
 // only, the tokens' values (ConfirmRequest.Masked); anything else is
 // refused with a result that says why.
-func (s *Set) bindTokens(ctx context.Context, sql string, classErr error) (context.Context, *StatementResult) {
+func (s *Set) bindTokens(ctx context.Context, sql string, classErr error) (context.Context, *engine.StatementResult) {
 	if classErr != nil {
 		return ctx, nil // Run refuses it with the classifier's reason
 	}
 	query, args, err := s.mask.bind(sql, s.db.Dialect())
 	if err != nil {
-		return ctx, s.refused(sql, StatusRejected, "The statement's masked token could not be bound: "+err.Error()+".", "not run: "+err.Error())
+		return ctx, s.refused(sql, engine.StatusRejected, "The statement's masked token could not be bound: "+err.Error()+".", "not run: "+err.Error())
 	}
 	// bind refused every token that is not a whole string literal, so
 	// the tokens, in order, are those of args.
 	tokens := tokenPattern.FindAllString(sql, -1)
-	return withBound(ctx, bound{sql: sql, query: query, args: args, tokens: tokens}), nil
+	return engine.WithBound(ctx, engine.Bound{SQL: sql, Query: query, Args: args, Tokens: tokens}), nil
 }
 
 // Masker returns the Set's masker, to share with other Sets of the same
@@ -473,13 +448,13 @@ func (s *Set) UseMasker(m *Masker) {
 
 // ModelView is what the model reads of r: its ModelView, with the values
 // of the source's masked columns as tokens.
-func (s *Set) ModelView(r *StatementResult) any { return s.mask.ModelView(r) }
+func (s *Set) ModelView(r *engine.StatementResult) any { return s.mask.ModelView(r) }
 
 // maskChart hides a chart's masked values, which the model reads too: the
 // labels of a masked x become tokens; a masked y, or a masked x of a
 // scatter chart, whose numbers would show, is refused. maskX and maskY
 // say whether the result masks the chart's columns.
-func (m *Masker) maskChart(c *Chart, maskX, maskY bool) (*Chart, error) {
+func maskChart(m *Masker, c *Chart, maskX, maskY bool) (*Chart, error) {
 	if maskY || c.ChartType == "scatter" && maskX {
 		return nil, fmt.Errorf("render_chart cannot plot the masked column's numbers; chart a count or another column instead")
 	}

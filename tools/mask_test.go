@@ -10,6 +10,7 @@ import (
 
 	"github.com/aiq/aiq-rpc/sessionio"
 	"github.com/aiq/aiq-rpc/tools/dbtest"
+	"github.com/aiq/aiq-rpc/tools/engine"
 	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
@@ -18,7 +19,7 @@ var maskTokenRe = regexp.MustCompile(`<masked:email:[0-9a-f]{12,}>`)
 // modelJSON is what the model reads of a result.
 func modelJSON(t *testing.T, s *Set, res any) string {
 	t.Helper()
-	if r, ok := res.(*StatementResult); ok {
+	if r, ok := res.(*engine.StatementResult); ok {
 		res = s.ModelView(r)
 	}
 	// As the conversation sends it: without HTML escapes.
@@ -47,7 +48,7 @@ func TestMaskedColumns(t *testing.T) {
 		)
 		src.Mask = []string{"customers.email", "customers.phone"}
 		src.MaskPattern = []string{"*ssn*"}
-		db := openDB(t, src, Options{})
+		db := openDB(t, src, engine.Options{})
 		s := NewSet(db, nil)
 		secrets := []string{"ann@example.com", "bob@example.com", "555-0101", "555-0102"}
 		noSecret := func(what, text string) {
@@ -60,7 +61,7 @@ func TestMaskedColumns(t *testing.T) {
 		}
 
 		res := execSQL(t, s, "SELECT id, email, phone, city, 'x' AS my_ssn_no FROM customers ORDER BY id")
-		wantStatus(t, res, StatusSuccess)
+		wantStatus(t, res, engine.StatusSuccess)
 		view := modelJSON(t, s, res)
 		noSecret("the model's rows", view)
 		if !strings.Contains(view, "Oslo") || strings.Contains(view, `"x"`) {
@@ -96,7 +97,7 @@ func TestMaskedColumns(t *testing.T) {
 				continue
 			}
 			r := execSQL(t, s, q)
-			wantStatus(t, r, StatusSuccess)
+			wantStatus(t, r, engine.StatusSuccess)
 			if v := modelJSON(t, s, r); !strings.Contains(v, "<masked:") {
 				t.Errorf("%s: the model's rows %s hold no token", q, v)
 			}
@@ -113,7 +114,7 @@ func TestMaskedColumns(t *testing.T) {
 		}
 
 		found := execSQL(t, s, "SELECT id, city FROM customers WHERE email = '"+bob+"'")
-		wantStatus(t, found, StatusSuccess)
+		wantStatus(t, found, engine.StatusSuccess)
 		if len(found.Rows) != 1 || count(found.Rows[0][0]) != 2 {
 			t.Errorf("the token round trip found %v, want the row of id 2", found.Rows)
 		}
@@ -130,7 +131,7 @@ func TestMaskedColumns(t *testing.T) {
 			"SELECT id FROM customers WHERE email = " + bob,
 		} {
 			r := execSQL(t, s, bad)
-			wantStatus(t, r, StatusRejected)
+			wantStatus(t, r, engine.StatusRejected)
 			noSecret("a refusal", modelJSON(t, s, r)+r.Error)
 		}
 
@@ -144,11 +145,11 @@ func TestMaskedColumns(t *testing.T) {
 			t.Errorf("an unmasked column's profile lost its values: %s", modelJSON(t, s, p))
 		}
 
-		wantStatus(t, execSQL(t, s, "SELECT email, count(*) AS n FROM customers GROUP BY email ORDER BY email"), StatusSuccess)
+		wantStatus(t, execSQL(t, s, "SELECT email, count(*) AS n FROM customers GROUP BY email ORDER BY email"), engine.StatusSuccess)
 		chart := runTool(t, s, ToolRenderChart, `{"chart_type": "bar", "x": "email", "y": "n"}`)
 		noSecret("render_chart", modelJSON(t, s, chart))
 
-		wantStatus(t, execSQL(t, s, "SELECT email AS e, count(*) AS n FROM customers GROUP BY email ORDER BY email"), StatusSuccess)
+		wantStatus(t, execSQL(t, s, "SELECT email AS e, count(*) AS n FROM customers GROUP BY email ORDER BY email"), engine.StatusSuccess)
 		aliased := runTool(t, s, ToolRenderChart, `{"chart_type": "bar", "x": "e", "y": "n"}`)
 		if v := modelJSON(t, s, aliased); !strings.Contains(v, "<masked:e:") {
 			t.Errorf("render_chart over email AS e: %s, want tokens as labels", v)
@@ -158,7 +159,7 @@ func TestMaskedColumns(t *testing.T) {
 		if e.name == "postgres" {
 			// The database quotes the value it could not cast in its error.
 			failed := execSQL(t, s, "SELECT id FROM customers WHERE email::int = 1")
-			wantStatus(t, failed, StatusError)
+			wantStatus(t, failed, engine.StatusError)
 			noSecret("the model's error", modelJSON(t, s, failed))
 			if !strings.Contains(failed.Error, "@example.com") {
 				t.Errorf("the editor's error %q lost the value", failed.Error)
@@ -170,7 +171,7 @@ func TestMaskedColumns(t *testing.T) {
 		if v := modelJSON(t, other, again); strings.Contains(v, bob) || !maskTokenRe.MatchString(v) {
 			t.Errorf("another session's token for the same value: %s, want a different token (was %s)", v, bob)
 		}
-		wantStatus(t, execSQL(t, other, "SELECT id FROM customers WHERE email = '"+bob+"'"), StatusRejected)
+		wantStatus(t, execSQL(t, other, "SELECT id FROM customers WHERE email = '"+bob+"'"), engine.StatusRejected)
 	})
 }
 
@@ -187,7 +188,7 @@ func TestMaskedTokenInWrite(t *testing.T) {
 			"INSERT INTO customers (id, email, note) VALUES (1, 'ann@example.com', 'a'), (2, 'bob@example.com', 'b'), (3, 'ann@example.com', 'c')",
 		)
 		src.Mask = []string{"customers.email"}
-		db := openDB(t, src, Options{})
+		db := openDB(t, src, engine.Options{})
 		var asked []ConfirmRequest
 		s := NewSet(db, func(_ context.Context, req ConfirmRequest) (Decision, error) {
 			asked = append(asked, req)
@@ -204,14 +205,14 @@ func TestMaskedTokenInWrite(t *testing.T) {
 
 		update := "UPDATE customers SET note = 'x' WHERE email = '" + ann + "' OR email = '" + ann + "'"
 		res := execSQL(t, s, update)
-		wantStatus(t, res, StatusSuccess)
+		wantStatus(t, res, engine.StatusSuccess)
 		if len(asked) != 1 || asked[0].SQL != update {
 			t.Fatalf("the confirmations %+v, want one showing %q", asked, update)
 		}
 		if want := []MaskedValue{{Token: ann, Value: "ann@example.com"}}; fmt.Sprint(asked[0].Masked) != fmt.Sprint(want) {
 			t.Errorf("the confirmation's masked values %v, want %v", asked[0].Masked, want)
 		}
-		if asked[0].DryRun != DryRunOK || asked[0].AffectedRows == nil || *asked[0].AffectedRows != 2 {
+		if asked[0].DryRun != engine.DryRunOK || asked[0].AffectedRows == nil || *asked[0].AffectedRows != 2 {
 			t.Errorf("the dry run %q %v %q, want 2 rows counted", asked[0].DryRun, asked[0].AffectedRows, asked[0].DryRunReason)
 		}
 		if res.RowCount != 2 || res.SQL != update {

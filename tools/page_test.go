@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"github.com/aiq/aiq-rpc/tools/engine"
 	"reflect"
 	"strconv"
 	"testing"
@@ -24,17 +25,17 @@ func manyRows(engine string, n int) string {
 // result; and that one that fits in a page reports none.
 func TestFirstPage(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e testEngine) {
-		db := openDB(t, e.source(t), Options{MaxRows: 100})
-		var pages []*StatementResult
-		ctx := WithFirstPage(context.Background(), func(r *StatementResult) { pages = append(pages, r) })
+		db := openDB(t, e.source(t), engine.Options{MaxRows: 100})
+		var pages []*engine.StatementResult
+		ctx := engine.WithFirstPage(context.Background(), func(r *engine.StatementResult) { pages = append(pages, r) })
 
 		res := db.Run(ctx, manyRows(e.name, 1000), false)
-		wantStatus(t, res, StatusSuccess)
+		wantStatus(t, res, engine.StatusSuccess)
 		if len(pages) != 1 {
 			t.Fatalf("%d pages reported, want 1", len(pages))
 		}
 		p := pages[0]
-		if p.Status != StatusRunning || !p.Truncated || p.RowCount != 101 || p.SQL != res.SQL {
+		if p.Status != engine.StatusRunning || !p.Truncated || p.RowCount != 101 || p.SQL != res.SQL {
 			t.Errorf("page: status %q, truncated %v, row count %d, sql %q; want running, true, 101, the statement",
 				p.Status, p.Truncated, p.RowCount, p.SQL)
 		}
@@ -47,7 +48,7 @@ func TestFirstPage(t *testing.T) {
 		}
 
 		pages = nil
-		wantStatus(t, db.Run(ctx, manyRows(e.name, 100), false), StatusSuccess)
+		wantStatus(t, db.Run(ctx, manyRows(e.name, 100), false), engine.StatusSuccess)
 		if len(pages) != 0 {
 			t.Errorf("a statement of one page reported %d pages, want none", len(pages))
 		}

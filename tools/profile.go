@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/aiq/aiq-rpc/tools/engine"
 	"math"
 	"strconv"
 	"strings"
@@ -79,15 +80,15 @@ func (s *Set) profileColumn(ctx context.Context, args json.RawMessage) (any, err
 		return nil, err
 	}
 	if len(missing) > 0 {
-		return &NotFound{Message: schema.noTable(a.Table)}, nil
+		return &NotFound{Message: schema.NoTable(a.Table)}, nil
 	}
 	t := tables[0]
-	col := t.column(strings.TrimSpace(a.Column))
+	col := t.Column(strings.TrimSpace(a.Column))
 	if col == nil {
-		col = t.columnFold(unquoteIdent(strings.TrimSpace(a.Column)))
+		col = t.ColumnFold(engine.UnquoteIdent(strings.TrimSpace(a.Column)))
 	}
 	if col == nil {
-		return &NotFound{Message: schema.noColumn(t, a.Column)}, nil
+		return &NotFound{Message: schema.NoColumn(t, a.Column)}, nil
 	}
 	p := &ColumnProfile{Table: schema.TableName(t), Column: col.Name}
 	c := schema.Ident(col.Name)
@@ -100,15 +101,15 @@ func (s *Set) profileColumn(ctx context.Context, args json.RawMessage) (any, err
 		from = fmt.Sprintf("(SELECT %s FROM %s LIMIT %d) AS sample", c, from, profileSampleRows)
 	}
 	if large {
-		p.Sample = fmt.Sprintf("the first %d rows read of about %s, not a random sample", profileSampleRows, strings.TrimPrefix(FormatRows(t.Rows, false), "~"))
+		p.Sample = fmt.Sprintf("the first %d rows read of about %s, not a random sample", profileSampleRows, strings.TrimPrefix(engine.FormatRows(t.Rows, false), "~"))
 	}
 	stats := s.db.Run(ctx, fmt.Sprintf("SELECT count(*), count(%[1]s), count(DISTINCT %[1]s), min(%[1]s), max(%[1]s) FROM %[2]s", c, from), false)
-	if stats.Status != StatusSuccess && ctx.Err() == nil {
+	if stats.Status != engine.StatusSuccess && ctx.Err() == nil {
 		// A type without an order (json, bool on PostgreSQL): no min and max.
 		p.Note = "min and max not read: " + stats.Error
 		stats = s.db.Run(ctx, fmt.Sprintf("SELECT count(*), count(%[1]s), count(DISTINCT %[1]s), NULL, NULL FROM %[2]s", c, from), false)
 	}
-	if stats.Status != StatusSuccess || len(stats.Rows) != 1 {
+	if stats.Status != engine.StatusSuccess || len(stats.Rows) != 1 {
 		return nil, fmt.Errorf("profile_column %s.%s: %s", p.Table, col.Name, stats.Error)
 	}
 	row := stats.Rows[0]
@@ -122,7 +123,7 @@ func (s *Set) profileColumn(ctx context.Context, args json.RawMessage) (any, err
 	}
 	p.Min, p.Max = cutValue(row[3]), cutValue(row[4])
 	top := s.db.Run(ctx, fmt.Sprintf("SELECT %[1]s, count(*) AS n FROM %[2]s GROUP BY %[1]s ORDER BY n DESC LIMIT %[3]d", c, from, profileTop), false)
-	if top.Status != StatusSuccess {
+	if top.Status != engine.StatusSuccess {
 		return nil, fmt.Errorf("profile_column %s.%s: %s", p.Table, col.Name, top.Error)
 	}
 	p.Top = []ValueCount{}
@@ -130,7 +131,7 @@ func (s *Set) profileColumn(ctx context.Context, args json.RawMessage) (any, err
 		p.Top = append(p.Top, ValueCount{Value: cutValue(r[0]), Count: count(r[1])})
 	}
 	p.summary = profileSummary(p)
-	s.mask.maskProfile(p)
+	maskProfile(s.mask, p)
 	return p, nil
 }
 
@@ -144,7 +145,7 @@ func count(v any) int64 {
 // recognise it, not all of it.
 func cutValue(v any) any {
 	if s, ok := v.(string); ok && len(s) > maxProfileValue {
-		return cutText(s, maxProfileValue)
+		return engine.CutText(s, maxProfileValue)
 	}
 	return v
 }
@@ -155,7 +156,7 @@ func profileSummary(p *ColumnProfile) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s.%s: %d distinct, %s null", p.Table, p.Column, p.Distinct, strconv.FormatFloat(p.NullFraction*100, 'f', -1, 64)+"%")
 	if len(p.Top) > 0 {
-		fmt.Fprintf(&b, ", most common %s (%d)", cutText(valueText(p.Top[0].Value), 40), p.Top[0].Count)
+		fmt.Fprintf(&b, ", most common %s (%d)", engine.CutText(valueText(p.Top[0].Value), 40), p.Top[0].Count)
 	}
 	if p.Sample != "" {
 		fmt.Fprintf(&b, ", sampled %d rows", p.Rows)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aiq/aiq-rpc/tools/engine"
 	"github.com/aiq/aiq-rpc/tools/sqltext"
 	"github.com/jackc/pgx/v5/pgtype"
 )
@@ -45,7 +46,7 @@ func TestJSONValue(t *testing.T) {
 		{netip.MustParsePrefix("10.0.0.1/32"), `"10.0.0.1"`},
 		{struct{ A int }{1}, `"{1}"`},
 	} {
-		got, err := json.Marshal(jsonValue(c.in))
+		got, err := json.Marshal(engine.JSONValue(c.in))
 		if err != nil || string(got) != c.want {
 			t.Errorf("jsonValue(%#v) = %s, %v; want %s", c.in, got, err, c.want)
 		}
@@ -54,7 +55,7 @@ func TestJSONValue(t *testing.T) {
 
 func TestMySQLConverter(t *testing.T) {
 	convert := func(typ string, v any) string {
-		data, err := json.Marshal(mysqlValue(typ, v))
+		data, err := json.Marshal(engine.MySQLValue(typ, v))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,9 +81,9 @@ func TestMySQLConverter(t *testing.T) {
 
 // resultOf returns a successful result with n rows of one number and a
 // text of width bytes.
-func resultOf(n, width, modelBytes int) *StatementResult {
-	r := &StatementResult{SQL: "SELECT", Status: StatusSuccess, RowCount: int64(n), Columns: []string{"n", "s"},
-		Rows: [][]any{}, modelBytes: modelBytes}
+func resultOf(n, width, modelBytes int) *engine.StatementResult {
+	r := &engine.StatementResult{SQL: "SELECT", Status: engine.StatusSuccess, RowCount: int64(n), Columns: []string{"n", "s"},
+		Rows: [][]any{}, ModelBytes: modelBytes}
 	for i := range n {
 		r.Rows = append(r.Rows, []any{i, strings.Repeat("x", width)})
 	}
@@ -115,20 +116,20 @@ func TestModelView(t *testing.T) {
 
 	// A wide text is shortened so that rows still fit.
 	wide := resultOf(3, 10_000, 4096)
-	rows, _ = json.Marshal(wide.ModelView().(modelRows).Rows)
-	if got := wide.ModelView().(modelRows); len(got.Rows) != 3 || got.Truncated || len(rows) > 4096 {
+	rows, _ = json.Marshal(wide.ModelView().(engine.ModelRows).Rows)
+	if got := wide.ModelView().(engine.ModelRows); len(got.Rows) != 3 || got.Truncated || len(rows) > 4096 {
 		t.Errorf("wide rows: %d shown, truncated %v, %d bytes", len(got.Rows), got.Truncated, len(rows))
 	}
-	cell := wide.ModelView().(modelRows).Rows[0][1].(string)
+	cell := wide.ModelView().(engine.ModelRows).Rows[0][1].(string)
 	if !strings.HasSuffix(cell, "…") || len(cell) > 4096/8+len("…") {
 		t.Errorf("wide cell: %d bytes", len(cell))
 	}
 
-	failed := &StatementResult{SQL: "SELECT", Status: StatusError, Error: "boom"}
+	failed := &engine.StatementResult{SQL: "SELECT", Status: engine.StatusError, Error: "boom"}
 	if got := mustJSON(t, failed); got != `{"status":"error","error":"boom"}` {
 		t.Errorf("error view = %s", got)
 	}
-	empty := &StatementResult{Status: StatusSuccess}
+	empty := &engine.StatementResult{Status: engine.StatusSuccess}
 	if got := mustJSON(t, empty); got != `{"status":"success","row_count":0,"columns":[],"rows":[],"truncated":false}` {
 		t.Errorf("empty view = %s", got)
 	}
@@ -141,7 +142,7 @@ func TestFull(t *testing.T) {
 	if got != want {
 		t.Errorf("Full = %s\nwant %s", got, want)
 	}
-	failed := &StatementResult{SQL: "x", Status: StatusError, Error: "boom"}
+	failed := &engine.StatementResult{SQL: "x", Status: engine.StatusError, Error: "boom"}
 	if got := mustJSON(t, failed.Full()); got != `{"sql":"x","status":"error","rowCount":0,"columns":[],"rows":[],"truncated":false,"error":"boom"}` {
 		t.Errorf("Full of an error = %s", got)
 	}
@@ -149,32 +150,32 @@ func TestFull(t *testing.T) {
 
 func TestModelCell(t *testing.T) {
 	s := strings.Repeat("é", 100) // two bytes each
-	got := modelCell(s, 51).(string)
+	got := engine.ModelCell(s, 51).(string)
 	if got != strings.Repeat("é", 25)+"…" {
 		t.Errorf("modelCell cut %q", got)
 	}
-	if modelCell(7, 1) != 7 || modelCell("short", 10) != "short" {
+	if engine.ModelCell(7, 1) != 7 || engine.ModelCell("short", 10) != "short" {
 		t.Error("modelCell changed a value within its limit")
 	}
 }
 
 func TestRedactor(t *testing.T) {
-	r := newRedactor("p@ss:w/rd?#x")
-	msg := r.clean("a p@ss:w/rd?#x b p%40ss%3Aw%2Frd%3F%23x c p@ss:w%2Frd%3F%23x")
+	r := engine.NewRedactor("p@ss:w/rd?#x")
+	msg := r.Clean("a p@ss:w/rd?#x b p%40ss%3Aw%2Frd%3F%23x c p@ss:w%2Frd%3F%23x")
 	if strings.Contains(msg, "ss") {
 		t.Errorf("clean left the password: %q", msg)
 	}
-	if short := newRedactor("ab"); short.clean("abc") != "abc" {
+	if short := engine.NewRedactor("ab"); short.Clean("abc") != "abc" {
 		t.Error("a two-letter password garbled a message")
 	}
 }
 
 func TestOptionsDefaults(t *testing.T) {
-	o := Options{}.withDefaults()
+	o := engine.Options{}.WithDefaults()
 	if o.StatementTimeout != 30*time.Second || o.ConnectTimeout != 10*time.Second || o.MaxRows != 500 || o.ModelBytes != 4096 {
 		t.Errorf("defaults = %+v", o)
 	}
-	o = Options{StatementTimeout: time.Second, MaxRows: 3}.withDefaults()
+	o = engine.Options{StatementTimeout: time.Second, MaxRows: 3}.WithDefaults()
 	if o.StatementTimeout != time.Second || o.MaxRows != 3 {
 		t.Errorf("set options changed: %+v", o)
 	}
@@ -184,7 +185,7 @@ func TestDialectOf(t *testing.T) {
 	for typ, want := range map[string]sqltext.Dialect{
 		"postgresql": sqltext.DialectPostgres, "mysql": sqltext.DialectMySQL, "seekdb": sqltext.DialectMySQL, "SQLite": sqltext.DialectSQLite, "oracle": "",
 	} {
-		if got := DialectOf(typ); got != want {
+		if got := engine.DialectOf(typ); got != want {
 			t.Errorf("DialectOf(%q) = %q, want %q", typ, got, want)
 		}
 	}
@@ -197,7 +198,7 @@ func TestParseMySQLVersion(t *testing.T) {
 		{"8.0.36-0ubuntu0.22.04.1", "mysql", "MySQL 8.0.36"},
 		{"5.7.25-OceanBase_CE-v4.3.5.1", "seekdb", "seekdb 5.7.25-OceanBase_CE-v4.3.5.1"},
 	} {
-		if got := parseMySQLVersion(c.v, c.typ).version; got != c.want {
+		if got := engine.ParseMySQLVersion(c.v, c.typ).Version; got != c.want {
 			t.Errorf("parseMySQLVersion(%q) = %q, want %q", c.v, got, c.want)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/aiq/aiq-rpc/sessionio"
 	"github.com/aiq/aiq-rpc/tools/dbtest"
+	"github.com/aiq/aiq-rpc/tools/engine"
 )
 
 // The public sample schemas of testdata/schemas (DDL only, with their
@@ -111,7 +112,7 @@ func TestSampleSchemas(t *testing.T) {
 			if len(want) != sample.fks {
 				t.Fatalf("the engine lists %d foreign keys, want %d: %v", len(want), sample.fks, want)
 			}
-			db := openDB(t, src, Options{})
+			db := openDB(t, src, engine.Options{})
 			s, err := db.Schema(context.Background())
 			if err != nil {
 				t.Fatalf("Schema: %v", err)

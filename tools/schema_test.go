@@ -1,16 +1,17 @@
 package tools
 
 import (
+	"github.com/aiq/aiq-rpc/tools/engine"
 	"strings"
 	"testing"
 )
 
 // testSchema has a table in the default schema and two of the same name in
 // others.
-var testSchema = &Schema{Tables: []Table{
-	{Name: "orders", Columns: []Column{{Name: "id", Type: "integer"}, {Name: "total", Type: "numeric", Nullable: true}}},
-	{Schema: "sales", Name: "Orders", Columns: []Column{{Name: "x", Type: "text"}}},
-	{Schema: "audit", Name: "log", Columns: []Column{{Name: "at", Type: "timestamp"}}},
+var testSchema = &engine.Schema{Tables: []engine.Table{
+	{Name: "orders", Columns: []engine.Column{{Name: "id", Type: "integer"}, {Name: "total", Type: "numeric", Nullable: true}}},
+	{Schema: "sales", Name: "Orders", Columns: []engine.Column{{Name: "x", Type: "text"}}},
+	{Schema: "audit", Name: "log", Columns: []engine.Column{{Name: "at", Type: "timestamp"}}},
 }}
 
 func TestSchemaTable(t *testing.T) {

@@ -1,12 +1,11 @@
 package tools
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/aiq/aiq-rpc/tools/sqltext"
+	"github.com/aiq/aiq-rpc/tools/engine"
 	"slices"
 	"strings"
 )
@@ -33,7 +32,7 @@ func (l *TableList) Summary() string {
 	if len(l.Tables) == 0 {
 		return "no tables"
 	}
-	return plural(len(l.Tables), "table") + ": " + cutText(strings.Join(l.Tables, ", "), 120)
+	return plural(len(l.Tables), "table") + ": " + engine.CutText(strings.Join(l.Tables, ", "), 120)
 }
 
 // TableCards is describe_table's result: each table's full card, and a
@@ -80,7 +79,7 @@ func (s *Set) describeTables(ctx context.Context, args json.RawMessage) (any, er
 		summaries = append(summaries, tableSummary(schema, t))
 	}
 	for _, name := range missing {
-		res.NotFound = append(res.NotFound, schema.noTable(name))
+		res.NotFound = append(res.NotFound, schema.NoTable(name))
 		summaries = append(summaries, "no table "+name)
 	}
 	res.summary = strings.Join(summaries, "; ")
@@ -98,7 +97,7 @@ func (s *Set) describeSets(ctx context.Context, names []string, res *TableCards,
 		if _, ok := schema.Lookup(name); ok {
 			return false
 		}
-		set := schema.findSet(name)
+		set := schema.FindSet(name)
 		if set != nil {
 			res.Tables = append(res.Tables, schema.SetCard(set))
 			*summaries = append(*summaries, schema.SetName(set)+": "+plural(len(set.Members), "shard"))
@@ -110,195 +109,25 @@ func (s *Set) describeSets(ctx context.Context, names []string, res *TableCards,
 // findTables looks the names up in the cached schema, and when one is
 // missing, in the schema read again: the table may be newer than the
 // cache.
-func (s *Set) findTables(ctx context.Context, names []string) (*Schema, []*Table, []string, error) {
+func (s *Set) findTables(ctx context.Context, names []string) (*engine.Schema, []*engine.Table, []string, error) {
 	schema, err := s.db.Schema(ctx)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	tables, missing := schema.lookupAll(names)
+	tables, missing := schema.LookupAll(names)
 	if len(missing) > 0 {
 		s.db.RefreshSchema()
 		if schema, err = s.db.Schema(ctx); err != nil {
 			return nil, nil, nil, err
 		}
-		tables, missing = schema.lookupAll(names)
+		tables, missing = schema.LookupAll(names)
 	}
 	return schema, tables, missing, nil
 }
 
-// lookupAll finds each name's table, once each.
-func (s *Schema) lookupAll(names []string) (found []*Table, missing []string) {
-	for _, name := range names {
-		t, ok := s.Lookup(name)
-		switch {
-		case !ok:
-			missing = append(missing, name)
-		case !slices.Contains(found, t):
-			found = append(found, t)
-		}
-	}
-	return found, missing
-}
-
-// Lookup finds a table by the name the model gives, bare, qualified or
-// quoted in the dialect's way ("Order Details", `select`, "sales"."x").
-func (s *Schema) Lookup(name string) (*Table, bool) {
-	name = strings.TrimSpace(name)
-	if t, ok := s.find(name); ok {
-		return t, true
-	}
-	return s.find(unquoteQualified(name))
-}
-
-// find finds a table by its name or its qualified name (schema.name).
-// An exact match wins; else the match must be unique regardless of case,
-// as unquoted names are case-insensitive in SQL.
-func (s *Schema) find(name string) (*Table, bool) {
-	for i := range s.Tables {
-		if t := &s.Tables[i]; t.Name == name || t.QualifiedName() == name {
-			return t, true
-		}
-	}
-	var found *Table
-	for i := range s.Tables {
-		if t := &s.Tables[i]; strings.EqualFold(t.Name, name) || strings.EqualFold(t.QualifiedName(), name) {
-			if found != nil {
-				return nil, false
-			}
-			found = t
-		}
-	}
-	return found, found != nil
-}
-
-// unquoteQualified removes the quotes of each part of a name such as
-// "sales"."Order Details"; a name without quotes is returned as it is.
-func unquoteQualified(name string) string {
-	if !strings.ContainsAny(name, "\"`[") {
-		return name
-	}
-	var parts []string
-	for rest := name; rest != ""; {
-		end := 0
-		switch rest[0] {
-		case '"', '`':
-			q := rest[0]
-			for end = 1; end < len(rest); end++ {
-				if rest[end] == q {
-					if end+1 < len(rest) && rest[end+1] == q {
-						end++
-						continue
-					}
-					break
-				}
-			}
-			end = min(end+1, len(rest))
-		case '[':
-			end = strings.IndexByte(rest, ']') + 1
-			if end == 0 {
-				end = len(rest)
-			}
-		default:
-			end = strings.IndexByte(rest, '.')
-			if end < 0 {
-				end = len(rest)
-			}
-		}
-		parts = append(parts, unquoteIdent(rest[:end]))
-		rest = strings.TrimPrefix(rest[end:], ".")
-	}
-	return strings.Join(parts, ".")
-}
-
-// noTable says that no table has the name, and names the closest.
-func (s *Schema) noTable(name string) string {
-	var names []string
-	for i := range s.Tables {
-		names = append(names, s.Tables[i].QualifiedName())
-	}
-	return "no table `" + name + "`" + didYouMean(name, names, "; call search_schema to find tables by name, column or comment")
-}
-
-// noColumn says that the table has no column of that name, and names the
-// closest.
-func (s *Schema) noColumn(t *Table, name string) string {
-	var names []string
-	for _, c := range t.Columns {
-		names = append(names, c.Name)
-	}
-	return "no column `" + name + "` in " + s.TableName(t) + didYouMean(name, names, "; its columns are "+strings.Join(names, ", "))
-}
-
-// didYouMean returns "; did you mean `orders`?" with up to three names
-// close to name, or otherwise when none is close.
-func didYouMean(name string, names []string, otherwise string) string {
-	type near struct {
-		name string
-		d    int
-	}
-	want := strings.ToLower(unquoteQualified(name))
-	var close []near
-	for _, n := range names {
-		lower := strings.ToLower(n)
-		_, bare, _ := strings.Cut(lower, ".")
-		d := min(editDistance(want, lower), editDistance(want, bare))
-		switch {
-		case d <= max(2, len(want)/3):
-		case len(want) >= 3 && (strings.Contains(lower, want) || strings.Contains(want, bare) && bare != ""):
-			d = 3 + abs(len(lower)-len(want))
-		case sqltext.Stem(want) == sqltext.Stem(bare):
-			d = 1
-		default:
-			continue
-		}
-		close = append(close, near{n, d})
-	}
-	if len(close) == 0 {
-		return otherwise
-	}
-	slices.SortStableFunc(close, func(a, b near) int { return cmp.Compare(a.d, b.d) })
-	var quoted []string
-	for _, c := range close[:min(3, len(close))] {
-		quoted = append(quoted, "`"+c.name+"`")
-	}
-	return "; did you mean " + strings.Join(quoted, " or ") + "?"
-}
-
-func abs(n int) int {
-	if n < 0 {
-		return -n
-	}
-	return n
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes,
-// given up past 8 (the names are then not close).
-func editDistance(a, b string) int {
-	if d := abs(len(a) - len(b)); d > 8 {
-		return d
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
-
 // tableSummary is a table in one line for the editor: "orders: 4 columns,
 // PK id, 1 foreign key, ~12k rows".
-func tableSummary(s *Schema, t *Table) string {
+func tableSummary(s *engine.Schema, t *engine.Table) string {
 	parts := []string{plural(len(t.Columns), "column")}
 	if t.View {
 		parts[0] = "view, " + parts[0]
@@ -309,7 +138,7 @@ func tableSummary(s *Schema, t *Table) string {
 	if n := len(t.ForeignKeys); n > 0 {
 		parts = append(parts, plural(n, "foreign key"))
 	}
-	if rows := FormatRows(t.Rows, t.RowsAtLeast); rows != "" && !t.View {
+	if rows := engine.FormatRows(t.Rows, t.RowsAtLeast); rows != "" && !t.View {
 		parts = append(parts, rows)
 	}
 	return s.TableName(t) + ": " + strings.Join(parts, ", ")
@@ -361,8 +190,8 @@ func (s *Set) searchSchema(ctx context.Context, args json.RawMessage) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	hits := schema.search(query)
-	res := schema.searchResult(query, hits)
+	hits := search(schema, query)
+	res := searchResult(schema, query, hits)
 	var names []string
 	for _, m := range res.Matches {
 		names = append(names, m.Table)
@@ -376,7 +205,7 @@ func (s *Set) searchSchema(ctx context.Context, args json.RawMessage) (any, erro
 func searchSummary(query string, found int, names []string) string {
 	text := fmt.Sprintf("search %q: %s", query, plural(found, "table"))
 	if len(names) > 0 {
-		text += " (" + cutText(strings.Join(names, ", "), 120) + ")"
+		text += " (" + engine.CutText(strings.Join(names, ", "), 120) + ")"
 	}
 	return text
 }

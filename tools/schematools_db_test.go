@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/aiq/aiq-rpc/tools/dbtest"
+	"github.com/aiq/aiq-rpc/tools/engine"
 	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
@@ -257,7 +258,7 @@ func TestProfileUnknownSize(t *testing.T) {
 	src := dbtest.SQLite(t)
 	dbtest.Exec(t, src, "CREATE TABLE big (id integer PRIMARY KEY, v text)",
 		"WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 150000) INSERT INTO big SELECT i, 'v' || (i % 7) FROM c")
-	s := NewSet(openDB(t, src, Options{}), nil)
+	s := NewSet(openDB(t, src, engine.Options{}), nil)
 	p := runTool(t, s, ToolProfileColumn, `{"table":"big","column":"v"}`).(*ColumnProfile)
 	if p.Rows != profileSampleRows || !strings.Contains(p.Sample, "size the catalog does not know") || p.Distinct != 7 {
 		t.Errorf("profile of a table past the count's bound = %+v", p)
@@ -270,11 +271,11 @@ func TestProfileUnknownSize(t *testing.T) {
 func TestQuotesInNames(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e testEngine) {
 		src := e.source(t)
-		q := &Schema{Dialect: e.dialect}
+		q := &engine.Schema{Dialect: e.dialect}
 		table, column := "say \"hi\" `now`", "it's \"x\" `y`"
 		dbtest.Exec(t, src, fmt.Sprintf("CREATE TABLE %s (id int PRIMARY KEY, %s varchar(20))", q.Ident(table), q.Ident(column)),
 			fmt.Sprintf("INSERT INTO %s VALUES (1, 'a'), (2, 'a'), (3, 'b')", q.Ident(table)))
-		s := NewSet(openDB(t, src, Options{}), nil)
+		s := NewSet(openDB(t, src, engine.Options{}), nil)
 		args := mustJSON(t, map[string]string{"table": table, "column": column})
 		p, ok := runTool(t, s, ToolProfileColumn, args).(*ColumnProfile)
 		if !ok || p.Rows != 3 || p.Distinct != 2 {
@@ -285,7 +286,7 @@ func TestQuotesInNames(t *testing.T) {
 			t.Fatalf("describe_table: %+v", cards)
 		}
 		sql := fmt.Sprintf("SELECT %s FROM %s WHERE id = 1", q.Ident(column), q.Ident(table))
-		if res := execSQL(t, s, sql); res.Status != StatusSuccess || res.RowCount != 1 {
+		if res := execSQL(t, s, sql); res.Status != engine.StatusSuccess || res.RowCount != 1 {
 			t.Fatalf("execute_sql %s: %s %s", sql, res.Status, res.Error)
 		}
 		if plan, ok := runTool(t, s, ToolExplainSQL, mustJSON(t, map[string]string{"sql": sql})).(*Plan); !ok || plan.Error != "" || plan.Refused != "" || plan.Text == "" {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/aiq/aiq-rpc/tools/engine"
 	"github.com/aiq/aiq-rpc/tools/shard"
 	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
@@ -22,7 +23,7 @@ const (
 
 // searchHit is a table, or a set of shards, that a query matches.
 type searchHit struct {
-	t    *Table
+	t    *engine.Table
 	set  *shard.Set
 	name string // as the result names it
 	// tier is 0 for the query being the name, 1 for a name that starts
@@ -37,8 +38,9 @@ type searchHit struct {
 // search ranks the tables and sets of shards that the query matches:
 // the exact and prefix name matches first (regardless of case), then
 // those matching more of its words, then rarer words.
-func (s *Schema) search(query string) []searchHit {
-	lower := strings.ToLower(strings.TrimSpace(unquoteQualified(query)))
+func search(s *engine.Schema, query string) []searchHit {
+	// A name as SQL quotes it is the name.
+	lower := strings.ToLower(strings.Trim(strings.TrimSpace(query), "\"`[]"))
 	wanted := map[string]bool{}
 	for _, w := range sqltext.Terms(query) {
 		wanted[w] = true
@@ -114,7 +116,7 @@ func (s *Schema) search(query string) []searchHit {
 
 // searchResult fills a result with the hits that fit maxSearchBytes, each
 // line cut to maxHitShare, and counts the others.
-func (s *Schema) searchResult(query string, hits []searchHit) *SchemaMatches {
+func searchResult(s *engine.Schema, query string, hits []searchHit) *SchemaMatches {
 	res := &SchemaMatches{Query: query, Matches: []SchemaMatch{}}
 	size := jsonSize(res) + len(`,"more":100000`)
 	for _, h := range hits {
@@ -131,7 +133,7 @@ func (s *Schema) searchResult(query string, hits []searchHit) *SchemaMatches {
 		head, body := "", ""
 		if h.set != nil {
 			head, body = s.SetLine(h.set)
-			head += "; shards: " + shardNames(s, h.set, 12)
+			head += "; shards: " + s.ShardNames(h.set, 12)
 		}
 		m.Line = head + body
 		if h.set == nil {
@@ -155,21 +157,6 @@ func (s *Schema) searchResult(query string, hits []searchHit) *SchemaMatches {
 	}
 	res.More = len(hits) - len(res.Matches)
 	return res
-}
-
-// shardNames lists up to n of a set's shards, first and last ones, by
-// name.
-func shardNames(s *Schema, set *shard.Set, n int) string {
-	var names []string
-	for i, m := range set.Members {
-		if len(set.Members) > n && i == n/2 {
-			names = append(names, "…")
-		}
-		if len(set.Members) <= n || i < n/2 || i >= len(set.Members)-n/2 {
-			names = append(names, s.TableName(&s.Tables[m]))
-		}
-	}
-	return strings.Join(names, ", ")
 }
 
 // jsonSize is the size of v written as JSON.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/aiq/aiq-rpc/tools/dbtest"
+	"github.com/aiq/aiq-rpc/tools/engine"
 )
 
 // TestSearchSchemaAtScale: on every engine, with yearly shards in upper
@@ -18,7 +19,7 @@ import (
 func TestSearchSchemaAtScale(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e testEngine) {
 		src := e.source(t)
-		q := &Schema{Dialect: e.dialect}
+		q := &engine.Schema{Dialect: e.dialect}
 		var ddl []string
 		for y := 2010; y <= 2024; y++ {
 			ddl = append(ddl, fmt.Sprintf("CREATE TABLE %s (storm_id int PRIMARY KEY, state varchar(20), deaths int)", q.Ident(fmt.Sprintf("STORMS_%d", y))))
@@ -37,7 +38,7 @@ func TestSearchSchemaAtScale(t *testing.T) {
 			ddl = append(ddl, fmt.Sprintf("CREATE TABLE dicom_series_%c (id int PRIMARY KEY, %s)", 'a'+w, strings.Join(cols, ", ")))
 		}
 		dbtest.Exec(t, src, ddl...)
-		s := NewSet(openDB(t, src, Options{}), nil)
+		s := NewSet(openDB(t, src, engine.Options{}), nil)
 		largest := 0
 		search := func(query string) *SchemaMatches {
 			t.Helper()

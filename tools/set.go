@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/aiq/aiq-rpc/tools/engine"
 	"github.com/aiq/aiq-rpc/tools/sqltext"
 	"math"
 	"reflect"
@@ -66,8 +67,8 @@ type ConfirmRequest struct {
 	AffectedRows *int64 `json:"affectedRows,omitempty"`
 	// Cascade is what the dry run found the statement does to other
 	// tables through their foreign keys, a table each.
-	Cascade      []TableChange `json:"cascade,omitempty"`
-	DryRunReason string        `json:"dryRunReason,omitempty"`
+	Cascade      []engine.TableChange `json:"cascade,omitempty"`
+	DryRunReason string               `json:"dryRunReason,omitempty"`
 	// Label is the source's label from sources.yaml ("production"), for
 	// the dialog to show; on a production source Scope is always empty.
 	Label string `json:"label,omitempty"`
@@ -116,18 +117,18 @@ type Spec struct {
 // goroutine, and its state is guarded, but when calls overlap, which of
 // their results render_chart draws is whichever finished last.
 type Set struct {
-	db      *DB
+	db      *engine.DB
 	confirm Confirmer
 
 	mu      sync.Mutex
-	allowed allowances       // the user's allow_always answers
-	mask    *Masker          // the source's masked columns, or nil
-	last    *StatementResult // the last successful execute_sql result
+	allowed allowances              // the user's allow_always answers
+	mask    *Masker                 // the source's masked columns, or nil
+	last    *engine.StatementResult // the last successful execute_sql result
 }
 
 // NewSet returns the tools of db. confirm asks the user about each write;
 // when it is nil, every write is rejected.
-func NewSet(db *DB, confirm Confirmer) *Set {
+func NewSet(db *engine.DB, confirm Confirmer) *Set {
 	return &Set{db: db, confirm: confirm, mask: NewMasker(db.Source())}
 }
 
@@ -140,7 +141,7 @@ func (s *Set) Specs() []Spec {
 				"Statements that only read run at once. A statement that changes data or schema runs only if the user "+
 				"confirms it in the editor; if the user declines, do not retry it. Only the first rows that fit in "+
 				"about %d bytes are returned (row_count counts them all), so aggregate and use LIMIT.",
-				s.db.Dialect(), s.db.opts.ModelBytes),
+				s.db.Dialect(), s.db.Opts.ModelBytes),
 			Parameters: json.RawMessage(`{"type":"object","properties":{"sql":{"type":"string","description":"One SQL statement."}},"required":["sql"]}`),
 		},
 		{
@@ -242,7 +243,7 @@ func (s *Set) executeSQL(ctx context.Context, args json.RawMessage) (any, error)
 	if strings.TrimSpace(a.SQL) == "" {
 		return nil, errors.New("execute_sql needs the sql argument: one SQL statement")
 	}
-	var res *StatementResult
+	var res *engine.StatementResult
 	v, err := sqltext.Classify(a.SQL, s.db.Dialect())
 	if HasToken(a.SQL) {
 		if ctx, res = s.bindTokens(ctx, a.SQL, err); res != nil {
@@ -261,14 +262,14 @@ func (s *Set) executeSQL(ctx context.Context, args json.RawMessage) (any, error)
 	}
 	if res == nil {
 		res = s.db.Run(ctx, a.SQL, false)
-		if res.readOnlyRefused {
+		if res.ReadOnlyRefused {
 			// The classifier missed a write that the database caught:
 			// the user decides, as for any write.
 			res = s.confirmAndRun(ctx, ConfirmRequest{Tool: ToolExecuteSQL, SQL: a.SQL, Risk: "write",
 				Reason: "the database refused it as a write in read-only mode"})
 		}
 	}
-	if res.Status == StatusSuccess {
+	if res.Status == engine.StatusSuccess {
 		s.mu.Lock()
 		s.last = res
 		s.mu.Unlock()
@@ -294,7 +295,7 @@ func riskOf(v sqltext.Verdict) string {
 // confirmAndRun asks the user about a write, unless an allowance covers
 // its shape and its dry run counts no more rows than the allowance's bound,
 // and runs it when allowed.
-func (s *Set) confirmAndRun(ctx context.Context, req ConfirmRequest) *StatementResult {
+func (s *Set) confirmAndRun(ctx context.Context, req ConfirmRequest) *engine.StatementResult {
 	if res := s.readOnly(req); res != nil {
 		return res
 	}
@@ -323,7 +324,7 @@ func (s *Set) confirmAndRun(ctx context.Context, req ConfirmRequest) *StatementR
 		}
 	}
 	res := s.db.Run(ctx, req.SQL, true)
-	if res.Status == StatusSuccess {
+	if res.Status == engine.StatusSuccess {
 		// DDL changes the schema; so may a write through a function. The
 		// cache is read again only when next needed.
 		s.db.RefreshSchema()
@@ -335,7 +336,7 @@ func (s *Set) confirmAndRun(ctx context.Context, req ConfirmRequest) *StatementR
 // dry run counted no more rows than al's bound. A statement whose rows
 // were not counted asks.
 func withinAllowance(req ConfirmRequest, al Allowance) bool {
-	return req.DryRun == DryRunOK && req.AffectedRows != nil && req.countedRows() <= al.MaxRows
+	return req.DryRun == engine.DryRunOK && req.AffectedRows != nil && req.countedRows() <= al.MaxRows
 }
 
 // countedRows is the rows the dry run found the statement changes, in its
@@ -353,7 +354,7 @@ func (req ConfirmRequest) countedRows() int64 {
 
 // beyondAllowance says why al, of the request's shape, does not cover it.
 func beyondAllowance(req ConfirmRequest, al Allowance) string {
-	if req.DryRun == DryRunOK && req.AffectedRows != nil {
+	if req.DryRun == engine.DryRunOK && req.AffectedRows != nil {
 		return fmt.Sprintf("Its trial run counts %s rows, more than the %s that \"%s\" covers.",
 			groupThousands(req.countedRows()), groupThousands(al.MaxRows), strings.TrimSuffix(al.Scope, ", for this conversation"))
 	}
@@ -363,7 +364,7 @@ func beyondAllowance(req ConfirmRequest, al Allowance) string {
 // allowanceBound is the bound of an allowance given to the request's
 // statement: the rows its dry run counted, or AllowanceFloor if more.
 func allowanceBound(req ConfirmRequest) int64 {
-	if n := req.countedRows(); req.DryRun == DryRunOK && n > AllowanceFloor {
+	if n := req.countedRows(); req.DryRun == engine.DryRunOK && n > AllowanceFloor {
 		return n
 	}
 	return AllowanceFloor
@@ -372,14 +373,14 @@ func allowanceBound(req ConfirmRequest) int64 {
 // ask gets the user's decision. It returns nil when the write may run,
 // else the result that says why it did not: one sentence for the user,
 // and for the model what to do next.
-func (s *Set) ask(ctx context.Context, req ConfirmRequest, shape sqltext.Shape) *StatementResult {
+func (s *Set) ask(ctx context.Context, req ConfirmRequest, shape sqltext.Shape) *engine.StatementResult {
 	if s.confirm == nil {
 		if req.Risk == "outside" {
-			return s.refused(req.SQL, StatusRejected,
+			return s.refused(req.SQL, engine.StatusRejected,
 				"This statement reaches outside the database, which no one can confirm here, so it did not run.",
 				"not run: it needs the user's confirmation ("+strings.TrimSuffix(req.Reason, ".")+"), and no one can confirm it here; do not retry it")
 		}
-		return s.refused(req.SQL, StatusRejected,
+		return s.refused(req.SQL, engine.StatusRejected,
 			"This statement writes to the database, and writes are turned off here, so it did not run.",
 			"not run: this statement can change the database, and writes are turned off here because no one can confirm them; do not retry it")
 	}
@@ -387,11 +388,11 @@ func (s *Set) ask(ctx context.Context, req ConfirmRequest, shape sqltext.Shape) 
 	d, err := s.confirm(ctx, req)
 	switch {
 	case ctx.Err() != nil:
-		return s.refused(req.SQL, StatusCancelled,
+		return s.refused(req.SQL, engine.StatusCancelled,
 			"Cancelled before it was confirmed; the statement did not run.",
 			"cancelled while waiting for the user's confirmation; the statement did not run")
 	case err != nil:
-		return s.refused(req.SQL, StatusRejected,
+		return s.refused(req.SQL, engine.StatusRejected,
 			req.what()+", and it could not be confirmed here, so it did not run.",
 			"not run: the user's confirmation could not be asked ("+err.Error()+")")
 	case d == AllowOnce:
@@ -405,15 +406,15 @@ func (s *Set) ask(ctx context.Context, req ConfirmRequest, shape sqltext.Shape) 
 		return nil
 	}
 	// Reject, or an answer that is not a decision: either way, no.
-	return s.refused(req.SQL, StatusRejected, "You declined this statement, so it did not run.",
+	return s.refused(req.SQL, engine.StatusRejected, "You declined this statement, so it did not run.",
 		"not run: the user declined this statement. Do not retry it or the same change in another form; ask the user what they want instead")
 }
 
 // refused returns a statement that did not run: user is the sentence the
 // editor shows, model what the model reads.
-func (s *Set) refused(sql, status, user, model string) *StatementResult {
-	res := s.db.failed(sql, status, user)
-	res.forModel = model
+func (s *Set) refused(sql, status, user, model string) *engine.StatementResult {
+	res := s.db.Failed(sql, status, user)
+	res.ForModel = model
 	return res
 }
 
@@ -485,7 +486,7 @@ func (s *Set) renderChart(args json.RawMessage) (any, error) {
 		return nil, err
 	}
 	masked := s.mask.maskedColumns(last.SQL, last.Columns)
-	return s.mask.maskChart(c, masked[xi], masked[yi])
+	return maskChart(s.mask, c, masked[xi], masked[yi])
 }
 
 // columnIndex finds the column of that name: exactly, else regardless of

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/aiq/aiq-rpc/tools/dbtest"
+	"github.com/aiq/aiq-rpc/tools/engine"
 	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
@@ -42,14 +43,14 @@ func (c *confirmer) confirm(ctx context.Context, req ConfirmRequest) (Decision, 
 }
 
 // execSQL runs execute_sql through the Set.
-func execSQL(t *testing.T, s *Set, sql string) *StatementResult {
+func execSQL(t *testing.T, s *Set, sql string) *engine.StatementResult {
 	t.Helper()
 	args, _ := json.Marshal(map[string]string{"sql": sql})
 	out, err := s.Run(context.Background(), ToolExecuteSQL, args)
 	if err != nil {
 		t.Fatalf("execute_sql %s: %v", sql, err)
 	}
-	res, ok := out.(*StatementResult)
+	res, ok := out.(*engine.StatementResult)
 	if !ok {
 		t.Fatalf("execute_sql returned %T, want *StatementResult", out)
 	}
@@ -58,13 +59,13 @@ func execSQL(t *testing.T, s *Set, sql string) *StatementResult {
 
 func TestSetConfirmation(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e testEngine) {
-		src, db := seeded(t, e, Options{})
+		src, db := seeded(t, e, engine.Options{})
 		count := func() int64 { return dbtest.QueryInt(t, src, "SELECT count(*) FROM t") }
 		c := &confirmer{answers: []Decision{Reject}}
 		s := NewSet(db, c.confirm)
 
 		// Reads never ask.
-		wantStatus(t, execSQL(t, s, "SELECT * FROM t"), StatusSuccess)
+		wantStatus(t, execSQL(t, s, "SELECT * FROM t"), engine.StatusSuccess)
 		if len(c.requests) != 0 {
 			t.Fatalf("a read asked for confirmation: %+v", c.requests)
 		}
@@ -72,7 +73,7 @@ func TestSetConfirmation(t *testing.T) {
 		insert := "INSERT INTO t (id, name) VALUES (4, 'four')"
 		before := fingerprint(t, e, src)
 		res := execSQL(t, s, insert)
-		wantStatus(t, res, StatusRejected)
+		wantStatus(t, res, engine.StatusRejected)
 		if model := mustJSON(t, res); !strings.Contains(model, "declined") || !strings.Contains(model, "not retry") {
 			t.Errorf("the model reads %s, want it to say the user declined and not to retry", model)
 		}
@@ -90,7 +91,7 @@ func TestSetConfirmation(t *testing.T) {
 
 		c.answers = []Decision{AllowOnce}
 		res = execSQL(t, s, insert)
-		wantStatus(t, res, StatusSuccess)
+		wantStatus(t, res, engine.StatusSuccess)
 		if res.RowCount != 1 || count() != 4 {
 			t.Errorf("allowed insert: row count %d, rows of t %d; want 1 and 4", res.RowCount, count())
 		}
@@ -98,13 +99,13 @@ func TestSetConfirmation(t *testing.T) {
 		// allow_once was for one statement; allow_always is for the Set,
 		// and for statements of the same shape only.
 		c.answers = []Decision{AllowAlways, AllowOnce}
-		wantStatus(t, execSQL(t, s, "DELETE FROM t WHERE id = 4"), StatusSuccess)
+		wantStatus(t, execSQL(t, s, "DELETE FROM t WHERE id = 4"), engine.StatusSuccess)
 		if _, err := s.Run(context.Background(), ToolListTables, nil); err != nil {
 			t.Fatal(err)
 		}
-		wantStatus(t, execSQL(t, s, "DELETE FROM t WHERE id = 5"), StatusSuccess)
+		wantStatus(t, execSQL(t, s, "DELETE FROM t WHERE id = 5"), engine.StatusSuccess)
 		res = execSQL(t, s, "CREATE TABLE made (a int)")
-		wantStatus(t, res, StatusSuccess)
+		wantStatus(t, res, engine.StatusSuccess)
 		if len(c.requests) != 4 {
 			t.Errorf("%d confirmations, want 4: allow_always must cover the same shape, and only it", len(c.requests))
 		}
@@ -118,7 +119,7 @@ func TestSetConfirmation(t *testing.T) {
 		other := NewSet(db, nil)
 		before = fingerprint(t, e, src)
 		res = execSQL(t, other, "DROP TABLE made")
-		wantStatus(t, res, StatusRejected)
+		wantStatus(t, res, engine.StatusRejected)
 		if after := fingerprint(t, e, src); after != before {
 			t.Errorf("a write without a confirmer changed the database")
 		}
@@ -133,18 +134,18 @@ func TestSetDatabaseRefusal(t *testing.T) {
 		if e.addRow == "" {
 			return // SQLite has no functions written in SQL
 		}
-		src, db := seeded(t, e, Options{})
+		src, db := seeded(t, e, engine.Options{})
 		dbtest.Exec(t, src, e.addRow)
 		count := func() int64 { return dbtest.QueryInt(t, src, "SELECT count(*) FROM t") }
 		c := &confirmer{answers: []Decision{Reject, AllowOnce}}
 		s := NewSet(db, c.confirm)
 		res := execSQL(t, s, "SELECT add_row()")
-		wantStatus(t, res, StatusRejected)
+		wantStatus(t, res, engine.StatusRejected)
 		if len(c.requests) != 1 || !strings.Contains(c.requests[0].Reason, "database refused") || count() != 3 {
 			t.Fatalf("requests %+v, rows %d; want one confirmation and no new row", c.requests, count())
 		}
 		res = execSQL(t, s, "SELECT add_row()")
-		wantStatus(t, res, StatusSuccess)
+		wantStatus(t, res, engine.StatusSuccess)
 		if count() != 4 || rowsJSON(t, res) != "[[9]]" {
 			t.Errorf("allowed: rows of t %d, result %s; want 4 and [[9]]", count(), rowsJSON(t, res))
 		}
@@ -152,10 +153,10 @@ func TestSetDatabaseRefusal(t *testing.T) {
 }
 
 func TestSetConfirmerFails(t *testing.T) {
-	src, db := seeded(t, testEngines[0], Options{})
+	src, db := seeded(t, testEngines[0], engine.Options{})
 	c := &confirmer{err: errors.New("the editor went away")}
 	res := execSQL(t, NewSet(db, c.confirm), "DELETE FROM t")
-	wantStatus(t, res, StatusRejected)
+	wantStatus(t, res, engine.StatusRejected)
 	if !strings.Contains(mustJSON(t, res), "the editor went away") || dbtest.QueryInt(t, src, "SELECT count(*) FROM t") != 3 {
 		t.Errorf("the model reads %s; the write must not run", mustJSON(t, res))
 	}
@@ -167,7 +168,7 @@ func TestSetConfirmerFails(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	c = &confirmer{answers: []Decision{AllowOnce}, onConfirm: cancel}
 	out, err := NewSet(db, c.confirm).Run(ctx, ToolExecuteSQL, json.RawMessage(`{"sql":"DELETE FROM t"}`))
-	if err != nil || out.(*StatementResult).Status != StatusCancelled {
+	if err != nil || out.(*engine.StatementResult).Status != engine.StatusCancelled {
 		t.Errorf("cancelled during confirmation: %+v, %v; want status cancelled", out, err)
 	}
 	if dbtest.QueryInt(t, src, "SELECT count(*) FROM t") != 3 {
@@ -178,7 +179,7 @@ func TestSetConfirmerFails(t *testing.T) {
 func TestSetTools(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e testEngine) {
 		ctx := context.Background()
-		_, db := seeded(t, e, Options{})
+		_, db := seeded(t, e, engine.Options{})
 		s := NewSet(db, nil)
 		names := []string{}
 		for _, spec := range s.Specs() {
@@ -208,7 +209,7 @@ func TestSetTools(t *testing.T) {
 }
 
 func TestSetArguments(t *testing.T) {
-	_, db := seeded(t, testEngines[0], Options{})
+	_, db := seeded(t, testEngines[0], engine.Options{})
 	s := NewSet(db, nil)
 	ctx := context.Background()
 	for _, c := range []struct {
@@ -227,16 +228,16 @@ func TestSetArguments(t *testing.T) {
 		}
 	}
 	// An SQL error is a result, not a Go error.
-	if res := execSQL(t, s, "SELECT nope FROM t"); res.Status != StatusError {
+	if res := execSQL(t, s, "SELECT nope FROM t"); res.Status != engine.StatusError {
 		t.Errorf("SQL error: status %q", res.Status)
 	}
 }
 
 func TestRenderChart(t *testing.T) {
-	_, db := seeded(t, testEngines[0], Options{})
+	_, db := seeded(t, testEngines[0], engine.Options{})
 	s := NewSet(db, nil)
 	ctx := context.Background()
-	wantStatus(t, execSQL(t, s, "SELECT name, id, id * 1.5 AS half, NULL AS missing FROM t ORDER BY id"), StatusSuccess)
+	wantStatus(t, execSQL(t, s, "SELECT name, id, id * 1.5 AS half, NULL AS missing FROM t ORDER BY id"), engine.StatusSuccess)
 	// A failed statement does not replace the last successful result.
 	execSQL(t, s, "SELECT nope FROM t")
 
@@ -302,7 +303,7 @@ func TestConfirmationSaysWhy(t *testing.T) {
 		if got := riskOf(v); got != c.risk {
 			t.Errorf("%s: risk %q, want %q", c.sql, got, c.risk)
 		}
-		msg := needsConfirmation(v)
+		msg := engine.NeedsConfirmation(v)
 		if !strings.HasPrefix(msg, "not run: it needs the user's confirmation: ") || !strings.Contains(msg, c.saysWhat) {
 			t.Errorf("%s: the model is told %q, want the confirmation and %q", c.sql, msg, c.saysWhat)
 		}
@@ -317,7 +318,7 @@ func TestConfirmationSaysWhy(t *testing.T) {
 // one the user declined changes nothing.
 func TestSchemaFollowsConfirmedDDL(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e testEngine) {
-		_, db := seeded(t, e, Options{})
+		_, db := seeded(t, e, engine.Options{})
 		c := &confirmer{answers: []Decision{Reject, AllowOnce}}
 		s := NewSet(db, c.confirm)
 		has := func(name string) bool {
@@ -336,11 +337,11 @@ func TestSchemaFollowsConfirmedDDL(t *testing.T) {
 		if has("made_now") {
 			t.Fatal("the table is there before it was made")
 		}
-		wantStatus(t, execSQL(t, s, "CREATE TABLE made_now (id int)"), StatusRejected)
+		wantStatus(t, execSQL(t, s, "CREATE TABLE made_now (id int)"), engine.StatusRejected)
 		if has("made_now") {
 			t.Fatal("a declined CREATE TABLE shows in the schema")
 		}
-		wantStatus(t, execSQL(t, s, "CREATE TABLE made_now (id int)"), StatusSuccess)
+		wantStatus(t, execSQL(t, s, "CREATE TABLE made_now (id int)"), engine.StatusSuccess)
 		if !has("made_now") {
 			t.Error("the schema read after an allowed CREATE TABLE lacks the new table")
 		}

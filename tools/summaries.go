@@ -2,6 +2,7 @@ package tools
 
 import (
 	"encoding/json"
+	"github.com/aiq/aiq-rpc/tools/engine"
 	"strings"
 )
 
@@ -53,7 +54,7 @@ func StoredSummary(tool, content string) (summary string, ok bool) {
 			case p.Refused != "":
 				return p.Refused, true
 			case p.Error != "":
-				return "plan failed: " + cutText(p.Error, 160), true
+				return "plan failed: " + engine.CutText(p.Error, 160), true
 			}
 			return planSummary(&p), true
 		}

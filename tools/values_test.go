@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/aiq/aiq-rpc/tools/dbtest"
+	"github.com/aiq/aiq-rpc/tools/engine"
 )
 
 // TestValues reads values of each engine's common types and checks the
@@ -35,9 +36,9 @@ func TestValues(t *testing.T) {
 		if e.name == "mariadb" {
 			dbtest.Exec(t, src, "CREATE TABLE v (b BIT(3), j JSON)", `INSERT INTO v VALUES (b'101', '{"a": 1}')`)
 		}
-		db := openDB(t, src, Options{})
+		db := openDB(t, src, engine.Options{})
 		res := db.Run(context.Background(), c.sql, false)
-		wantStatus(t, res, StatusSuccess)
+		wantStatus(t, res, engine.StatusSuccess)
 		if got := rowsJSON(t, res); got != c.want {
 			t.Errorf("values\n got %s\nwant %s", got, c.want)
 		}

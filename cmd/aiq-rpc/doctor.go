@@ -15,6 +15,7 @@ import (
 	"github.com/aiq/aiq-rpc/conversation/llm"
 	"github.com/aiq/aiq-rpc/sessionio"
 	"github.com/aiq/aiq-rpc/tools"
+	"github.com/aiq/aiq-rpc/tools/engine"
 )
 
 // defaultStepTimeout bounds each check of doctor.
@@ -256,13 +257,13 @@ func (d *doctor) checkSource(ctx context.Context, src sessionio.Source) (string,
 		}
 	}
 	fix := "check the entry of " + src.Name + " in " + d.home.SourcesPath() + ", and that its server runs"
-	db, err := tools.Open(ctx, src, tools.Options{StatementTimeout: d.timeout})
+	db, err := engine.Open(ctx, src, engine.Options{StatementTimeout: d.timeout})
 	if err != nil {
 		return "", fix, err
 	}
 	defer db.Close()
 	res := db.Run(ctx, "SELECT 1", false)
-	if res.Status != tools.StatusSuccess {
+	if res.Status != engine.StatusSuccess {
 		return "", fix, errors.New(res.Error)
 	}
 	return src.Type + ", SELECT 1 answered", "", nil

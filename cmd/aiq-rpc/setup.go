@@ -12,7 +12,7 @@ import (
 	"github.com/aiq/aiq-rpc/conversation/llm"
 	"github.com/aiq/aiq-rpc/rpc/editor"
 	"github.com/aiq/aiq-rpc/sessionio"
-	"github.com/aiq/aiq-rpc/tools"
+	"github.com/aiq/aiq-rpc/tools/engine"
 )
 
 // app is a configured server before it serves.
@@ -64,7 +64,7 @@ func setup(ctx context.Context, e env, f flags, o setupOptions) (*app, error) {
 		Sources:       live.Sources,
 		DefaultSource: f.source,
 		HistoryLimit:  f.historyLimit,
-		SQL:           tools.Options{StatementTimeout: f.sqlTimeout},
+		SQL:           engine.Options{StatementTimeout: f.sqlTimeout},
 	})
 	if f.session != "" {
 		info, err := ws.Load(ctx, f.session)

@@ -1,4 +1,4 @@
-package tools
+package engine
 
 import (
 	"context"
@@ -74,7 +74,7 @@ func (db *DB) DryRun(ctx context.Context, query string) DryRun {
 	if !ok {
 		return DryRun{Status: DryRunSkipped, Reason: "this engine cannot count the rows beforehand"}
 	}
-	runCtx, cancel := context.WithTimeout(ctx, db.opts.StatementTimeout)
+	runCtx, cancel := context.WithTimeout(ctx, db.Opts.StatementTimeout)
 	defer cancel()
 	// A statement with masked tokens runs with their values bound, as
 	// it will when confirmed (withBound).
@@ -92,9 +92,9 @@ func (db *DB) DryRun(ctx context.Context, query string) DryRun {
 	case ctx.Err() != nil:
 		return DryRun{Status: DryRunFailed, Reason: "cancelled"}
 	case errors.Is(runCtx.Err(), context.DeadlineExceeded) || db.eng.refusal(err) == refusedTimeout:
-		return DryRun{Status: DryRunFailed, Reason: fmt.Sprintf("it took longer than the statement timeout (%s)", db.opts.StatementTimeout)}
+		return DryRun{Status: DryRunFailed, Reason: fmt.Sprintf("it took longer than the statement timeout (%s)", db.Opts.StatementTimeout)}
 	}
-	return DryRun{Status: DryRunFailed, Reason: db.redact.clean(err.Error())}
+	return DryRun{Status: DryRunFailed, Reason: db.redact.Clean(err.Error())}
 }
 
 // reaching returns the tables, quoted for SQL, whose foreign keys lead to
@@ -390,13 +390,4 @@ func notATable(table string) string { return "its target " + table + " is not a 
 
 func hasTriggers(table string) string {
 	return "the table " + table + " has triggers, whose effects may reach outside the transaction"
-}
-
-// dryRun puts what a dry run of the request's statement found into it.
-func (s *Set) dryRun(ctx context.Context, req *ConfirmRequest) {
-	dr := s.db.DryRun(ctx, req.SQL)
-	req.DryRun, req.DryRunReason = dr.Status, dr.Reason
-	if dr.Status == DryRunOK {
-		req.AffectedRows, req.Cascade = &dr.Rows, dr.Cascade
-	}
 }

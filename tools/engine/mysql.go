@@ -1,4 +1,4 @@
-package tools
+package engine
 
 import (
 	"context"
@@ -46,7 +46,7 @@ type mysqlDB struct {
 
 // mysqlFlavor is what the server turned out to be.
 type mysqlFlavor struct {
-	version string // such as "MariaDB 10.11.6"
+	Version string // such as "MariaDB 10.11.6"
 	mariadb bool
 }
 
@@ -137,24 +137,24 @@ func (m *mysqlDB) getFlavor(ctx context.Context, c *sql.Conn) (*mysqlFlavor, err
 	if err := c.QueryRowContext(ctx, "SELECT VERSION()").Scan(&v); err != nil {
 		return nil, fmt.Errorf("read the server version: %w", err)
 	}
-	f = parseMySQLVersion(v, m.sourceType)
+	f = ParseMySQLVersion(v, m.sourceType)
 	m.mu.Lock()
 	m.flavor = f
 	m.mu.Unlock()
 	return f, nil
 }
 
-// parseMySQLVersion reads VERSION(), such as "10.11.6-MariaDB-0+deb12u1"
+// ParseMySQLVersion reads VERSION(), such as "10.11.6-MariaDB-0+deb12u1"
 // or "8.0.36".
-func parseMySQLVersion(v, sourceType string) *mysqlFlavor {
+func ParseMySQLVersion(v, sourceType string) *mysqlFlavor {
 	number, _, _ := strings.Cut(v, "-")
 	switch {
 	case strings.Contains(strings.ToLower(v), "mariadb"):
-		return &mysqlFlavor{version: "MariaDB " + number, mariadb: true}
+		return &mysqlFlavor{Version: "MariaDB " + number, mariadb: true}
 	case sourceType == sessionio.TypeSeekDB:
-		return &mysqlFlavor{version: "seekdb " + v}
+		return &mysqlFlavor{Version: "seekdb " + v}
 	}
-	return &mysqlFlavor{version: "MySQL " + number}
+	return &mysqlFlavor{Version: "MySQL " + number}
 }
 
 func (m *mysqlDB) version(ctx context.Context) (string, error) {
@@ -167,7 +167,7 @@ func (m *mysqlDB) version(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return f.version, nil
+	return f.Version, nil
 }
 
 // run runs the statement on a connection of its own, which is closed
@@ -338,15 +338,15 @@ func mysqlConverter(types []*sql.ColumnType) func(i int, v any) any {
 	for i, t := range types {
 		names[i] = t.DatabaseTypeName()
 	}
-	return func(i int, v any) any { return mysqlValue(names[i], v) }
+	return func(i int, v any) any { return MySQLValue(names[i], v) }
 }
 
-// mysqlValue converts a value of a column of that type: the driver gives
+// MySQLValue converts a value of a column of that type: the driver gives
 // the text of most types as bytes.
-func mysqlValue(typeName string, v any) any {
+func MySQLValue(typeName string, v any) any {
 	b, ok := v.([]byte)
 	if !ok {
-		return jsonValue(v)
+		return JSONValue(v)
 	}
 	switch typeName {
 	case "DECIMAL", "NEWDECIMAL":

@@ -1,4 +1,4 @@
-package tools
+package engine
 
 import (
 	"context"
@@ -156,17 +156,17 @@ func sqliteFinish(ts *tableSet[string], t *Table, create string) {
 		}
 	}
 	for _, expr := range checkExpressions(create) {
-		if name, values, ok := checkValues(expr); ok {
-			if col := t.columnFold(name); col != nil && col.Values == nil {
+		if name, values, ok := CheckValues(expr); ok {
+			if col := t.ColumnFold(name); col != nil && col.Values == nil {
 				col.Values = values
 			}
 		}
 	}
 }
 
-// columnFold returns the column of that name regardless of case, as
+// ColumnFold returns the column of that name regardless of case, as
 // SQLite finds it, or nil.
-func (t *Table) columnFold(name string) *Column {
+func (t *Table) ColumnFold(name string) *Column {
 	for i := range t.Columns {
 		if strings.EqualFold(t.Columns[i].Name, name) {
 			return &t.Columns[i]

@@ -1,4 +1,4 @@
-package tools
+package engine
 
 import (
 	"strconv"
@@ -122,9 +122,9 @@ func (t *Table) isKeyColumn(name string) bool {
 // maxShardNames bounds the shards a set's card names.
 const maxShardNames = 200
 
-// findSet finds the set of shards whose pattern is name ("events_YYYYMMDD",
+// FindSet finds the set of shards whose pattern is name ("events_YYYYMMDD",
 // any case, after its schema or not).
-func (s *Schema) findSet(name string) *shard.Set {
+func (s *Schema) FindSet(name string) *shard.Set {
 	name = unquoteQualified(strings.TrimSpace(name))
 	if !strings.ContainsAny(name, "YN") && !strings.ContainsAny(name, "yn") {
 		return nil
@@ -143,8 +143,23 @@ func (s *Schema) findSet(name string) *shard.Set {
 func (s *Schema) SetCard(set *shard.Set) string {
 	var b strings.Builder
 	b.WriteString("shards " + s.SetName(set) + ": " + strconv.Itoa(len(set.Members)) + " tables of the same columns, " + set.Range() + ": ")
-	b.WriteString(shardNames(s, set, maxShardNames))
+	b.WriteString(s.ShardNames(set, maxShardNames))
 	b.WriteString("\nthe first of them:\n")
 	b.WriteString(s.Card(&s.Tables[set.Members[0]]))
 	return b.String()
+}
+
+// ShardNames lists up to n of a set's shards by name, the first and the
+// last ones when there are more.
+func (s *Schema) ShardNames(set *shard.Set, n int) string {
+	var names []string
+	for i, m := range set.Members {
+		if len(set.Members) > n && i == n/2 {
+			names = append(names, "…")
+		}
+		if len(set.Members) <= n || i < n/2 || i >= len(set.Members)-n/2 {
+			names = append(names, s.TableName(&s.Tables[m]))
+		}
+	}
+	return strings.Join(names, ", ")
 }

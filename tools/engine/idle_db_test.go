@@ -1,18 +1,26 @@
-package tools
+package engine
 
 import (
+	"context"
+	"os"
 	"testing"
 	"time"
 
 	"github.com/aiq/aiq-rpc/tools/dbtest"
 )
 
+func TestMain(m *testing.M) { os.Exit(dbtest.Main(m)) }
+
 // TestPostgresIdleReaped: an idle PostgreSQL connection is closed once it
-// has been idle for idleTimeout, and one used since is kept.
+// has been idle for idleTimeout.
 func TestPostgresIdleReaped(t *testing.T) {
-	db := openDB(t, dbtest.Postgres(t), Options{})
-	if res := execSQL(t, NewSet(db, nil), "SELECT 1"); res.Status != StatusSuccess {
-		t.Fatalf("SELECT 1: %s %s", res.Status, res.Error)
+	db, err := Open(context.Background(), dbtest.Postgres(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Version(context.Background()); err != nil {
+		t.Fatalf("Version: %v", err)
 	}
 	p := db.eng.(*postgres)
 	p.mu.Lock()

@@ -1,4 +1,4 @@
-package tools
+package engine
 
 import (
 	"github.com/aiq/aiq-rpc/tools/sqltext"
@@ -76,8 +76,8 @@ func (t *Table) addUnique(cols []string) {
 	t.Unique = append(t.Unique, cols)
 }
 
-// column returns the column of that name, or nil.
-func (t *Table) column(name string) *Column {
+// Column returns the column of that name, or nil.
+func (t *Table) Column(name string) *Column {
 	for i := range t.Columns {
 		if t.Columns[i].Name == name {
 			return &t.Columns[i]
@@ -97,11 +97,11 @@ var checkAnyPattern = regexp.MustCompile(`(?is)^\(*\s*("(?:[^"]|"")+"|[\p{L}_][\
 // literalPattern finds a quoted string literal.
 var literalPattern = regexp.MustCompile(`'((?:[^']|'')*)'`)
 
-// checkValues reads a CHECK constraint's expression (without the CHECK
+// CheckValues reads a CHECK constraint's expression (without the CHECK
 // keyword, or with it) of the form "column IN ('a', 'b')" and returns the
 // column and the values. Anything else, an OR or a value that is not a
 // string literal among them, is not a list of allowed values.
-func checkValues(expr string) (column string, values []string, ok bool) {
+func CheckValues(expr string) (column string, values []string, ok bool) {
 	expr = strings.TrimSpace(expr)
 	if rest, found := cutPrefixFold(expr, "CHECK"); found {
 		expr = strings.TrimSpace(rest)
@@ -124,7 +124,7 @@ func checkValues(expr string) (column string, values []string, ok bool) {
 	if len(values) == 0 || items != len(values) {
 		return "", nil, false
 	}
-	return unquoteIdent(m[1]), values, true
+	return UnquoteIdent(m[1]), values, true
 }
 
 // cutPrefixFold is strings.CutPrefix regardless of case.
@@ -149,9 +149,9 @@ func containsWordFold(s, word string) bool {
 	return false
 }
 
-// unquoteIdent removes the quotes of an identifier quoted in any dialect's
+// UnquoteIdent removes the quotes of an identifier quoted in any dialect's
 // way.
-func unquoteIdent(s string) string {
+func UnquoteIdent(s string) string {
 	if len(s) >= 2 {
 		switch {
 		case s[0] == '"' && s[len(s)-1] == '"':
@@ -304,9 +304,9 @@ func trimZero(f float64) string {
 	return strings.TrimSuffix(strconv.FormatFloat(f, 'f', 1, 64), ".0")
 }
 
-// cutText shortens s to at most n bytes, on a rune boundary, with an
+// CutText shortens s to at most n bytes, on a rune boundary, with an
 // ellipsis, and puts it on one line.
-func cutText(s string, n int) string {
+func CutText(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) <= n {
 		return s
@@ -415,7 +415,7 @@ func (s *Schema) Line(t *Table) string {
 		b.WriteString(" " + rows)
 	}
 	if t.Comment != "" {
-		b.WriteString(` -- "` + cutText(t.Comment, maxLineComment) + `"`)
+		b.WriteString(` -- "` + CutText(t.Comment, maxLineComment) + `"`)
 	}
 	return b.String()
 }
@@ -457,7 +457,7 @@ func (s *Schema) writeColumn(b *strings.Builder, t *Table, c *Column, maxComment
 		b.WriteString(" in {" + valuesText(c.Values, maxValues) + "}")
 	}
 	if c.Comment != "" {
-		b.WriteString(` "` + cutText(c.Comment, maxComment) + `"`)
+		b.WriteString(` "` + CutText(c.Comment, maxComment) + `"`)
 	}
 }
 
@@ -476,7 +476,7 @@ func (s *Schema) Card(t *Table) string {
 		b.WriteString(" " + rows)
 	}
 	if t.Comment != "" {
-		b.WriteString(` -- "` + cutText(t.Comment, maxCardComment) + `"`)
+		b.WriteString(` -- "` + CutText(t.Comment, maxCardComment) + `"`)
 	}
 	b.WriteString("\ncolumns:\n")
 	for i := range t.Columns {

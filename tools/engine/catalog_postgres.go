@@ -1,4 +1,4 @@
-package tools
+package engine
 
 import (
 	"cmp"
@@ -219,8 +219,8 @@ func (cat *pgCatalog) readConstraints(ctx context.Context, c *pgx.Conn) error {
 			t.ForeignKeys = append(t.ForeignKeys, ForeignKey{Columns: cols,
 				RefSchema: target.Schema, RefTable: target.Name, RefColumns: cat.names(refRel, refs)})
 		case "c":
-			if name, values, ok := checkValues(def); ok {
-				if col := t.column(name); col != nil && col.Values == nil {
+			if name, values, ok := CheckValues(def); ok {
+				if col := t.Column(name); col != nil && col.Values == nil {
 					col.Values = values
 				}
 			}

@@ -1,4 +1,4 @@
-package tools
+package engine
 
 import (
 	"database/sql/driver"
@@ -52,20 +52,20 @@ type StatementResult struct {
 	// recursion cut short), PostgreSQL's notices, a line each.
 	Warnings []string `json:"warnings,omitempty"`
 
-	// forModel, when set, is what the model reads instead of Error: the
+	// ForModel, when set, is what the model reads instead of Error: the
 	// same fact, with what it should do next.
-	forModel string
-	// modelBytes bounds the JSON of the rows in ModelView.
-	modelBytes int
-	// readOnlyRefused says that the database itself refused the statement
+	ForModel string `json:"-"`
+	// ModelBytes bounds the JSON of the rows in ModelView.
+	ModelBytes int `json:"-"`
+	// ReadOnlyRefused says that the database itself refused the statement
 	// as a write, which the classifier had let through as a read.
-	readOnlyRefused bool
-	// firstRow is the time from the start of the run to the first row.
-	firstRow time.Duration
+	ReadOnlyRefused bool `json:"-"`
+	// FirstRow is the time from the start of the run to the first row.
+	FirstRow time.Duration `json:"-"`
 }
 
-// modelRows is the model's view of a successful statement.
-type modelRows struct {
+// ModelRows is the model's view of a successful statement.
+type ModelRows struct {
 	Status    string   `json:"status"`
 	RowCount  int64    `json:"row_count"`
 	Columns   []string `json:"columns"`
@@ -91,13 +91,13 @@ type modelError struct {
 func (r *StatementResult) ModelView() any {
 	if r.Status != StatusSuccess {
 		msg := r.Error
-		if r.forModel != "" {
-			msg = r.forModel
+		if r.ForModel != "" {
+			msg = r.ForModel
 		}
 		return modelError{Status: r.Status, Error: msg, Warnings: r.Warnings}
 	}
 	rows := r.modelRows()
-	return modelRows{
+	return ModelRows{
 		Status:    r.Status,
 		RowCount:  r.RowCount,
 		Columns:   nonNil(r.Columns),
@@ -130,7 +130,7 @@ func (r *StatementResult) Full() any {
 // modelRows returns the first rows whose JSON, as an array, fits in
 // modelBytes.
 func (r *StatementResult) modelRows() [][]any {
-	limit := r.modelBytes
+	limit := r.ModelBytes
 	if limit <= 0 {
 		limit = defaultModelBytes
 	}
@@ -142,7 +142,7 @@ func (r *StatementResult) modelRows() [][]any {
 	for _, row := range r.Rows {
 		short := make([]any, len(row))
 		for i, v := range row {
-			short[i] = modelCell(v, cellLimit)
+			short[i] = ModelCell(v, cellLimit)
 		}
 		data, err := json.Marshal(short)
 		if err != nil {
@@ -160,9 +160,9 @@ func (r *StatementResult) modelRows() [][]any {
 	return rows
 }
 
-// modelCell shortens a text longer than limit bytes to its first bytes,
+// ModelCell shortens a text longer than limit bytes to its first bytes,
 // cut at a character's start, and an ellipsis.
-func modelCell(v any, limit int) any {
+func ModelCell(v any, limit int) any {
 	s, ok := v.(string)
 	if !ok || len(s) <= limit {
 		return v
@@ -206,7 +206,7 @@ type collector struct {
 
 // newCollector returns a collector that fills res.
 func newCollector(res *StatementResult, maxRows int) *collector {
-	return &collector{res: res, max: maxRows, start: time.Now(), convert: func(_ int, v any) any { return jsonValue(v) }}
+	return &collector{res: res, max: maxRows, start: time.Now(), convert: func(_ int, v any) any { return JSONValue(v) }}
 }
 
 // setColumns records the result's column names.
@@ -227,7 +227,7 @@ func (c *collector) row(values func() ([]any, error)) error {
 	}
 	c.res.RowCount++
 	if c.res.RowCount == 1 {
-		c.res.firstRow = time.Since(c.start)
+		c.res.FirstRow = time.Since(c.start)
 	}
 	if len(c.res.Rows) >= c.max {
 		if !c.res.Truncated && c.page != nil {
@@ -253,7 +253,7 @@ func (c *collector) row(values func() ([]any, error)) error {
 func (c *collector) running() *StatementResult {
 	r := c.res
 	return &StatementResult{SQL: r.SQL, Status: StatusRunning, RowCount: r.RowCount, Columns: r.Columns,
-		Rows: r.Rows[:len(r.Rows):len(r.Rows)], Truncated: true, modelBytes: r.modelBytes}
+		Rows: r.Rows[:len(r.Rows):len(r.Rows)], Truncated: true, ModelBytes: r.ModelBytes}
 }
 
 // maxWarnings bounds the warnings a result keeps, and maxWarningBytes
@@ -268,7 +268,7 @@ const (
 func (c *collector) warn(msg string) {
 	switch n := len(c.res.Warnings); {
 	case n < maxWarnings:
-		c.res.Warnings = append(c.res.Warnings, cutText(msg, maxWarningBytes))
+		c.res.Warnings = append(c.res.Warnings, CutText(msg, maxWarningBytes))
 	case n == maxWarnings:
 		c.res.Warnings = append(c.res.Warnings, "and more")
 	}
@@ -284,7 +284,7 @@ func (c *collector) setAffected(n int64) {
 
 // jsonValue turns a value from a driver into one that encoding/json
 // encodes, and that a JSON reader gets back without loss where it can.
-func jsonValue(v any) any {
+func JSONValue(v any) any {
 	switch v := v.(type) {
 	case nil, bool, string, json.Number, json.RawMessage,
 		int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
@@ -307,13 +307,13 @@ func jsonValue(v any) any {
 	case map[string]any: // a json or jsonb document
 		m := make(map[string]any, len(v))
 		for k, e := range v {
-			m[k] = jsonValue(e)
+			m[k] = JSONValue(e)
 		}
 		return m
 	case []any: // a json array or a PostgreSQL array
 		s := make([]any, len(v))
 		for i, e := range v {
-			s[i] = jsonValue(e)
+			s[i] = JSONValue(e)
 		}
 		return s
 	}
@@ -331,7 +331,7 @@ func otherValue(v any) any {
 		if val, err := valuer.Value(); err == nil {
 			switch val := val.(type) {
 			case nil, bool, string, int64, float64, []byte, time.Time:
-				return jsonValue(val)
+				return JSONValue(val)
 			}
 		}
 	}

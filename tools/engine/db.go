@@ -1,4 +1,4 @@
-package tools
+package engine
 
 import (
 	"context"
@@ -35,12 +35,12 @@ type Options struct {
 const (
 	defaultStatementTimeout = 30 * time.Second
 	defaultConnectTimeout   = 10 * time.Second
-	defaultMaxRows          = 500
+	DefaultMaxRows          = 500
 	defaultModelBytes       = 4096
 )
 
-// withDefaults returns o with its zero fields set to the defaults.
-func (o Options) withDefaults() Options {
+// WithDefaults returns o with its zero fields set to the defaults.
+func (o Options) WithDefaults() Options {
 	if o.StatementTimeout <= 0 {
 		o.StatementTimeout = defaultStatementTimeout
 	}
@@ -48,7 +48,7 @@ func (o Options) withDefaults() Options {
 		o.ConnectTimeout = defaultConnectTimeout
 	}
 	if o.MaxRows <= 0 {
-		o.MaxRows = defaultMaxRows
+		o.MaxRows = DefaultMaxRows
 	}
 	if o.ModelBytes <= 0 {
 		o.ModelBytes = defaultModelBytes
@@ -86,12 +86,12 @@ func DialectOf(sourceType string) sqltext.Dialect {
 type DB struct {
 	src     sessionio.Source
 	dialect sqltext.Dialect
-	opts    Options
+	Opts    Options
 	eng     engine
 	redact  redactor
-	// grace is serverGrace for a server, 0 for SQLite, which has no
+	// Grace is serverGrace for a server, 0 for SQLite, which has no
 	// timeout of its own; tests lengthen it to tell the two apart.
-	grace time.Duration
+	Grace time.Duration
 
 	mu         sync.Mutex
 	schema     *Schema
@@ -133,10 +133,10 @@ const (
 // Open returns the DB of src. It validates the configuration but does not
 // connect: a server that is down fails the statements, not Open.
 func Open(ctx context.Context, src sessionio.Source, opts Options) (*DB, error) {
-	opts = opts.withDefaults()
-	db := &DB{src: src, dialect: DialectOf(src.Type), opts: opts, redact: newRedactor(src.Password.Reveal())}
+	opts = opts.WithDefaults()
+	db := &DB{src: src, dialect: DialectOf(src.Type), Opts: opts, redact: NewRedactor(src.Password.Reveal())}
 	if db.dialect != sqltext.DialectSQLite {
-		db.grace = serverGrace // the server's own timeout should fire first
+		db.Grace = serverGrace // the server's own timeout should fire first
 	}
 	var err error
 	switch db.dialect {
@@ -150,7 +150,7 @@ func Open(ctx context.Context, src sessionio.Source, opts Options) (*DB, error) 
 		err = fmt.Errorf("unknown type %q; want one of mysql, postgresql, seekdb or sqlite", src.Type)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("open source %q: %s", src.Name, db.redact.clean(err.Error()))
+		return nil, fmt.Errorf("open source %q: %s", src.Name, db.redact.Clean(err.Error()))
 	}
 	return db, nil
 }
@@ -246,19 +246,19 @@ func (db *DB) Run(ctx context.Context, sql string, write bool) *StatementResult 
 	if !write {
 		v, err := sqltext.Classify(sql, db.dialect)
 		if err != nil {
-			return db.failed(sql, StatusError, "the statement was not run: "+err.Error())
+			return db.Failed(sql, StatusError, "the statement was not run: "+err.Error())
 		}
 		if v.Class == sqltext.Write {
-			return db.failed(sql, StatusRejected, needsConfirmation(v))
+			return db.Failed(sql, StatusRejected, NeedsConfirmation(v))
 		}
 	}
-	return db.execute(ctx, sql, write)
+	return db.Execute(ctx, sql, write)
 }
 
-// needsConfirmation explains to the model why a statement did not run:
+// NeedsConfirmation explains to the model why a statement did not run:
 // the classifier's reason, which is true of a write and of a read that
 // reaches outside the database alike.
-func needsConfirmation(v sqltext.Verdict) string {
+func NeedsConfirmation(v sqltext.Verdict) string {
 	reason := strings.TrimSpace(v.Reason)
 	if reason == "" {
 		reason = "this statement (" + v.Kind + ") can change the database."
@@ -266,27 +266,27 @@ func needsConfirmation(v sqltext.Verdict) string {
 	return "not run: it needs the user's confirmation: " + reason
 }
 
-// failed returns a result that did not run.
-func (db *DB) failed(sql, status, msg string) *StatementResult {
-	return &StatementResult{SQL: sql, Status: status, Error: msg, modelBytes: db.opts.ModelBytes}
+// Failed returns a result that did not run.
+func (db *DB) Failed(sql, status, msg string) *StatementResult {
+	return &StatementResult{SQL: sql, Status: status, Error: msg, ModelBytes: db.Opts.ModelBytes}
 }
 
-// execute runs sql without classifying it: the read-only transaction
+// Execute runs sql without classifying it: the read-only transaction
 // (write false) is then the only guard. Run classifies first; tests call
 // execute to check that guard alone.
-func (db *DB) execute(ctx context.Context, sql string, write bool) *StatementResult {
-	res := &StatementResult{SQL: sql, modelBytes: db.opts.ModelBytes}
-	limit := db.opts.StatementTimeout + db.grace
+func (db *DB) Execute(ctx context.Context, sql string, write bool) *StatementResult {
+	res := &StatementResult{SQL: sql, ModelBytes: db.Opts.ModelBytes}
+	limit := db.Opts.StatementTimeout + db.Grace
 	runCtx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	out := newCollector(res, db.opts.MaxRows)
+	out := newCollector(res, db.Opts.MaxRows)
 	out.page = firstPage(ctx)
 	out.sink = rowSink(ctx)
 	query, args := boundFor(ctx, sql)
 	out.args = args
 	start := time.Now()
 	err := db.eng.run(runCtx, query, write, out)
-	if err == nil && db.dialect == sqltext.DialectMySQL && time.Since(start) >= db.opts.StatementTimeout {
+	if err == nil && db.dialect == sqltext.DialectMySQL && time.Since(start) >= db.Opts.StatementTimeout {
 		// MariaDB's max_statement_time stops some functions (BENCHMARK)
 		// without an error: they return 0 as if they had finished. A
 		// statement that ran the whole limit was stopped by it.
@@ -343,17 +343,17 @@ func (db *DB) explain(ctx, runCtx context.Context, res *StatementResult, err err
 		// Stopped by our deadline, not by a failure of its own: cancelled,
 		// on every engine, with the reason.
 		res.Status = StatusCancelled
-		res.Error = fmt.Sprintf("took longer than the statement timeout (%s), so it was stopped", db.opts.StatementTimeout)
+		res.Error = fmt.Sprintf("took longer than the statement timeout (%s), so it was stopped", db.Opts.StatementTimeout)
 		if write {
 			res.Error += "; its changes were rolled back"
 		}
 	case why == refusedReadOnly && !write:
 		res.Status = StatusRejected
-		res.readOnlyRefused = true
+		res.ReadOnlyRefused = true
 		res.Error = "not run: the database refused this statement in read-only mode, so it changes " +
-			"the database and needs the user's confirmation (" + db.redact.clean(err.Error()) + ")"
+			"the database and needs the user's confirmation (" + db.redact.Clean(err.Error()) + ")"
 	default:
-		res.Error = db.redact.clean(err.Error())
+		res.Error = db.redact.Clean(err.Error())
 	}
 }
 
@@ -362,7 +362,7 @@ func (db *DB) explain(ctx, runCtx context.Context, res *StatementResult, err err
 // context's end, say), but does not unwrap, so that no caller can reach
 // the uncleaned text.
 func (db *DB) cleanError(doing string, err error) error {
-	return &cleanedError{msg: doing + ": " + db.redact.clean(err.Error()), err: err}
+	return &cleanedError{msg: doing + ": " + db.redact.Clean(err.Error()), err: err}
 }
 
 // cleanedError is an error whose text is cleaned of credentials.
@@ -386,9 +386,9 @@ type redactor struct {
 // would garble every message and protects nothing.
 const minRedacted = 3
 
-// newRedactor returns a redactor of password, in the forms it may take in a
+// NewRedactor returns a redactor of password, in the forms it may take in a
 // connection string or URL.
-func newRedactor(password string) redactor {
+func NewRedactor(password string) redactor {
 	if len(password) < minRedacted {
 		return redactor{}
 	}
@@ -399,8 +399,8 @@ func newRedactor(password string) redactor {
 	return redactor{forms: forms}
 }
 
-// clean returns s with every form of the password replaced.
-func (r redactor) clean(s string) string {
+// Clean returns s with every form of the password replaced.
+func (r redactor) Clean(s string) string {
 	for _, f := range r.forms {
 		s = strings.ReplaceAll(s, f, "[redacted]")
 	}

@@ -1,4 +1,4 @@
-package tools
+package engine
 
 import (
 	"context"
@@ -194,8 +194,8 @@ func mysqlChecks(ts *tableSet[string], rows *sql.Rows) error {
 	if !ok {
 		return nil
 	}
-	if name, values, ok := checkValues(clause); ok {
-		if col := t.column(name); col != nil && col.Values == nil {
+	if name, values, ok := CheckValues(clause); ok {
+		if col := t.Column(name); col != nil && col.Values == nil {
 			col.Values = values
 		}
 	}

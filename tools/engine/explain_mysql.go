@@ -1,4 +1,4 @@
-package tools
+package engine
 
 import (
 	"context"
@@ -13,17 +13,17 @@ import (
 // EXPLAIN, which plans the statement without running it; the rollback
 // backs that up.
 
-// explainRolledBack runs an EXPLAIN statement on MySQL in a transaction
+// ExplainRolledBack runs an EXPLAIN statement on MySQL in a transaction
 // that is rolled back whatever happens, under the statement timeout.
-func (db *DB) explainRolledBack(ctx context.Context, sql string) *StatementResult {
+func (db *DB) ExplainRolledBack(ctx context.Context, sql string) *StatementResult {
 	m, ok := db.eng.(*mysqlDB)
 	if !ok {
-		return db.failed(sql, StatusError, "only MySQL and MariaDB explain a write outside a read-only transaction")
+		return db.Failed(sql, StatusError, "only MySQL and MariaDB explain a write outside a read-only transaction")
 	}
-	res := &StatementResult{SQL: sql, modelBytes: db.opts.ModelBytes}
-	runCtx, cancel := context.WithTimeout(ctx, db.opts.StatementTimeout+serverGrace)
+	res := &StatementResult{SQL: sql, ModelBytes: db.Opts.ModelBytes}
+	runCtx, cancel := context.WithTimeout(ctx, db.Opts.StatementTimeout+serverGrace)
 	defer cancel()
-	out := newCollector(res, db.opts.MaxRows)
+	out := newCollector(res, db.Opts.MaxRows)
 	if err := m.runRolledBack(runCtx, sql, out); err != nil {
 		res.RowCount, res.Columns, res.Rows, res.Truncated = 0, nil, nil, false
 		db.explain(ctx, runCtx, res, err, false)
