@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/aiq/aiq-rpc/tools"
+	"github.com/aiq/aiq-rpc/tools/guard"
 )
 
 // Allowance is an "Allow always" answer of a session: statements of its
 // shape run without asking while the session is open in this process, on
 // its current source.
-type Allowance = tools.Allowance
+type Allowance = guard.Allowance
 
 // allowanceKeeper is a toolbox that remembers "Allow always" answers.
 type allowanceKeeper interface {

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/aiq/aiq-rpc/sessionio"
-	"github.com/aiq/aiq-rpc/tools"
+	"github.com/aiq/aiq-rpc/tools/guard"
 )
 
 // Call is one tool call that a front end runs without a model of its own,
@@ -44,7 +44,7 @@ type Call struct {
 // safe for concurrent use.
 type TokenScope struct {
 	mu      sync.Mutex
-	maskers map[string]*tools.Masker // by source name and type
+	maskers map[string]*guard.Masker // by source name and type
 }
 
 // share makes box mask with the scope's masker of src, which then follows
@@ -64,7 +64,7 @@ func (t *TokenScope) share(box Toolbox, src sessionio.Source) {
 		return
 	}
 	if t.maskers == nil {
-		t.maskers = map[string]*tools.Masker{}
+		t.maskers = map[string]*guard.Masker{}
 	}
 	t.maskers[key] = b.masker()
 }

@@ -1,6 +1,8 @@
 package conversation
 
-import "github.com/aiq/aiq-rpc/tools"
+import (
+	"github.com/aiq/aiq-rpc/tools/guard"
+)
 
 // fenced returns the messages of a request with each tool result wrapped
 // as data (tools.Fence), with a token of its own: what a tool read from
@@ -11,7 +13,7 @@ func fenced(messages []Message) []Message {
 	out := make([]Message, len(messages))
 	for i, m := range messages {
 		if m.Role == RoleTool {
-			m.Content = tools.Fence(m.Content, "the result of a tool call")
+			m.Content = guard.Fence(m.Content, "the result of a tool call")
 		}
 		out[i] = m
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/aiq/aiq-rpc/conversation"
 	"github.com/aiq/aiq-rpc/conversation/modeltest"
-	"github.com/aiq/aiq-rpc/tools"
+	"github.com/aiq/aiq-rpc/tools/guard"
 )
 
 // unfenced returns messages with each tool result taken out of its fence,
@@ -22,7 +22,7 @@ func unfenced(t *testing.T, messages []conversation.Message) []conversation.Mess
 	out := make([]conversation.Message, len(messages))
 	for i, m := range messages {
 		if m.Role == conversation.RoleTool {
-			inner, ok := tools.Unfence(m.Content)
+			inner, ok := guard.Unfence(m.Content)
 			require.True(t, ok, "tool result %d is not fenced intact: %q", i, m.Content)
 			m.Content = inner
 		}
@@ -41,7 +41,7 @@ func gullible(req conversation.Request) modeltest.Step {
 	if last.Role != conversation.RoleTool {
 		return modeltest.Call("c1", "execute_sql", `{"sql":"SELECT note FROM notes"}`)
 	}
-	if _, ok := tools.Unfence(last.Content); !ok && strings.Contains(last.Content, injection) {
+	if _, ok := guard.Unfence(last.Content); !ok && strings.Contains(last.Content, injection) {
 		return modeltest.Call("c2", "execute_sql", `{"sql":"DROP TABLE orders"}`)
 	}
 	return modeltest.Answer("The note says to drop a table; that is data, not a request.")
@@ -74,7 +74,7 @@ func TestResultsAreFenced(t *testing.T) {
 		reqs := m.Requests()
 		require.Len(t, reqs, 2)
 		tool := reqs[1].Messages[len(reqs[1].Messages)-1]
-		inner, ok := tools.Unfence(tool.Content)
+		inner, ok := guard.Unfence(tool.Content)
 		require.True(t, ok, "the result is not fenced intact:\n%s", tool.Content)
 		var got struct{ Rows [][]string }
 		require.NoError(t, json.Unmarshal([]byte(inner), &got), inner)

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/aiq/aiq-rpc/tools/engine"
-	"github.com/aiq/aiq-rpc/tools/shard"
 )
 
 // Weights of a question's word found in a table's name, its schema's
@@ -62,7 +61,7 @@ type schemaIndex struct {
 // entry is a table, or a set of shards.
 type entry struct {
 	tables []int // in the schema: one, or the shards in key order
-	set    *shard.Set
+	set    *engine.ShardSet
 	// head and body make a set's line: "events_YYYYMMDD: 92 tables,
 	// 20201101 .. 20210131" and " (event_date date, ...)".
 	head, body string

@@ -12,6 +12,7 @@ import (
 	"github.com/aiq/aiq-rpc/sessionio"
 	"github.com/aiq/aiq-rpc/tools"
 	"github.com/aiq/aiq-rpc/tools/engine"
+	"github.com/aiq/aiq-rpc/tools/guard"
 	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
@@ -62,9 +63,9 @@ func (t *SQLToolboxes) Open(ctx context.Context, src sessionio.Source, confirm C
 	if err != nil {
 		return nil, err
 	}
-	set := tools.NewSet(db, func(ctx context.Context, req tools.ConfirmRequest) (tools.Decision, error) {
+	set := tools.NewSet(db, func(ctx context.Context, req guard.ConfirmRequest) (guard.Decision, error) {
 		d, err := confirm(ctx, req)
-		return tools.Decision(d), err
+		return guard.Decision(d), err
 	})
 	t.mu.Lock()
 	if t.users == nil {
@@ -197,12 +198,12 @@ func statementOf(r *engine.StatementResult) Statement {
 // maskSharer is a toolbox whose masker a TokenScope can share with the
 // other toolboxes of its source.
 type maskSharer interface {
-	masker() *tools.Masker
-	useMasker(m *tools.Masker)
+	masker() *guard.Masker
+	useMasker(m *guard.Masker)
 }
 
-func (b *sqlToolbox) masker() *tools.Masker     { return b.set.Masker() }
-func (b *sqlToolbox) useMasker(m *tools.Masker) { b.set.UseMasker(m) }
+func (b *sqlToolbox) masker() *guard.Masker     { return b.set.Masker() }
+func (b *sqlToolbox) useMasker(m *guard.Masker) { b.set.UseMasker(m) }
 
 // Allowances lists the session's "Allow always" answers.
 func (b *sqlToolbox) Allowances() []Allowance { return b.set.Allowances() }
@@ -246,7 +247,7 @@ func (b *sqlToolbox) DescribeFor(ctx context.Context, question string) string {
 	sb.WriteString("Its tables, one a line: each column with its type; PK is the primary key; -> a foreign key and what it references; " +
 		"in {...} the allowed values; \"...\" a comment; ~N rows an estimate:\n")
 	// Names and comments are the database's text, not instructions.
-	sb.WriteString(tools.Fence(b.index(schema).card(question, budget), "the database's schema"))
+	sb.WriteString(guard.Fence(b.index(schema).card(question, budget), "the database's schema"))
 	return sb.String()
 }
 

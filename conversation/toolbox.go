@@ -6,17 +6,17 @@ import (
 	"sync"
 
 	"github.com/aiq/aiq-rpc/sessionio"
-	"github.com/aiq/aiq-rpc/tools"
+	"github.com/aiq/aiq-rpc/tools/guard"
 )
 
 // ConfirmRequest asks the user whether a statement that writes, reaches
 // outside the database or costs more than the source allows may run: what
 // every front end shows in its dialog (tools.ConfirmRequest).
-type ConfirmRequest = tools.ConfirmRequest
+type ConfirmRequest = guard.ConfirmRequest
 
 // MaskedValue is a masked token of a statement and its value as text, for
 // the user only (tools.MaskedValue).
-type MaskedValue = tools.MaskedValue
+type MaskedValue = guard.MaskedValue
 
 // Decision is the user's answer to a ConfirmRequest.
 type Decision string

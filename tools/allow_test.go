@@ -7,6 +7,7 @@ import (
 
 	"github.com/aiq/aiq-rpc/tools/dbtest"
 	"github.com/aiq/aiq-rpc/tools/engine"
+	"github.com/aiq/aiq-rpc/tools/guard"
 	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
@@ -35,8 +36,8 @@ func TestStatementShape(t *testing.T) {
 			t.Errorf("%s (%s): shape %q, %v; want %q", c.sql, c.d, s.Text(), ok, c.text)
 		}
 	}
-	if s, _ := sqltext.StatementShape(scoped[0].sql, sqltext.DialectPostgres); scopeOf(s, 10) != "Allow UPDATE on orders, up to 10 rows at a time, for this conversation" {
-		t.Errorf("scope %q", scopeOf(s, 10))
+	if s, _ := sqltext.StatementShape(scoped[0].sql, sqltext.DialectPostgres); guard.ScopeOf(s, 10) != "Allow UPDATE on orders, up to 10 rows at a time, for this conversation" {
+		t.Errorf("scope %q", guard.ScopeOf(s, 10))
 	}
 
 	asksEveryTime := []struct {
@@ -113,7 +114,7 @@ func TestStatementShape(t *testing.T) {
 func TestSetScopedAllowance(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e testEngine) {
 		src, db := seeded(t, e, engine.Options{})
-		c := &confirmer{answers: []Decision{AllowAlways}}
+		c := &confirmer{answers: []guard.Decision{AllowAlways}}
 		s := NewSet(db, c.confirm)
 
 		update := "UPDATE t SET name = 'uno' WHERE id = 1"
@@ -164,7 +165,7 @@ func TestSetScopedAllowance(t *testing.T) {
 		}
 
 		// allow_always on a statement without a scope allows it once.
-		c.answers = []Decision{AllowAlways}
+		c.answers = []guard.Decision{AllowAlways}
 		wantStatus(t, execSQL(t, s, "CREATE TABLE t2 (a int)"), engine.StatusSuccess)
 		if len(s.Allowances()) != 1 {
 			t.Errorf("allowances %+v: a statement without a scope added one", s.Allowances())
@@ -210,7 +211,7 @@ func TestAllowanceBound(t *testing.T) {
 			dbtest.Exec(t, src, "CREATE FUNCTION touch() RETURNS integer DETERMINISTIC RETURN 1")
 		}
 		db := openDB(t, src, engine.Options{})
-		c := &confirmer{answers: []Decision{AllowAlways}}
+		c := &confirmer{answers: []guard.Decision{AllowAlways}}
 		s := NewSet(db, c.confirm)
 
 		wantStatus(t, execSQL(t, s, "UPDATE orders SET status = 'paid' WHERE id = 7"), engine.StatusSuccess)

@@ -3,12 +3,13 @@ package tools
 import (
 	"encoding/json"
 	"flag"
-	"github.com/aiq/aiq-rpc/tools/sqltext"
-	"github.com/aiq/aiq-rpc/tools/sqltext/sqltexttest"
 	"os"
 	"path/filepath"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/aiq/aiq-rpc/tools/sqltext"
+	"github.com/aiq/aiq-rpc/tools/sqltext/sqltexttest"
 )
 
 var updateAttacks = flag.Bool("update-attacks", false, "rewrite testdata/attacks.json from sqltexttest.ClassifyCases and the engines' writes")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/aiq/aiq-rpc/tools/dbtest"
 	"github.com/aiq/aiq-rpc/tools/engine"
+	"github.com/aiq/aiq-rpc/tools/guard"
 	"github.com/aiq/aiq-rpc/tools/sqltext"
 	"github.com/aiq/aiq-rpc/tools/sqltext/sqltexttest"
 )
@@ -116,12 +117,12 @@ func TestOutsideReadsAskFirst(t *testing.T) {
 					t.Errorf("%s: the model is told %q; a read changes nothing", r.sql, res.Error)
 				}
 
-				c.answers = []Decision{Reject}
+				c.answers = []guard.Decision{Reject}
 				res = execSQL(t, s, r.sql)
 				if res.Status != engine.StatusRejected || len(res.Rows) != 0 {
 					t.Errorf("%s declined: status %q, rows %v; want it not run", r.sql, res.Status, res.Rows)
 				}
-				c.answers = []Decision{AllowOnce}
+				c.answers = []guard.Decision{AllowOnce}
 				res = execSQL(t, s, r.sql)
 				wantStatus(t, res, engine.StatusSuccess)
 				if got := fmt.Sprint(res.Rows[0][0]); got != r.want {
@@ -208,7 +209,7 @@ func TestBodiesRunAfterApproval(t *testing.T) {
 		s := NewSet(db, c.confirm)
 		for _, b := range bodies[e.name] {
 			before := fingerprint(t, e, src)
-			c.answers = []Decision{Reject}
+			c.answers = []guard.Decision{Reject}
 			res := execSQL(t, s, b.create)
 			if res.Status != engine.StatusRejected || len(c.requests) != 1 || c.requests[0].Risk != "ddl" {
 				t.Fatalf("%s declined: status %q (%s), confirmations %+v; want one DDL confirmation, declined", b.create, res.Status, res.Error, c.requests)
@@ -216,7 +217,7 @@ func TestBodiesRunAfterApproval(t *testing.T) {
 			if after := fingerprint(t, e, src); after != before {
 				t.Fatalf("%s changed the database unconfirmed", b.create)
 			}
-			c.answers, c.requests = []Decision{AllowOnce}, nil
+			c.answers, c.requests = []guard.Decision{AllowOnce}, nil
 			wantStatus(t, execSQL(t, s, b.create), engine.StatusSuccess)
 			c.requests = nil
 			for _, w := range b.fire {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/aiq/aiq-rpc/tools/engine"
+	"github.com/aiq/aiq-rpc/tools/guard"
 	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
@@ -18,9 +19,9 @@ func (s *Set) costGate(ctx context.Context, query string) *engine.StatementResul
 		return nil
 	}
 	limit := s.db.MaxEstimatedRows()
-	req := ConfirmRequest{Tool: ToolExecuteSQL, SQL: query, Risk: "cost", Label: s.db.Source().Label,
+	req := guard.ConfirmRequest{Tool: ToolExecuteSQL, SQL: query, Risk: "cost", Label: s.db.Source().Label,
 		Reason: fmt.Sprintf("The database estimates that this query goes through about %s rows, above this source's limit of %s (max_estimated_rows).",
-			groupThousands(int64(rows)), groupThousands(limit))}
+			guard.GroupThousands(int64(rows)), guard.GroupThousands(limit))}
 	if s.confirm == nil {
 		return s.refused(query, engine.StatusRejected,
 			"This query is estimated to go through more rows than this source allows, and no one can confirm it here, so it did not run.",
@@ -40,17 +41,4 @@ func (s *Set) Export(ctx context.Context, sql string) *engine.StatementResult {
 		}
 	}
 	return s.db.Run(ctx, sql, false)
-}
-
-// groupThousands writes n with commas between groups of three digits.
-func groupThousands(n int64) string {
-	s := fmt.Sprint(n)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 && s[i-1] != '-' {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/aiq/aiq-rpc/tools/dbtest"
 	"github.com/aiq/aiq-rpc/tools/engine"
+	"github.com/aiq/aiq-rpc/tools/guard"
 )
 
 // costCases are, per engine, a read the gate stops and one it lets
@@ -35,7 +36,7 @@ func TestCostGate(t *testing.T) {
 		src := e.source(t)
 		dbtest.Exec(t, src, c.big...)
 		src.MaxEstimatedRows = c.limit
-		conf := &confirmer{answers: []Decision{Reject, AllowOnce}}
+		conf := &confirmer{answers: []guard.Decision{Reject, AllowOnce}}
 		s := NewSet(openDB(t, src, engine.Options{}), conf.confirm)
 
 		wantStatus(t, execSQL(t, s, c.ok), engine.StatusSuccess)
@@ -51,7 +52,7 @@ func TestCostGate(t *testing.T) {
 			t.Errorf("request %+v: want risk cost, the estimate and the limit %s, no scope", req, c.wantMention)
 		}
 		// An export of all the rows goes through the same gate.
-		conf.answers = append([]Decision{Reject}, conf.answers...)
+		conf.answers = append([]guard.Decision{Reject}, conf.answers...)
 		if res := s.Export(context.Background(), c.costly); res.Status != engine.StatusRejected || len(conf.requests) != 2 || conf.requests[1].Risk != "cost" {
 			t.Fatalf("a costly export: %s %q after %d requests; want it to ask, and run nothing when rejected", res.Status, res.Error, len(conf.requests))
 		}
@@ -132,7 +133,7 @@ func TestCostGateCountsWhatTheReadGoesThrough(t *testing.T) {
 			wantStatus(t, execSQL(t, s, sql), engine.StatusRejected)
 			if len(conf.requests) != i+1 || conf.requests[i].Risk != "cost" {
 				t.Errorf("%s did not ask as a costly read", sql)
-				conf.requests = append(conf.requests[:i], ConfirmRequest{})
+				conf.requests = append(conf.requests[:i], guard.ConfirmRequest{})
 			}
 		}
 	})

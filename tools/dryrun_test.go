@@ -7,6 +7,7 @@ import (
 
 	"github.com/aiq/aiq-rpc/tools/dbtest"
 	"github.com/aiq/aiq-rpc/tools/engine"
+	"github.com/aiq/aiq-rpc/tools/guard"
 )
 
 // dryRunSchema makes, on each engine, a parent table whose children are
@@ -174,7 +175,7 @@ func TestDryRunCountsCascades(t *testing.T) {
 			t.Fatalf("child holds %d rows after the dry run, want 18", n)
 		}
 
-		c := &confirmer{answers: []Decision{AllowAlways}}
+		c := &confirmer{answers: []guard.Decision{AllowAlways}}
 		s := NewSet(db, c.confirm)
 		wantStatus(t, execSQL(t, s, "DELETE FROM parent WHERE id = 1"), engine.StatusSuccess)
 		req := c.requests[0]

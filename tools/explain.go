@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/aiq/aiq-rpc/tools/engine"
-	"github.com/aiq/aiq-rpc/tools/sqltext"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/aiq/aiq-rpc/tools/engine"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // maxPlanText bounds the plan text the model reads; largeTable is the

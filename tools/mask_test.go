@@ -11,6 +11,7 @@ import (
 	"github.com/aiq/aiq-rpc/sessionio"
 	"github.com/aiq/aiq-rpc/tools/dbtest"
 	"github.com/aiq/aiq-rpc/tools/engine"
+	"github.com/aiq/aiq-rpc/tools/guard"
 	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
@@ -189,8 +190,8 @@ func TestMaskedTokenInWrite(t *testing.T) {
 		)
 		src.Mask = []string{"customers.email"}
 		db := openDB(t, src, engine.Options{})
-		var asked []ConfirmRequest
-		s := NewSet(db, func(_ context.Context, req ConfirmRequest) (Decision, error) {
+		var asked []guard.ConfirmRequest
+		s := NewSet(db, func(_ context.Context, req guard.ConfirmRequest) (guard.Decision, error) {
 			asked = append(asked, req)
 			return AllowOnce, nil
 		})
@@ -209,7 +210,7 @@ func TestMaskedTokenInWrite(t *testing.T) {
 		if len(asked) != 1 || asked[0].SQL != update {
 			t.Fatalf("the confirmations %+v, want one showing %q", asked, update)
 		}
-		if want := []MaskedValue{{Token: ann, Value: "ann@example.com"}}; fmt.Sprint(asked[0].Masked) != fmt.Sprint(want) {
+		if want := []guard.MaskedValue{{Token: ann, Value: "ann@example.com"}}; fmt.Sprint(asked[0].Masked) != fmt.Sprint(want) {
 			t.Errorf("the confirmation's masked values %v, want %v", asked[0].Masked, want)
 		}
 		if asked[0].DryRun != engine.DryRunOK || asked[0].AffectedRows == nil || *asked[0].AffectedRows != 2 {
@@ -230,8 +231,8 @@ func TestMaskedTokenInWrite(t *testing.T) {
 
 // TestMaskBind: which tokens are bound, and what is refused.
 func TestMaskBind(t *testing.T) {
-	m := &Masker{key: []byte("k"), names: map[string]bool{"email": true}, values: map[string]any{}}
-	tok := m.token("email", "a@b").(string)
+	m := &guard.Masker{Key: []byte("k"), Names: map[string]bool{"email": true}, Values: map[string]any{}}
+	tok := m.Token("email", "a@b").(string)
 	for _, tt := range []struct {
 		sql, want string
 		d         sqltext.Dialect
@@ -248,7 +249,7 @@ func TestMaskBind(t *testing.T) {
 		{"SELECT 1 WHERE e = $$x$$ OR e = '" + tok + "'", "", sqltext.DialectPostgres, false},
 		{"SELECT 1 WHERE e = 'x" + tok + "'", "", sqltext.DialectSQLite, false},
 	} {
-		got, args, err := m.bind(tt.sql, tt.d)
+		got, args, err := m.Bind(tt.sql, tt.d)
 		if tt.ok != (err == nil) || got != tt.want {
 			t.Errorf("bind(%q) = %q, %v, %v; want %q, ok %v", tt.sql, got, args, err, tt.want, tt.ok)
 		}
@@ -256,7 +257,7 @@ func TestMaskBind(t *testing.T) {
 			t.Errorf("bind(%q) args %v, want a@b", tt.sql, args)
 		}
 	}
-	if (*Masker)(nil).Masks("email") {
+	if (*guard.Masker)(nil).Masks("email") {
 		t.Error("a nil Masker masks")
 	}
 }
@@ -266,8 +267,8 @@ func TestMaskBind(t *testing.T) {
 // expression, a CTE, a subquery or a set operation is masked; a count of
 // it, and a column beside a masked column in WHERE, are not.
 func TestMaskedColumnsByStatement(t *testing.T) {
-	m := NewMasker(sessionio.Source{Type: sessionio.TypeSQLite, Mask: []string{"customers.email"}, MaskPattern: []string{"*ssn*"}})
-	tok := m.token("email", "ann@example.com").(string)
+	m := guard.NewMasker(sessionio.Source{Type: sessionio.TypeSQLite, Mask: []string{"customers.email"}, MaskPattern: []string{"*ssn*"}})
+	tok := m.Token("email", "ann@example.com").(string)
 	for _, tt := range []struct {
 		sql     string
 		columns []string
@@ -311,7 +312,7 @@ func TestMaskedColumnsByStatement(t *testing.T) {
 		{"SELECT name FROM customers WHERE email = (SELECT 'x')", []string{"name"}, "-"},
 	} {
 		got := ""
-		for _, masked := range m.maskedColumns(tt.sql, tt.columns) {
+		for _, masked := range m.MaskedColumns(tt.sql, tt.columns) {
 			got += map[bool]string{true: "m", false: "-"}[masked]
 		}
 		if got != tt.want {
@@ -321,7 +322,7 @@ func TestMaskedColumnsByStatement(t *testing.T) {
 
 	// PostgreSQL: a whole-row reference holds the masked column's
 	// values under the table's or alias's name.
-	pg := NewMasker(sessionio.Source{Type: sessionio.TypePostgreSQL, Mask: []string{"customers.email"}})
+	pg := guard.NewMasker(sessionio.Source{Type: sessionio.TypePostgreSQL, Mask: []string{"customers.email"}})
 	for _, tt := range []struct {
 		sql, want string
 	}{
@@ -335,7 +336,7 @@ func TestMaskedColumnsByStatement(t *testing.T) {
 		{"SELECT extract(year FROM d) AS y, d FROM events WHERE a IS DISTINCT FROM b", "--"},
 	} {
 		got := ""
-		for _, masked := range pg.maskedColumns(tt.sql, []string{"a", "b"}) {
+		for _, masked := range pg.MaskedColumns(tt.sql, []string{"a", "b"}) {
 			got += map[bool]string{true: "m", false: "-"}[masked]
 		}
 		if got != tt.want {
@@ -345,7 +346,7 @@ func TestMaskedColumnsByStatement(t *testing.T) {
 
 	// MySQL: a double-quoted "email" is a string by default and a name
 	// with ANSI_QUOTES, so it masks; executable comments mask all.
-	my := NewMasker(sessionio.Source{Type: sessionio.TypeMySQL, Mask: []string{"customers.email"}})
+	my := guard.NewMasker(sessionio.Source{Type: sessionio.TypeMySQL, Mask: []string{"customers.email"}})
 	for _, tt := range []struct {
 		sql  string
 		want bool
@@ -355,7 +356,7 @@ func TestMaskedColumnsByStatement(t *testing.T) {
 		{"SELECT /*+ MAX_EXECUTION_TIME(100) */ name AS x FROM customers", true},
 		{"SELECT name AS x FROM customers WHERE email = 'a'", false},
 	} {
-		if got := my.maskedColumns(tt.sql, []string{"x"})[0]; got != tt.want {
+		if got := my.MaskedColumns(tt.sql, []string{"x"})[0]; got != tt.want {
 			t.Errorf("MySQL %q: masked %v, want %v", tt.sql, got, tt.want)
 		}
 	}
@@ -370,7 +371,7 @@ func TestRedactValues(t *testing.T) {
 		`duplicate key value violates unique constraint; Key (email)=(ann@example.com) already exists.`: `duplicate key value violates unique constraint; Key (email)=(<masked>) already exists.`,
 		`no such column: emial`: `no such column: emial`,
 	} {
-		if got := redactValues(in); got != want {
+		if got := guard.RedactValues(in); got != want {
 			t.Errorf("redactValues(%q) = %q, want %q", in, got, want)
 		}
 	}

@@ -2,10 +2,11 @@ package tools
 
 import (
 	"context"
-	"github.com/aiq/aiq-rpc/tools/engine"
 	"reflect"
 	"strconv"
 	"testing"
+
+	"github.com/aiq/aiq-rpc/tools/engine"
 )
 
 // manyRows returns a statement of the engine that reads n rows.

@@ -5,12 +5,13 @@ import (
 
 	"github.com/aiq/aiq-rpc/sessionio"
 	"github.com/aiq/aiq-rpc/tools/engine"
+	"github.com/aiq/aiq-rpc/tools/guard"
 )
 
 // readOnly returns the result of a write on a source whose policy is
 // access: read_only: refused without asking, and the model is told why.
 // It returns nil on any other source.
-func (s *Set) readOnly(req ConfirmRequest) *engine.StatementResult {
+func (s *Set) readOnly(req guard.ConfirmRequest) *engine.StatementResult {
 	src := s.db.Source()
 	if src.Access != sessionio.AccessReadOnly {
 		return nil

@@ -7,6 +7,7 @@ import (
 	"github.com/aiq/aiq-rpc/sessionio"
 	"github.com/aiq/aiq-rpc/tools/dbtest"
 	"github.com/aiq/aiq-rpc/tools/engine"
+	"github.com/aiq/aiq-rpc/tools/guard"
 )
 
 // TestSourcePolicy: on a read_only source a write is refused without
@@ -18,7 +19,7 @@ func TestSourcePolicy(t *testing.T) {
 		dbtest.Seed(t, src)
 		readOnly := src
 		readOnly.Access = sessionio.AccessReadOnly
-		c := &confirmer{answers: []Decision{AllowAlways, AllowAlways}}
+		c := &confirmer{answers: []guard.Decision{AllowAlways, AllowAlways}}
 		s := NewSet(openDB(t, readOnly, engine.Options{}), c.confirm)
 		before := fingerprint(t, e, src)
 		res := execSQL(t, s, "UPDATE t SET name = 'x' WHERE id = 1")

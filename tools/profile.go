@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/aiq/aiq-rpc/tools/engine"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/aiq/aiq-rpc/tools/engine"
 )
 
 // profile_column reads above profileSampleAbove rows (by the catalog's

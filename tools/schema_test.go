@@ -1,9 +1,10 @@
 package tools
 
 import (
-	"github.com/aiq/aiq-rpc/tools/engine"
 	"strings"
 	"testing"
+
+	"github.com/aiq/aiq-rpc/tools/engine"
 )
 
 // testSchema has a table in the default schema and two of the same name in

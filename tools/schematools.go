@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/aiq/aiq-rpc/tools/engine"
 	"slices"
 	"strings"
+
+	"github.com/aiq/aiq-rpc/tools/engine"
 )
 
 // The schema tools of a Set: describe_table, search_schema and

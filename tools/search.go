@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/aiq/aiq-rpc/tools/engine"
-	"github.com/aiq/aiq-rpc/tools/shard"
 	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
@@ -24,7 +23,7 @@ const (
 // searchHit is a table, or a set of shards, that a query matches.
 type searchHit struct {
 	t    *engine.Table
-	set  *shard.Set
+	set  *engine.ShardSet
 	name string // as the result names it
 	// tier is 0 for the query being the name, 1 for a name that starts
 	// with it, 2 for the others.
@@ -46,7 +45,7 @@ func search(s *engine.Schema, query string) []searchHit {
 		wanted[w] = true
 	}
 	sets := s.Shards()
-	inSet := map[int]*shard.Set{}
+	inSet := map[int]*engine.ShardSet{}
 	for i := range sets {
 		for _, m := range sets[i].Members {
 			inSet[m] = &sets[i]

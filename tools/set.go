@@ -6,14 +6,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/aiq/aiq-rpc/tools/engine"
-	"github.com/aiq/aiq-rpc/tools/sqltext"
 	"math"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/aiq/aiq-rpc/tools/engine"
+	"github.com/aiq/aiq-rpc/tools/guard"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // The names of the tools of a Set.
@@ -27,77 +29,12 @@ const (
 	ToolExplainSQL    = "explain_sql"
 )
 
-// Decision is the user's answer to a ConfirmRequest.
-type Decision string
-
 // The decisions.
 const (
-	AllowOnce   Decision = "allow_once"   // run this statement
-	AllowAlways Decision = "allow_always" // run it, and later statements of its shape (ConfirmRequest.Scope) without asking
-	Reject      Decision = "reject"       // do not run it
+	AllowOnce   guard.Decision = "allow_once"   // run this statement
+	AllowAlways guard.Decision = "allow_always" // run it, and later statements of its shape (ConfirmRequest.Scope) without asking
+	Reject      guard.Decision = "reject"       // do not run it
 )
-
-// ConfirmRequest asks the user whether a statement that can change the
-// database may run.
-type ConfirmRequest struct {
-	Tool string `json:"tool"`
-	SQL  string `json:"sql"`
-	// Risk is "ddl" for a statement that changes the schema or the
-	// privileges, "outside" for one that reaches outside the database
-	// (a server file, another database file) without changing data,
-	// "write" for one that changes data, "cost" for a read the engine
-	// estimates above the source's max_estimated_rows.
-	Risk string `json:"risk"`
-	// Reason says why the statement is a write, from Classify or from the
-	// database that refused it in read-only mode.
-	Reason string `json:"reason"`
-	// Scope says what allow_always would cover ("Allow UPDATE on orders,
-	// up to 10 rows at a time, for this conversation": the rows the dry
-	// run counted, or AllowanceFloor if more); empty when the statement
-	// asks every time, and allow_always then only allows it once.
-	Scope string `json:"scope,omitempty"`
-	// Beyond says why an allowance of the statement's shape does not
-	// cover it ("Its trial run counts 40 rows, more than the 10 that ...");
-	// empty when there is none.
-	Beyond string `json:"beyond,omitempty"`
-	// DryRun says whether the rows the statement changes were counted
-	// beforehand (DryRunOK, the count in AffectedRows), or why not
-	// (DryRunFailed, DryRunSkipped, with DryRunReason).
-	DryRun       string `json:"dryRun,omitempty"`
-	AffectedRows *int64 `json:"affectedRows,omitempty"`
-	// Cascade is what the dry run found the statement does to other
-	// tables through their foreign keys, a table each.
-	Cascade      []engine.TableChange `json:"cascade,omitempty"`
-	DryRunReason string               `json:"dryRunReason,omitempty"`
-	// Label is the source's label from sources.yaml ("production"), for
-	// the dialog to show; on a production source Scope is always empty.
-	Label string `json:"label,omitempty"`
-	// Masked says what each masked token of SQL stands for, so that the
-	// user sees which rows the statement touches. It is for the user
-	// only: the model never reads it.
-	Masked []MaskedValue `json:"masked,omitempty"`
-}
-
-// MaskedValue is a masked token of a statement and the value bound to it.
-type MaskedValue struct {
-	Token string `json:"token"`
-	Value string `json:"value"` // as text, as the result rows show it
-}
-
-// what says, for the user, why the statement asks first.
-func (req ConfirmRequest) what() string {
-	switch req.Risk {
-	case "outside":
-		return "This statement reaches outside the database"
-	case "cost":
-		return "This query is estimated to go through more rows than this source allows"
-	}
-	return "This statement writes to the database"
-}
-
-// Confirmer asks the user to confirm a write and returns the decision. An
-// error means that no answer came; the write does not run.
-type Confirmer func(ctx context.Context, req ConfirmRequest) (Decision, error)
 
 // Spec describes a tool to the model.
 type Spec struct {
@@ -118,18 +55,18 @@ type Spec struct {
 // their results render_chart draws is whichever finished last.
 type Set struct {
 	db      *engine.DB
-	confirm Confirmer
+	confirm guard.Confirmer
 
 	mu      sync.Mutex
-	allowed allowances              // the user's allow_always answers
-	mask    *Masker                 // the source's masked columns, or nil
+	allowed guard.Allowances        // the user's allow_always answers
+	mask    *guard.Masker           // the source's masked columns, or nil
 	last    *engine.StatementResult // the last successful execute_sql result
 }
 
 // NewSet returns the tools of db. confirm asks the user about each write;
 // when it is nil, every write is rejected.
-func NewSet(db *engine.DB, confirm Confirmer) *Set {
-	return &Set{db: db, confirm: confirm, mask: NewMasker(db.Source())}
+func NewSet(db *engine.DB, confirm guard.Confirmer) *Set {
+	return &Set{db: db, confirm: confirm, mask: guard.NewMasker(db.Source())}
 }
 
 // Specs returns the descriptions of the tools, for the model.
@@ -245,14 +182,14 @@ func (s *Set) executeSQL(ctx context.Context, args json.RawMessage) (any, error)
 	}
 	var res *engine.StatementResult
 	v, err := sqltext.Classify(a.SQL, s.db.Dialect())
-	if HasToken(a.SQL) {
+	if guard.HasToken(a.SQL) {
 		if ctx, res = s.bindTokens(ctx, a.SQL, err); res != nil {
 			return res, nil
 		}
 	}
 	switch {
 	case err == nil && v.Class == sqltext.Write:
-		res = s.confirmAndRun(ctx, ConfirmRequest{Tool: ToolExecuteSQL, SQL: a.SQL, Risk: riskOf(v), Reason: v.Reason})
+		res = s.confirmAndRun(ctx, guard.ConfirmRequest{Tool: ToolExecuteSQL, SQL: a.SQL, Risk: riskOf(v), Reason: v.Reason})
 	case err == nil:
 		// Only what the classifier read as one read reaches the engine's
 		// EXPLAIN: SQLite's driver runs every statement of a string, so
@@ -265,7 +202,7 @@ func (s *Set) executeSQL(ctx context.Context, args json.RawMessage) (any, error)
 		if res.ReadOnlyRefused {
 			// The classifier missed a write that the database caught:
 			// the user decides, as for any write.
-			res = s.confirmAndRun(ctx, ConfirmRequest{Tool: ToolExecuteSQL, SQL: a.SQL, Risk: "write",
+			res = s.confirmAndRun(ctx, guard.ConfirmRequest{Tool: ToolExecuteSQL, SQL: a.SQL, Risk: "write",
 				Reason: "the database refused it as a write in read-only mode"})
 		}
 	}
@@ -295,29 +232,29 @@ func riskOf(v sqltext.Verdict) string {
 // confirmAndRun asks the user about a write, unless an allowance covers
 // its shape and its dry run counts no more rows than the allowance's bound,
 // and runs it when allowed.
-func (s *Set) confirmAndRun(ctx context.Context, req ConfirmRequest) *engine.StatementResult {
+func (s *Set) confirmAndRun(ctx context.Context, req guard.ConfirmRequest) *engine.StatementResult {
 	if res := s.readOnly(req); res != nil {
 		return res
 	}
 	req.Label = s.db.Source().Label
 	shape, scoped := sqltext.StatementShape(req.SQL, s.db.Dialect())
 	scoped = scoped && !s.db.Source().IsProduction() // production asks every time
-	var al Allowance
+	var al guard.Allowance
 	covered := false
 	if scoped {
 		s.mu.Lock()
-		al, covered = s.allowed.covering(shape)
+		al, covered = s.allowed.Covering(shape)
 		s.mu.Unlock()
 	}
 	if s.confirm != nil || covered {
 		s.dryRun(ctx, &req)
 	}
-	if !covered || !withinAllowance(req, al) {
+	if !covered || !guard.WithinAllowance(req, al) {
 		if covered {
-			req.Beyond = beyondAllowance(req, al)
+			req.Beyond = guard.BeyondAllowance(req, al)
 		}
 		if scoped {
-			req.Scope = scopeOf(shape, allowanceBound(req))
+			req.Scope = guard.ScopeOf(shape, guard.AllowanceBound(req))
 		}
 		if res := s.ask(ctx, req, shape); res != nil {
 			return res
@@ -332,48 +269,10 @@ func (s *Set) confirmAndRun(ctx context.Context, req ConfirmRequest) *engine.Sta
 	return res
 }
 
-// withinAllowance reports whether al covers the request's statement: its
-// dry run counted no more rows than al's bound. A statement whose rows
-// were not counted asks.
-func withinAllowance(req ConfirmRequest, al Allowance) bool {
-	return req.DryRun == engine.DryRunOK && req.AffectedRows != nil && req.countedRows() <= al.MaxRows
-}
-
-// countedRows is the rows the dry run found the statement changes, in its
-// table and in cascade.
-func (req ConfirmRequest) countedRows() int64 {
-	var n int64
-	if req.AffectedRows != nil {
-		n = *req.AffectedRows
-	}
-	for _, c := range req.Cascade {
-		n += c.Total()
-	}
-	return n
-}
-
-// beyondAllowance says why al, of the request's shape, does not cover it.
-func beyondAllowance(req ConfirmRequest, al Allowance) string {
-	if req.DryRun == engine.DryRunOK && req.AffectedRows != nil {
-		return fmt.Sprintf("Its trial run counts %s rows, more than the %s that \"%s\" covers.",
-			groupThousands(req.countedRows()), groupThousands(al.MaxRows), strings.TrimSuffix(al.Scope, ", for this conversation"))
-	}
-	return fmt.Sprintf("Its rows could not be counted beforehand, so \"%s\" does not cover it.", strings.TrimSuffix(al.Scope, ", for this conversation"))
-}
-
-// allowanceBound is the bound of an allowance given to the request's
-// statement: the rows its dry run counted, or AllowanceFloor if more.
-func allowanceBound(req ConfirmRequest) int64 {
-	if n := req.countedRows(); req.DryRun == engine.DryRunOK && n > AllowanceFloor {
-		return n
-	}
-	return AllowanceFloor
-}
-
 // ask gets the user's decision. It returns nil when the write may run,
 // else the result that says why it did not: one sentence for the user,
 // and for the model what to do next.
-func (s *Set) ask(ctx context.Context, req ConfirmRequest, shape sqltext.Shape) *engine.StatementResult {
+func (s *Set) ask(ctx context.Context, req guard.ConfirmRequest, shape sqltext.Shape) *engine.StatementResult {
 	if s.confirm == nil {
 		if req.Risk == "outside" {
 			return s.refused(req.SQL, engine.StatusRejected,
@@ -384,7 +283,7 @@ func (s *Set) ask(ctx context.Context, req ConfirmRequest, shape sqltext.Shape) 
 			"This statement writes to the database, and writes are turned off here, so it did not run.",
 			"not run: this statement can change the database, and writes are turned off here because no one can confirm them; do not retry it")
 	}
-	req.Masked = boundValues(ctx, req.SQL)
+	req.Masked = guard.BoundValues(ctx, req.SQL)
 	d, err := s.confirm(ctx, req)
 	switch {
 	case ctx.Err() != nil:
@@ -393,14 +292,14 @@ func (s *Set) ask(ctx context.Context, req ConfirmRequest, shape sqltext.Shape) 
 			"cancelled while waiting for the user's confirmation; the statement did not run")
 	case err != nil:
 		return s.refused(req.SQL, engine.StatusRejected,
-			req.what()+", and it could not be confirmed here, so it did not run.",
+			req.What()+", and it could not be confirmed here, so it did not run.",
 			"not run: the user's confirmation could not be asked ("+err.Error()+")")
 	case d == AllowOnce:
 		return nil
 	case d == AllowAlways:
 		if req.Scope != "" { // else it was never offered: once it is
 			s.mu.Lock()
-			s.allowed.add(shape, allowanceBound(req))
+			s.allowed.Add(shape, guard.AllowanceBound(req))
 			s.mu.Unlock()
 		}
 		return nil
@@ -485,7 +384,7 @@ func (s *Set) renderChart(args json.RawMessage) (any, error) {
 	if err := c.fill(last.Rows, xi, yi); err != nil {
 		return nil, err
 	}
-	masked := s.mask.maskedColumns(last.SQL, last.Columns)
+	masked := s.mask.MaskedColumns(last.SQL, last.Columns)
 	return maskChart(s.mask, c, masked[xi], masked[yi])
 }
 

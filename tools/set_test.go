@@ -11,6 +11,7 @@ import (
 
 	"github.com/aiq/aiq-rpc/tools/dbtest"
 	"github.com/aiq/aiq-rpc/tools/engine"
+	"github.com/aiq/aiq-rpc/tools/guard"
 	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
@@ -18,13 +19,13 @@ import (
 // requests.
 type confirmer struct {
 	mu        sync.Mutex
-	answers   []Decision
+	answers   []guard.Decision
 	err       error
-	requests  []ConfirmRequest
+	requests  []guard.ConfirmRequest
 	onConfirm func() // called during the confirmation, when set
 }
 
-func (c *confirmer) confirm(ctx context.Context, req ConfirmRequest) (Decision, error) {
+func (c *confirmer) confirm(ctx context.Context, req guard.ConfirmRequest) (guard.Decision, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.requests = append(c.requests, req)
@@ -61,7 +62,7 @@ func TestSetConfirmation(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e testEngine) {
 		src, db := seeded(t, e, engine.Options{})
 		count := func() int64 { return dbtest.QueryInt(t, src, "SELECT count(*) FROM t") }
-		c := &confirmer{answers: []Decision{Reject}}
+		c := &confirmer{answers: []guard.Decision{Reject}}
 		s := NewSet(db, c.confirm)
 
 		// Reads never ask.
@@ -83,13 +84,13 @@ func TestSetConfirmation(t *testing.T) {
 		if after := fingerprint(t, e, src); after != before {
 			t.Errorf("a rejected write changed the database")
 		}
-		want := ConfirmRequest{Tool: ToolExecuteSQL, SQL: insert, Risk: "write"}
+		want := guard.ConfirmRequest{Tool: ToolExecuteSQL, SQL: insert, Risk: "write"}
 		if len(c.requests) != 1 || c.requests[0].Tool != want.Tool || c.requests[0].SQL != want.SQL ||
 			c.requests[0].Risk != want.Risk || c.requests[0].Reason == "" {
 			t.Errorf("requests = %+v, want one like %+v with a reason", c.requests, want)
 		}
 
-		c.answers = []Decision{AllowOnce}
+		c.answers = []guard.Decision{AllowOnce}
 		res = execSQL(t, s, insert)
 		wantStatus(t, res, engine.StatusSuccess)
 		if res.RowCount != 1 || count() != 4 {
@@ -98,7 +99,7 @@ func TestSetConfirmation(t *testing.T) {
 
 		// allow_once was for one statement; allow_always is for the Set,
 		// and for statements of the same shape only.
-		c.answers = []Decision{AllowAlways, AllowOnce}
+		c.answers = []guard.Decision{AllowAlways, AllowOnce}
 		wantStatus(t, execSQL(t, s, "DELETE FROM t WHERE id = 4"), engine.StatusSuccess)
 		if _, err := s.Run(context.Background(), ToolListTables, nil); err != nil {
 			t.Fatal(err)
@@ -137,7 +138,7 @@ func TestSetDatabaseRefusal(t *testing.T) {
 		src, db := seeded(t, e, engine.Options{})
 		dbtest.Exec(t, src, e.addRow)
 		count := func() int64 { return dbtest.QueryInt(t, src, "SELECT count(*) FROM t") }
-		c := &confirmer{answers: []Decision{Reject, AllowOnce}}
+		c := &confirmer{answers: []guard.Decision{Reject, AllowOnce}}
 		s := NewSet(db, c.confirm)
 		res := execSQL(t, s, "SELECT add_row()")
 		wantStatus(t, res, engine.StatusRejected)
@@ -166,7 +167,7 @@ func TestSetConfirmerFails(t *testing.T) {
 
 	// A turn cancelled while the user decides runs nothing.
 	ctx, cancel := context.WithCancel(context.Background())
-	c = &confirmer{answers: []Decision{AllowOnce}, onConfirm: cancel}
+	c = &confirmer{answers: []guard.Decision{AllowOnce}, onConfirm: cancel}
 	out, err := NewSet(db, c.confirm).Run(ctx, ToolExecuteSQL, json.RawMessage(`{"sql":"DELETE FROM t"}`))
 	if err != nil || out.(*engine.StatementResult).Status != engine.StatusCancelled {
 		t.Errorf("cancelled during confirmation: %+v, %v; want status cancelled", out, err)
@@ -319,7 +320,7 @@ func TestConfirmationSaysWhy(t *testing.T) {
 func TestSchemaFollowsConfirmedDDL(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e testEngine) {
 		_, db := seeded(t, e, engine.Options{})
-		c := &confirmer{answers: []Decision{Reject, AllowOnce}}
+		c := &confirmer{answers: []guard.Decision{Reject, AllowOnce}}
 		s := NewSet(db, c.confirm)
 		has := func(name string) bool {
 			t.Helper()

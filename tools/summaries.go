@@ -2,8 +2,9 @@ package tools
 
 import (
 	"encoding/json"
-	"github.com/aiq/aiq-rpc/tools/engine"
 	"strings"
+
+	"github.com/aiq/aiq-rpc/tools/engine"
 )
 
 // StoredSummary returns the one-line summary of a schema tool's result

@@ -12,7 +12,7 @@ import (
 	"github.com/aiq/aiq-rpc/conversation"
 	"github.com/aiq/aiq-rpc/conversation/llm/llmtest"
 	"github.com/aiq/aiq-rpc/conversation/modeltest"
-	"github.com/aiq/aiq-rpc/tools"
+	"github.com/aiq/aiq-rpc/tools/guard"
 )
 
 // TestRunnerTurn runs a whole turn of the conversation loop against the
@@ -41,7 +41,7 @@ func TestRunnerTurn(t *testing.T) {
 	id := second[2].ToolCalls[0].ID
 	assert.NotEmpty(t, id, "the runner gave the call an id")
 	assert.Equal(t, id, second[3].ToolCallID)
-	inner, ok := tools.Unfence(second[3].Content)
+	inner, ok := guard.Unfence(second[3].Content)
 	require.True(t, ok, "the tool result reaches the model fenced as data: %s", second[3].Content)
 	assert.JSONEq(t, `{"status":"success","rows":[[2]]}`, inner)
 }

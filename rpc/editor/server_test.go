@@ -23,7 +23,7 @@ import (
 	"github.com/aiq/aiq-rpc/rpc/editor/editortest"
 	"github.com/aiq/aiq-rpc/sessionio"
 	"github.com/aiq/aiq-rpc/sessionio/sessiontest"
-	"github.com/aiq/aiq-rpc/tools"
+	"github.com/aiq/aiq-rpc/tools/guard"
 )
 
 // fixture is a server in this process, spoken to over a pipe pair.
@@ -521,7 +521,7 @@ func TestConfirm(t *testing.T) {
 			assert.Equal(t, "DELETE FROM t", asked[0]["sql"])
 			assert.Equal(t, ans.SessionID, asked[0]["sessionId"])
 			tool := model.Requests()[1].Messages[3]
-			inner, ok := tools.Unfence(tool.Content)
+			inner, ok := guard.Unfence(tool.Content)
 			require.True(t, ok, "the tool result is fenced as data: %s", tool.Content)
 			assert.JSONEq(t, fmt.Sprintf(`{"decision":%q}`, decision), inner)
 		})

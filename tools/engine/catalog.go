@@ -1,12 +1,13 @@
 package engine
 
 import (
-	"github.com/aiq/aiq-rpc/tools/sqltext"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // The catalog readers of the engines (catalog_postgres.go,

@@ -4,8 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"github.com/aiq/aiq-rpc/tools/sqltext"
 	"slices"
+
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // The catalog queries of MySQL and MariaDB, on the connection's database.

@@ -7,8 +7,9 @@ import (
 	"math"
 	"slices"
 
-	"github.com/aiq/aiq-rpc/tools/sqltext"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // pgUserSchemas lists the schemas the user's objects live in: not the

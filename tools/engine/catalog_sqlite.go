@@ -4,10 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"github.com/aiq/aiq-rpc/tools/sqltext"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // The catalog queries of SQLite, through its table-valued pragma

@@ -8,8 +8,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/aiq/aiq-rpc/tools/sqltext"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // The outcomes of a dry run, for ConfirmRequest.DryRun.

@@ -2,9 +2,10 @@ package engine
 
 import (
 	"cmp"
-	"github.com/aiq/aiq-rpc/tools/sqltext"
 	"slices"
 	"strings"
+
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // LookupAll finds each name's table, once each.

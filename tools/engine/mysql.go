@@ -12,8 +12,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/aiq/aiq-rpc/sessionio"
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/aiq/aiq-rpc/sessionio"
 )
 
 // MySQL and MariaDB error numbers.

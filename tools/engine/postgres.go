@@ -11,11 +11,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/aiq/aiq-rpc/sessionio"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/aiq/aiq-rpc/sessionio"
 )
 
 // pgCancelGrace is how long, after a statement's context ends, the client

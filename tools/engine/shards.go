@@ -3,19 +3,17 @@ package engine
 import (
 	"strconv"
 	"strings"
-
-	"github.com/aiq/aiq-rpc/tools/shard"
 )
 
 // Shards returns the sets of tables that are one table cut by a date or
 // a number: names that differ only in a run of digits, in one schema,
 // with the same columns (names and types) and foreign keys.
-func (s *Schema) Shards() []shard.Set {
+func (s *Schema) Shards() []ShardSet {
 	names := make([]string, len(s.Tables))
 	for i := range s.Tables {
 		names[i] = s.Tables[i].Name
 	}
-	return shard.Find(names, func(i int) string { return shardSignature(&s.Tables[i]) })
+	return findShards(names, func(i int) string { return shardSignature(&s.Tables[i]) })
 }
 
 // shardSignature is what the shards of a set share.
@@ -32,7 +30,7 @@ func shardSignature(t *Table) string {
 }
 
 // SetName is a set's pattern after its schema: "events_YYYYMMDD".
-func (s *Schema) SetName(set *shard.Set) string {
+func (s *Schema) SetName(set *ShardSet) string {
 	if sc := s.Tables[set.Members[0]].Schema; sc != "" {
 		return sc + "." + set.Pattern
 	}
@@ -42,7 +40,7 @@ func (s *Schema) SetName(set *shard.Set) string {
 // SetLine writes a set of shards in one line, "events_YYYYMMDD: 92
 // tables, 20201101 .. 20210131", then its first shard's columns as its
 // line writes them, without the row estimate of that one shard.
-func (s *Schema) SetLine(set *shard.Set) (head, body string) {
+func (s *Schema) SetLine(set *ShardSet) (head, body string) {
 	first := s.Tables[set.Members[0]]
 	head = s.SetName(set) + ": " + strconv.Itoa(len(set.Members)) + " tables, " + set.Range()
 	first.Rows = -1
@@ -124,7 +122,7 @@ const maxShardNames = 200
 
 // FindSet finds the set of shards whose pattern is name ("events_YYYYMMDD",
 // any case, after its schema or not).
-func (s *Schema) FindSet(name string) *shard.Set {
+func (s *Schema) FindSet(name string) *ShardSet {
 	name = unquoteQualified(strings.TrimSpace(name))
 	if !strings.ContainsAny(name, "YN") && !strings.ContainsAny(name, "yn") {
 		return nil
@@ -140,7 +138,7 @@ func (s *Schema) FindSet(name string) *shard.Set {
 // SetCard is the full card of a set of shards, for describe_table: which
 // shards there are, then the card of the first, whose columns they all
 // have.
-func (s *Schema) SetCard(set *shard.Set) string {
+func (s *Schema) SetCard(set *ShardSet) string {
 	var b strings.Builder
 	b.WriteString("shards " + s.SetName(set) + ": " + strconv.Itoa(len(set.Members)) + " tables of the same columns, " + set.Range() + ": ")
 	b.WriteString(s.ShardNames(set, maxShardNames))
@@ -151,7 +149,7 @@ func (s *Schema) SetCard(set *shard.Set) string {
 
 // ShardNames lists up to n of a set's shards by name, the first and the
 // last ones when there are more.
-func (s *Schema) ShardNames(set *shard.Set, n int) string {
+func (s *Schema) ShardNames(set *ShardSet, n int) string {
 	var names []string
 	for i, m := range set.Members {
 		if len(set.Members) > n && i == n/2 {

@@ -11,8 +11,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/aiq/aiq-rpc/sessionio"
 	"modernc.org/sqlite"
+
+	"github.com/aiq/aiq-rpc/sessionio"
 )
 
 // SQLite's result codes for a write refused by query_only

@@ -2,13 +2,14 @@ package sqltext_test
 
 import (
 	"fmt"
-	"github.com/aiq/aiq-rpc/tools/sqltext"
-	"github.com/aiq/aiq-rpc/tools/sqltext/sqltexttest"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/aiq/aiq-rpc/tools/sqltext"
+	"github.com/aiq/aiq-rpc/tools/sqltext/sqltexttest"
 )
 
 var classifyDialects = []sqltext.Dialect{sqltext.DialectPostgres, sqltext.DialectMySQL, sqltext.DialectSQLite}

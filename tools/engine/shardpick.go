@@ -1,4 +1,4 @@
-package shard
+package engine
 
 import (
 	"strconv"
@@ -86,7 +86,7 @@ func (w when) empty() bool {
 // Pick returns the positions in s.Members of the shards that the
 // question's years, months and dates name, in key order; none when the
 // question names no time or the set is not dated.
-func (s *Set) Pick(question string) []int {
+func (s *ShardSet) Pick(question string) []int {
 	if !s.Dated() {
 		return nil
 	}

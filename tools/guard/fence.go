@@ -1,4 +1,4 @@
-package tools
+package guard
 
 import (
 	"crypto/rand"

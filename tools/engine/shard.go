@@ -1,9 +1,10 @@
-// Package shard finds the tables of a catalog that are one table cut in
-// pieces by a date or a number (events_20201101 .. events_20210131,
-// storms_1950 .. storms_2024, gsod2014, zcta5_2018_5yr), from the names and
-// the columns alone, so that the model reads them as one table and a
-// question's dates pick the pieces it needs.
-package shard
+package engine
+
+// This file finds the tables of a catalog that are one table cut in pieces
+// by a date or a number (events_20201101 .. events_20210131, storms_1950 ..
+// storms_2024, gsod2014, zcta5_2018_5yr), from the names and the columns
+// alone, so that the model reads them as one table and a question's dates
+// pick the pieces it needs.
 
 import (
 	"cmp"
@@ -18,22 +19,22 @@ import (
 // series.
 const minShards = 3
 
-// Set is tables whose names differ only in one run of digits and whose
+// ShardSet is tables whose names differ only in one run of digits and whose
 // columns are the same.
-type Set struct {
+type ShardSet struct {
 	// Pattern is the name with the run written as what it holds:
 	// YYYYMMDD, YYYYMM, YYYY or N (events_YYYYMMDD).
 	Pattern string
-	// Members index the tables given to Find, in the order of their keys;
+	// Members index the tables given to findShards, in the order of their keys;
 	// Keys are their runs of digits (20201101).
 	Members []int
 	Keys    []string
 }
 
-// Find returns the sets among tables named names, where same(i, j)
+// findShards returns the sets among tables named names, where same(i, j)
 // reports whether tables i and j have the same columns (and schema). A
 // table belongs to one set at most: the largest its name allows.
-func Find(names []string, signature func(i int) string) []Set {
+func findShards(names []string, signature func(i int) string) []ShardSet {
 	type candidate struct {
 		members []int
 		keys    []string
@@ -67,9 +68,9 @@ func Find(names []string, signature func(i int) string) []Set {
 	// the set its varying run makes.
 	slices.SortStableFunc(cands, func(a, b *candidate) int { return len(b.members) - len(a.members) })
 	taken := make([]bool, len(names))
-	var sets []Set
+	var sets []ShardSet
 	for _, c := range cands {
-		var s Set
+		var s ShardSet
 		for j, m := range c.members {
 			if !taken[m] {
 				s.Members = append(s.Members, m)
@@ -86,7 +87,7 @@ func Find(names []string, signature func(i int) string) []Set {
 		s.Pattern = c.prefix + kind(s.Keys) + c.suffix
 		sets = append(sets, s)
 	}
-	slices.SortFunc(sets, func(a, b Set) int { return a.Members[0] - b.Members[0] })
+	slices.SortFunc(sets, func(a, b ShardSet) int { return a.Members[0] - b.Members[0] })
 	return sets
 }
 
@@ -111,7 +112,7 @@ func digitRuns(name string) [][2]int {
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // sortByKey orders the members by their keys as numbers.
-func sortByKey(s *Set) {
+func sortByKey(s *ShardSet) {
 	idx := make([]int, len(s.Members))
 	for i := range idx {
 		idx[i] = i
@@ -155,11 +156,11 @@ func kind(keys []string) string {
 }
 
 // Dated reports whether the set's keys are dates, months or years.
-func (s *Set) Dated() bool {
+func (s *ShardSet) Dated() bool {
 	return strings.Contains(s.Pattern, "YYYY")
 }
 
 // Range is "20201101 .. 20210131".
-func (s *Set) Range() string {
+func (s *ShardSet) Range() string {
 	return s.Keys[0] + " .. " + s.Keys[len(s.Keys)-1]
 }

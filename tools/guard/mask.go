@@ -1,4 +1,4 @@
-package tools
+package guard
 
 import (
 	"context"
@@ -79,20 +79,20 @@ const maxMaskedValues = 100_000
 // its key, and so its tokens, stay those of its session. A nil *Masker
 // masks nothing.
 type Masker struct {
-	key     []byte
+	Key     []byte
 	dialect sqltext.Dialect
 
 	mu       sync.Mutex
-	names    map[string]bool
+	Names    map[string]bool
 	patterns []string
-	values   map[string]any // hex part of a token -> the value
+	Values   map[string]any // hex part of a token -> the value
 }
 
 // NewMasker returns the masker of src for one session, with a key of its
 // own; it masks nothing while src masks no column.
 func NewMasker(src sessionio.Source) *Masker {
-	m := &Masker{key: make([]byte, 32), dialect: engine.DialectOf(src.Type), values: map[string]any{}}
-	rand.Read(m.key) // never fails (crypto/rand's documented behaviour since Go 1.24)
+	m := &Masker{Key: make([]byte, 32), dialect: engine.DialectOf(src.Type), Values: map[string]any{}}
+	rand.Read(m.Key) // never fails (crypto/rand's documented behaviour since Go 1.24)
 	m.SetSource(src)
 	return m
 }
@@ -111,7 +111,7 @@ func (m *Masker) SetSource(src sessionio.Source) {
 		patterns = append(patterns, strings.ToLower(p))
 	}
 	m.mu.Lock()
-	m.names, m.patterns = names, patterns
+	m.Names, m.patterns = names, patterns
 	m.mu.Unlock()
 }
 
@@ -122,7 +122,7 @@ func (m *Masker) active() bool {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return len(m.names) > 0 || len(m.patterns) > 0
+	return len(m.Names) > 0 || len(m.patterns) > 0
 }
 
 // Masks reports whether a result column of this name is masked.
@@ -136,7 +136,7 @@ func (m *Masker) Masks(column string) bool {
 }
 
 func (m *Masker) masksLocked(name string) bool {
-	if m.names[name] {
+	if m.Names[name] {
 		return true
 	}
 	for _, p := range m.patterns {
@@ -147,9 +147,9 @@ func (m *Masker) masksLocked(name string) bool {
 	return false
 }
 
-// token returns the token of v in column; NULL stays NULL, as whether a
+// Token returns the token of v in column; NULL stays NULL, as whether a
 // value is missing is not the value.
-func (m *Masker) token(column string, v any) any {
+func (m *Masker) Token(column string, v any) any {
 	if v == nil {
 		return nil
 	}
@@ -157,7 +157,7 @@ func (m *Masker) token(column string, v any) any {
 	if err != nil {
 		data = []byte(fmt.Sprint(v))
 	}
-	mac := hmac.New(sha256.New, m.key)
+	mac := hmac.New(sha256.New, m.Key)
 	mac.Write(data)
 	sum := hex.EncodeToString(mac.Sum(nil))
 	m.mu.Lock()
@@ -165,10 +165,10 @@ func (m *Masker) token(column string, v any) any {
 	h := sum[:maskHexLen]
 	for n := maskHexLen; ; n += 4 {
 		h = sum[:n]
-		old, ok := m.values[h]
+		old, ok := m.Values[h]
 		if !ok || sameValue(old, data) || n+4 > len(sum) {
-			if !ok && len(m.values) < maxMaskedValues {
-				m.values[h] = v
+			if !ok && len(m.Values) < maxMaskedValues {
+				m.Values[h] = v
 			}
 			break
 		}
@@ -215,7 +215,7 @@ func (m *Masker) maskRows(columns []string, masked []bool, rows [][]any) [][]any
 		cp := append([]any(nil), row...)
 		for _, i := range cols {
 			if i < len(cp) {
-				cp[i] = m.token(columns[i], cp[i])
+				cp[i] = m.Token(columns[i], cp[i])
 			}
 		}
 		out[r] = cp
@@ -234,7 +234,7 @@ func (m *Masker) ModelView(r *engine.StatementResult) any {
 		cp := *r
 		cp.Warnings = make([]string, len(r.Warnings))
 		for i, w := range r.Warnings {
-			cp.Warnings[i] = redactValues(w)
+			cp.Warnings[i] = RedactValues(w)
 		}
 		r = &cp
 	}
@@ -245,11 +245,11 @@ func (m *Masker) ModelView(r *engine.StatementResult) any {
 			return r.ModelView()
 		}
 		cp := *r
-		cp.Error = redactValues(r.Error)
+		cp.Error = RedactValues(r.Error)
 		return cp.ModelView()
 	}
 	cp := *r
-	cp.Rows = m.maskRows(r.Columns, m.maskedColumns(r.SQL, r.Columns), r.Rows)
+	cp.Rows = m.maskRows(r.Columns, m.MaskedColumns(r.SQL, r.Columns), r.Rows)
 	return cp.ModelView()
 }
 
@@ -257,9 +257,9 @@ func (m *Masker) ModelView(r *engine.StatementResult) any {
 // string in double or single quotes, or a key's value, Key (email)=(...).
 var quotedValue = regexp.MustCompile(`"[^"]*"|'[^']*'|\)=\([^)]*\)`)
 
-// redactValues is an error with every quoted value in it replaced: the
+// RedactValues is an error with every quoted value in it replaced: the
 // model reads it when the statement refers to a masked column.
-func redactValues(msg string) string {
+func RedactValues(msg string) string {
 	return quotedValue.ReplaceAllStringFunc(msg, func(q string) string {
 		switch q[0] {
 		case '"', '\'':
@@ -269,36 +269,22 @@ func redactValues(msg string) string {
 	})
 }
 
-// maskProfile replaces the values of a masked column's profile by tokens:
-// min, max and the most common values. Counts pass through.
-func maskProfile(m *Masker, p *ColumnProfile) {
-	if !m.Masks(p.Column) {
-		return
-	}
-	p.Min, p.Max = m.token(p.Column, p.Min), m.token(p.Column, p.Max)
-	for i := range p.Top {
-		p.Top[i].Value = m.token(p.Column, p.Top[i].Value)
-	}
-	p.Note = strings.TrimSpace(p.Note + " The values of this column are masked: each is a token that stands for one value.")
-	p.summary = profileSummary(p)
-}
-
-// tokenPattern finds what looks like a token anywhere in a statement.
-var tokenPattern = regexp.MustCompile(`<masked:[a-z0-9_]*:([0-9a-f]+)>`)
+// TokenPattern finds what looks like a token anywhere in a statement.
+var TokenPattern = regexp.MustCompile(`<masked:[a-z0-9_]*:([0-9a-f]+)>`)
 
 // HasToken reports whether sql holds something that looks like a token.
 func HasToken(sql string) bool { return strings.Contains(sql, "<masked:") }
 
-// bind returns sql with each string literal that is exactly a token
+// Bind returns sql with each string literal that is exactly a token
 // replaced by a placeholder of dialect, and the values to bind to them.
 // It refuses, with what the model should do, a token anywhere else (in a
 // longer string, a comment, a name), a token this session did not issue,
 // and a statement it cannot read with certainty: one with a backslash, a
 // dollar sign or a question mark outside its string literals.
-func (m *Masker) bind(sql string, dialect sqltext.Dialect) (string, []any, error) {
+func (m *Masker) Bind(sql string, dialect sqltext.Dialect) (string, []any, error) {
 	const how = "use a token only as a whole string literal, such as WHERE email = '<masked:email:3f2a91c04d7e>'"
 	if m == nil {
-		return "", nil, fmt.Errorf("this source masks no column, so %s is not a value it issued", tokenPattern.FindString(sql))
+		return "", nil, fmt.Errorf("this source masks no column, so %s is not a value it issued", TokenPattern.FindString(sql))
 	}
 	if strings.ContainsAny(sql, `\$`) {
 		return "", nil, fmt.Errorf("a statement with a masked token cannot hold a backslash or a dollar sign; %s", how)
@@ -324,7 +310,7 @@ func (m *Masker) bind(sql string, dialect sqltext.Dialect) (string, []any, error
 				return "", nil, fmt.Errorf("the statement has an unterminated string literal")
 			}
 			lit := sql[i+1 : end]
-			if sm := tokenPattern.FindStringSubmatch(lit); sm != nil {
+			if sm := TokenPattern.FindStringSubmatch(lit); sm != nil {
 				if sm[0] != lit {
 					return "", nil, fmt.Errorf("%s is part of a longer string; %s", sm[0], how)
 				}
@@ -377,7 +363,7 @@ func (m *Masker) bind(sql string, dialect sqltext.Dialect) (string, []any, error
 func (m *Masker) lookup(h string) (any, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	v, ok := m.values[h]
+	v, ok := m.Values[h]
 	return v, ok
 }
 
@@ -388,10 +374,10 @@ func placeholder(d sqltext.Dialect, n int) string {
 	return "?"
 }
 
-// boundValues returns the tokens that stand for values in sql under ctx
+// BoundValues returns the tokens that stand for values in sql under ctx
 // (withBound), each once, with their values as text: a string as it is,
 // anything else as JSON, as the editors show result rows.
-func boundValues(ctx context.Context, sql string) []MaskedValue {
+func BoundValues(ctx context.Context, sql string) []MaskedValue {
 	b, ok := ctx.Value(engine.BoundKey{}).(engine.Bound)
 	if !ok || b.SQL != sql || len(b.Tokens) != len(b.Args) {
 		return nil
@@ -411,57 +397,4 @@ func boundValues(ctx context.Context, sql string) []MaskedValue {
 		out = append(out, MaskedValue{Token: tok, Value: text})
 	}
 	return out
-}
-
-// bindTokens prepares a statement that holds masked tokens: one whose
-// tokens are whole string literals runs with their values bound (the
-// returned ctx), a write as a read, and its dry run too, after the same
-// confirmation, which shows the statement as written and, to the user
-// only, the tokens' values (ConfirmRequest.Masked); anything else is
-// refused with a result that says why.
-func (s *Set) bindTokens(ctx context.Context, sql string, classErr error) (context.Context, *engine.StatementResult) {
-	if classErr != nil {
-		return ctx, nil // Run refuses it with the classifier's reason
-	}
-	query, args, err := s.mask.bind(sql, s.db.Dialect())
-	if err != nil {
-		return ctx, s.refused(sql, engine.StatusRejected, "The statement's masked token could not be bound: "+err.Error()+".", "not run: "+err.Error())
-	}
-	// bind refused every token that is not a whole string literal, so
-	// the tokens, in order, are those of args.
-	tokens := tokenPattern.FindAllString(sql, -1)
-	return engine.WithBound(ctx, engine.Bound{SQL: sql, Query: query, Args: args, Tokens: tokens}), nil
-}
-
-// Masker returns the Set's masker, to share with other Sets of the same
-// source (UseMasker).
-func (s *Set) Masker() *Masker { return s.mask }
-
-// UseMasker makes the Set mask with m instead of its own masker, so that
-// its tokens are those of m's session: call it before the Set runs a
-// tool. A nil m is ignored.
-func (s *Set) UseMasker(m *Masker) {
-	if m != nil {
-		s.mask = m
-	}
-}
-
-// ModelView is what the model reads of r: its ModelView, with the values
-// of the source's masked columns as tokens.
-func (s *Set) ModelView(r *engine.StatementResult) any { return s.mask.ModelView(r) }
-
-// maskChart hides a chart's masked values, which the model reads too: the
-// labels of a masked x become tokens; a masked y, or a masked x of a
-// scatter chart, whose numbers would show, is refused. maskX and maskY
-// say whether the result masks the chart's columns.
-func maskChart(m *Masker, c *Chart, maskX, maskY bool) (*Chart, error) {
-	if maskY || c.ChartType == "scatter" && maskX {
-		return nil, fmt.Errorf("render_chart cannot plot the masked column's numbers; chart a count or another column instead")
-	}
-	if maskX {
-		for i, l := range c.Labels {
-			c.Labels[i] = m.token(c.X, l).(string)
-		}
-	}
-	return c, nil
 }

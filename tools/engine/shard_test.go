@@ -1,4 +1,4 @@
-package shard
+package engine
 
 import (
 	"fmt"
@@ -9,10 +9,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// find runs Find on names whose columns are given by sig (the same for
+// find runs findShards on names whose columns are given by sig (the same for
 // all when nil).
-func find(names []string, sig map[string]string) []Set {
-	return Find(names, func(i int) string { return sig[names[i]] })
+func find(names []string, sig map[string]string) []ShardSet {
+	return findShards(names, func(i int) string { return sig[names[i]] })
 }
 
 func TestFindShards(t *testing.T) {
@@ -49,12 +49,12 @@ func TestNotShards(t *testing.T) {
 }
 
 func TestPick(t *testing.T) {
-	daily := Set{Pattern: "events_YYYYMMDD"}
+	daily := ShardSet{Pattern: "events_YYYYMMDD"}
 	for _, k := range []string{"20201130", "20201201", "20201215", "20201231", "20210101"} {
 		daily.Keys = append(daily.Keys, k)
 		daily.Members = append(daily.Members, len(daily.Members))
 	}
-	keys := func(s Set, q string) []string {
+	keys := func(s ShardSet, q string) []string {
 		var out []string
 		for _, p := range s.Pick(q) {
 			out = append(out, s.Keys[p])
@@ -68,7 +68,7 @@ func TestPick(t *testing.T) {
 	assert.Empty(t, keys(daily, "events per platform"))
 	assert.Empty(t, keys(daily, "what may happen"), "may is a word, not a month, without a year")
 
-	yearly := Set{Pattern: "storms_YYYY"}
+	yearly := ShardSet{Pattern: "storms_YYYY"}
 	for y := 1950; y <= 2024; y++ {
 		yearly.Keys = append(yearly.Keys, fmt.Sprint(y))
 		yearly.Members = append(yearly.Members, len(yearly.Members))
@@ -78,7 +78,7 @@ func TestPick(t *testing.T) {
 	assert.Len(t, past, 10)
 	assert.Equal(t, []string{"2014"}, keys(yearly, "storms of 2014"))
 	assert.Empty(t, keys(yearly, "storms in December"), "a month picks no yearly shard")
-	assert.Empty(t, (&Set{Pattern: "part_N", Keys: []string{"1", "2", "3"}}).Pick("in 2020"))
+	assert.Empty(t, (&ShardSet{Pattern: "part_N", Keys: []string{"1", "2", "3"}}).Pick("in 2020"))
 }
 
 // FuzzPick: any question and any keys give picks within the set, in key

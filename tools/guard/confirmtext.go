@@ -1,8 +1,10 @@
-package tools
+package guard
 
 import (
-	"github.com/aiq/aiq-rpc/tools/engine"
+	"fmt"
 	"strings"
+
+	"github.com/aiq/aiq-rpc/tools/engine"
 )
 
 // DryRunText says, in a sentence for a dialog, what the dry run of the
@@ -84,7 +86,7 @@ func rowsText(n int64) string {
 	if n == 1 {
 		return "1 row"
 	}
-	return groupThousands(n) + " rows"
+	return GroupThousands(n) + " rows"
 }
 
 // MaskedLines says, a line each, what the request's tokens stand for:
@@ -105,4 +107,17 @@ func shortToken(tok string) string {
 		return tok
 	}
 	return tok[:i+5] + "…>"
+}
+
+// GroupThousands writes n with commas between groups of three digits.
+func GroupThousands(n int64) string {
+	s := fmt.Sprint(n)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 && s[i-1] != '-' {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }

@@ -1,14 +1,15 @@
-package tools
+package guard
 
 import (
-	"github.com/aiq/aiq-rpc/tools/sqltext"
 	"slices"
 	"strings"
+
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
-// maskedColumns says which of the columns of the result of sql are masked,
+// MaskedColumns says which of the columns of the result of sql are masked,
 // by the rule of Masker's doc comment. It never returns nil.
-func (m *Masker) maskedColumns(sql string, columns []string) []bool {
+func (m *Masker) MaskedColumns(sql string, columns []string) []bool {
 	out := make([]bool, len(columns))
 	if !m.active() {
 		return out
