@@ -1,13 +1,8 @@
 package conversation
 
 import (
-	"cmp"
-	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/aiq/aiq-rpc/tools/engine"
-	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // DefaultSchemaBudget bounds the schema card in the system prompt, in
@@ -15,122 +10,71 @@ import (
 const DefaultSchemaBudget = 12 << 10
 
 // minSchemaBudget is the smallest budget honoured: below it the card
-// could not hold a single table worth having.
-const minSchemaBudget = 1 << 10
-
-// Weights of a question's word found in a table's name, in a column's
-// name, and in a comment.
+// could not hold a single table worth having. maxSchemaBudget is the
+// largest: past it the card would crowd the model's context out.
 const (
-	weightTable   = 4
-	weightColumn  = 2
-	weightComment = 1
+	minSchemaBudget = 1 << 10
+	maxSchemaBudget = 256 << 10
 )
 
-// maxRanked bounds the tables whose foreign-key neighbours follow them in
-// the card: the neighbours of a table far down the ranking are noise.
-// maxNeighbours bounds those of one table, as a table that hundreds
-// reference would crowd out the rest.
-const (
-	maxRanked     = 12
-	maxNeighbours = 8
-)
-
-// schemaIndex is what ranking needs of a schema, computed once per schema
-// read, as the schema is cached and the ranking runs every turn: each
-// table's line and the terms of its names and comments.
-type schemaIndex struct {
-	schema *engine.Schema
-	lines  []string
-	size   int // of all the lines, newlines included
-	// terms maps a term to the tables it appears in, with its weight
-	// there (the highest where it appears several ways).
-	terms map[string][]termHit
-	// neighbours lists, per table, the tables its foreign keys link it
-	// to: first those it references, then those that reference it.
-	neighbours [][]int
-}
-
-// termHit is a term found in table i with weight w.
-type termHit struct {
-	table, weight int
-}
-
-// newSchemaIndex indexes s.
-func newSchemaIndex(s *engine.Schema) *schemaIndex {
-	ix := &schemaIndex{schema: s, lines: make([]string, len(s.Tables)), terms: map[string][]termHit{},
-		neighbours: make([][]int, len(s.Tables))}
-	byName := map[[2]string]int{}
-	for i := range s.Tables {
-		t := &s.Tables[i]
-		byName[[2]string{t.Schema, t.Name}] = i
-		ix.lines[i] = s.Line(t)
-		ix.size += len(ix.lines[i]) + 1
-		best := map[string]int{}
-		add := func(text string, w int) {
-			for _, term := range sqltext.Terms(text) {
-				best[term] = max(best[term], w)
-			}
-		}
-		add(t.Name, weightTable)
-		add(t.Comment, weightComment)
-		for _, c := range t.Columns {
-			add(c.Name, weightColumn)
-			add(c.Comment, weightComment)
-		}
-		for term, w := range best {
-			ix.terms[term] = append(ix.terms[term], termHit{i, w})
-		}
-	}
-	referrers := make([][]int, len(s.Tables))
-	for i := range s.Tables {
-		for _, fk := range s.Tables[i].ForeignKeys {
-			j, ok := byName[[2]string{fk.RefSchema, fk.RefTable}]
-			if !ok || j == i {
-				continue
-			}
-			ix.neighbours[i] = append(ix.neighbours[i], j)
-			referrers[j] = append(referrers[j], i)
-		}
-	}
-	for i := range ix.neighbours {
-		ix.neighbours[i] = append(ix.neighbours[i], referrers[i]...)
-	}
-	return ix
-}
+// maxPicked bounds the shards a card names for a question's dates.
+const maxPicked = 40
 
 // card returns the schema card for question within budget bytes: every
 // table's line when they all fit, else the tables that matter for the
-// question, each followed by its foreign-key neighbours so that join
-// paths are complete, then as many others as fit, and a last line saying
-// how many are not shown and that search_schema finds them.
+// question first, each followed by its foreign-key neighbours so that
+// join paths are complete, then as many others as fit, and a last line
+// saying how many are not shown and that search_schema finds them.
+// A set of shards is one line. A line wider than its share of the budget
+// is cut rather than left out, so that a table that ranks is always on
+// the card.
 func (ix *schemaIndex) card(question string, budget int) string {
-	if len(ix.lines) == 0 {
+	if len(ix.entries) == 0 {
 		return "(no tables)\n"
 	}
 	if ix.size <= budget {
-		return strings.Join(ix.lines, "\n") + "\n"
+		return strings.Join(ix.whole, "\n") + "\n"
 	}
-	order := ix.rank(question)
+	r := ix.rank(question)
+	total := len(ix.schema.Tables)
+	reserve := len(notShown(total))
 	var b strings.Builder
-	shown := make([]bool, len(ix.lines))
-	count := 0
-	for _, i := range order {
-		if shown[i] {
+	shown := 0
+	for pos, e := range r.order {
+		room := budget - b.Len() - reserve - 1
+		line := ix.lineFor(e, r.picked[e])
+		most := share(budget, pos, r.ranked)
+		if len(line) <= room && len(line) <= most {
+			b.WriteString(line)
+		} else if pos < r.ranked || len(line) > most {
+			cut := ix.cutLine(e, r, min(room, most))
+			if cut == "" {
+				continue
+			}
+			b.WriteString(cut)
+		} else {
 			continue
 		}
-		// Room is kept for the last line, however many it counts.
-		if b.Len()+len(ix.lines[i])+1+len(notShown(len(ix.lines))) > budget {
-			continue
-		}
-		b.WriteString(ix.lines[i])
 		b.WriteByte('\n')
-		shown[i] = true
-		count++
+		shown += len(ix.entries[e].tables)
 	}
-	if rest := len(ix.lines) - count; rest > 0 {
+	if rest := total - shown; rest > 0 {
 		b.WriteString(notShown(rest))
 	}
 	return b.String()
+}
+
+// share is the most of the budget a table's whole line may take at its
+// place in the order: half for the first, a quarter for the next two, an
+// eighth for the others; a wider line is cut.
+func share(budget, pos, ranked int) int {
+	switch {
+	case pos == 0:
+		return budget / 2
+	case pos < 3 && pos < ranked:
+		return budget / 4
+	}
+	return budget / 8
 }
 
 // notShown is the card's last line when n tables are left out.
@@ -142,61 +86,53 @@ func notShown(n int) string {
 	return "(" + what + " not shown here: call search_schema to find tables by name, column or comment, and describe_table for a table's full card.)\n"
 }
 
-// rank returns every table's index, those that matter for the question
-// first: the best scored, then their foreign-key neighbours, then the
-// other scored tables, then the rest in the catalog's order.
-func (ix *schemaIndex) rank(question string) []int {
-	score := map[int]int{}
-	seen := map[string]bool{}
-	for _, term := range sqltext.Terms(question) {
-		if seen[term] || isStopWord(term) || isQuestionWord(term) {
-			continue
-		}
-		seen[term] = true
-		for _, h := range ix.terms[term] {
-			score[h.table] += h.weight
-		}
+// lineFor is an entry's line, and for a set of shards, the shards the
+// question's dates pick, by name.
+func (ix *schemaIndex) lineFor(e int, picked []int) string {
+	en := &ix.entries[e]
+	if en.set == nil || len(picked) == 0 {
+		return ix.lines[e]
 	}
-	scored := make([]int, 0, len(score))
-	for i := range score {
-		scored = append(scored, i)
-	}
-	slices.SortFunc(scored, func(a, b int) int {
-		return cmp.Or(score[b]-score[a], len(ix.lines[a])-len(ix.lines[b]), a-b)
-	})
-	order := make([]int, 0, len(ix.lines))
-	placed := make([]bool, len(ix.lines))
-	place := func(i int) {
-		if !placed[i] {
-			placed[i] = true
-			order = append(order, i)
-		}
-	}
-	top := scored[:min(len(scored), maxRanked)]
-	for _, i := range top {
-		place(i)
-	}
-	for _, i := range top {
-		for _, j := range ix.neighbours[i][:min(len(ix.neighbours[i]), maxNeighbours)] {
-			place(j)
-		}
-	}
-	for _, i := range scored {
-		place(i)
-	}
-	for i := range ix.lines {
-		place(i)
-	}
-	return order
+	return en.head + ix.pickedText(en, picked) + en.body
 }
 
-// isQuestionWord reports whether a term of a question says how to answer
-// rather than what about: "show", "per", "many".
-func isQuestionWord(term string) bool {
-	switch term {
-	case "per", "each", "all", "show", "list", "many", "much", "give", "me", "by", "of", "in", "is", "to",
-		"an", "do", "does", "did", "there", "their", "my", "our", "top", "most", "number":
-		return true
+// pickedText is "; for the question: events_20201201, ..." naming up to
+// maxPicked shards.
+func (ix *schemaIndex) pickedText(en *entry, picked []int) string {
+	var b strings.Builder
+	b.WriteString("; for the question: ")
+	for i, p := range picked[:min(len(picked), maxPicked)] {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(ix.schema.TableName(&ix.schema.Tables[en.set.Members[p]]))
 	}
-	return false
+	if len(picked) > maxPicked {
+		b.WriteString(" and " + strconv.Itoa(len(picked)-maxPicked) + " more")
+	}
+	return b.String()
+}
+
+// cutLine is an entry's line cut to fit room bytes: its name, its key and
+// foreign-key columns, the columns the question matches, then how many
+// more columns describe_table shows. It is "" when not even the name
+// fits.
+func (ix *schemaIndex) cutLine(e int, r ranking, room int) string {
+	en := &ix.entries[e]
+	if en.minCut > room {
+		return ""
+	}
+	t := &ix.schema.Tables[en.tables[0]]
+	head := ""
+	if en.set != nil {
+		head = en.head
+		if len(r.picked[e]) > 0 {
+			head += ix.pickedText(en, r.picked[e])
+		}
+		head += " "
+	}
+	tableWords := identWords(t.Name)
+	return ix.schema.CutLine(t, head, func(i int) bool {
+		return r.hit[e] && r.matchesColumn(t.Columns[i].Name, en.colWords[i], tableWords)
+	}, room)
 }

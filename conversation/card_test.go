@@ -2,6 +2,7 @@ package conversation
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -105,4 +106,145 @@ func BenchmarkSchemaIndex2000(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		newSchemaIndex(s)
 	}
+}
+
+func TestIdentWords(t *testing.T) {
+	assert.Equal(t, []string{"invoice", "line"}, identWords("InvoiceLines"))
+	assert.Equal(t, []string{"html", "parser"}, identWords("HTMLParser"))
+	assert.Equal(t, []string{"gsod", "2014"}, identWords("GSOD2014"))
+	assert.Equal(t, []string{"cyto", "band", "hg", "38"}, identWords("CytoBands_hg38"))
+	assert.Equal(t, []string{"café", "vente"}, identWords("Café Ventes"))
+	vocab := map[string]bool{"push": true, "notification": true, "user": true}
+	assert.Equal(t, []string{"push", "notification"}, splitCompound("pushnotification", vocab))
+	assert.Nil(t, splitCompound("pushover", vocab))
+}
+
+// rankSchema is tables of the given names and columns (id and the
+// others), in order.
+func rankSchema(tables ...[]string) *engine.Schema {
+	s := &engine.Schema{Dialect: sqltext.DialectPostgres}
+	for _, t := range tables {
+		name, schema := t[0], ""
+		if i := strings.IndexByte(name, '.'); i >= 0 {
+			schema, name = name[:i], name[i+1:]
+		}
+		tb := engine.Table{Schema: schema, Name: name, Rows: -1, Columns: []engine.Column{{Name: "id", Type: "int"}}}
+		for _, c := range t[1:] {
+			tb.Columns = append(tb.Columns, engine.Column{Name: c, Type: "text", Nullable: true})
+		}
+		s.Tables = append(s.Tables, tb)
+	}
+	return s
+}
+
+// first is the name of the table the question ranks first.
+func first(s *engine.Schema, question string) string {
+	ix := newSchemaIndex(s)
+	return s.Tables[ix.entries[ix.rank(question).order[0]].tables[0]].QualifiedName()
+}
+
+func TestRankingSignals(t *testing.T) {
+	var common [][]string
+	for i := range 40 {
+		common = append(common, []string{fmt.Sprintf("sales_region_%c%c", 'a'+i%26, 'a'+i/26), "amount"})
+	}
+	// Rarity: "sales" is in every name and counts for little; "refund",
+	// in one column, decides.
+	s := rankSchema(append(common, []string{"payments", "refund_reason"})...)
+	assert.Equal(t, "payments", first(s, "sales refunds by reason"))
+
+	// More of the question's words beat one word found twice as often.
+	s = rankSchema([]string{"order_order", "x"}, []string{"order_lines", "shipped_on"})
+	assert.Equal(t, "order_lines", first(s, "order lines shipped"))
+
+	// A table the question names comes first, whatever else matches.
+	s = rankSchema([]string{"customer_orders", "customer", "order_total"}, []string{"CytoBands_hg38", "x"})
+	assert.Equal(t, "CytoBands_hg38", first(s, "customer order totals from cytobands_hg38"))
+
+	// A compound name meets the words written apart.
+	s = rankSchema([]string{"notes", "body"}, []string{"pushnotification", "opened"}, []string{"push_devices", "token"})
+	assert.Equal(t, "pushnotification", first(s, "how many push notifications?"))
+
+	// Schema names are words.
+	s = rankSchema([]string{"crypto_bitcoin.blocks", "size"}, []string{"crypto_ethereum_classic.blocks", "size"})
+	assert.Equal(t, "crypto_ethereum_classic.blocks", first(s, "block size on ethereum classic"))
+}
+
+// TestNamedTableWiderThanBudget: a table the question names is on the card
+// even when its line alone is wider than the budget, cut to its keys, its
+// foreign keys and the columns the question matches.
+func TestNamedTableWiderThanBudget(t *testing.T) {
+	s := wideSchema(300)
+	wide := engine.Table{Name: "dicom_all", Rows: -1, PrimaryKey: []string{"id"}, Columns: []engine.Column{{Name: "id", Type: "int"}},
+		ForeignKeys: []engine.ForeignKey{{Columns: []string{"series_id"}, RefTable: "supplier", RefColumns: []string{"id"}}}}
+	for i := range 400 {
+		wide.Columns = append(wide.Columns, engine.Column{Name: fmt.Sprintf("dicom_attribute_%03d", i), Type: "text", Nullable: true})
+	}
+	wide.Columns = append(wide.Columns, engine.Column{Name: "series_id", Type: "int"}, engine.Column{Name: "modality", Type: "text", Nullable: true})
+	s.Tables[200] = wide
+	ix := newSchemaIndex(s)
+	require.Greater(t, len(ix.lines[200]), 4096)
+	card := ix.card("which modality is most common in dicom_all?", 4096)
+	assert.LessOrEqual(t, len(card), 4096)
+	lines := strings.Split(card, "\n")
+	assert.Equal(t, "dicom_all(id int PK, series_id int NOT NULL -> supplier.id, modality text, and 400 more columns (describe_table))", lines[0])
+	assert.Contains(t, card, "\nsupplier(", "its foreign-key neighbour follows")
+}
+
+// BenchmarkSchemaCardWide ranks 300 tables of 200 columns for a question
+// and builds the card; the yardstick, in the same run, joins every
+// table's line.
+func BenchmarkSchemaCardWide(b *testing.B) {
+	s := wideSchema(300)
+	for i := range s.Tables {
+		t := &s.Tables[i]
+		for c := len(t.Columns); c < 200; c++ {
+			t.Columns = append(t.Columns, engine.Column{Name: fmt.Sprintf("measure_%s_%03d", t.Name, c), Type: "numeric", Nullable: true})
+		}
+	}
+	ix := newSchemaIndex(s)
+	b.Run("ranked", func(b *testing.B) {
+		for b.Loop() {
+			if card := ix.card("total invoice amount per supplier", DefaultSchemaBudget); len(card) > DefaultSchemaBudget {
+				b.Fatalf("card of %d bytes", len(card))
+			}
+		}
+	})
+	b.Run("yardstick", func(b *testing.B) {
+		for b.Loop() {
+			if all := strings.Join(ix.lines, "\n"); len(all) < DefaultSchemaBudget {
+				b.Fatalf("all lines in %d bytes", len(all))
+			}
+		}
+	})
+}
+
+// FuzzSchemaCard: whatever the question and the budget, the card keeps
+// within the budget, names a table the question names, and does not panic.
+func FuzzSchemaCard(f *testing.F) {
+	s := wideSchema(120)
+	wide := engine.Table{Name: "dicom_all", Rows: -1, PrimaryKey: []string{"id"}, Columns: []engine.Column{{Name: "id", Type: "int"}}}
+	for i := range 300 {
+		wide.Columns = append(wide.Columns, engine.Column{Name: fmt.Sprintf("dicom_attribute_%03d", i), Type: "text", Nullable: true})
+	}
+	s.Tables = append(s.Tables, wide)
+	for d := 1; d <= 31; d++ {
+		s.Tables = append(s.Tables, engine.Table{Name: fmt.Sprintf("events_202012%02d", d), Rows: -1,
+			Columns: []engine.Column{{Name: "event_name", Type: "text"}, {Name: "Café au lait", Type: "text"}}})
+	}
+	ix := newSchemaIndex(s)
+	for _, q := range []string{"total invoice amount per supplier", "from dicom_all", "events in December 2020 past 3 days",
+		"pushnotification \"Café au lait\" ☃ 2020-12-05", ""} {
+		f.Add(q, 2048)
+	}
+	f.Fuzz(func(t *testing.T, question string, budget int) {
+		budget = min(max(budget, minSchemaBudget), maxSchemaBudget)
+		card := ix.card(question, budget)
+		if len(card) > budget {
+			t.Fatalf("card of %d bytes for a budget of %d", len(card), budget)
+		}
+		if slices.Contains(nameTokens(question), "dicom_all") && !strings.Contains(card, "dicom_all(") {
+			t.Fatalf("dicom_all is named but not on the card:\n%s", card)
+		}
+	})
 }

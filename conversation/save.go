@@ -126,7 +126,10 @@ func (w *Workspace) CloseSession(ctx context.Context, id string) (Saved, error) 
 	w.mu.Unlock()
 	o.mu.Lock()
 	large := o.s.textSize() >= largeSession
+	box := o.box
+	o.box = nil
 	o.mu.Unlock()
+	endToolbox(box)
 	if large {
 		w.memory.release()
 	}

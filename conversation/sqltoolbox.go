@@ -51,6 +51,9 @@ type SQLToolboxes struct {
 	// ixs holds the ranking index of each DB's schema, which its sessions
 	// share: built once per schema read, not once per session.
 	ixs map[*engine.DB]*indexCache
+	// users counts the sessions on each DB, whose idle connections close
+	// when the last one ends.
+	users map[*engine.DB]int
 }
 
 // Open returns the SQL tools of src for one session. The demo database is
@@ -64,7 +67,29 @@ func (t *SQLToolboxes) Open(ctx context.Context, src sessionio.Source, confirm C
 		d, err := confirm(ctx, req)
 		return guard.Decision(d), err
 	})
-	return &sqlToolbox{set: set, db: db, ix: t.indexCache(db)}, nil
+	t.mu.Lock()
+	if t.users == nil {
+		t.users = map[*engine.DB]int{}
+	}
+	t.users[db]++
+	t.mu.Unlock()
+	return &sqlToolbox{set: set, db: db, ix: t.indexCache(db), owner: t}, nil
+}
+
+// release is a session's end on db: the last one closes its idle
+// connections, so that a source no session uses holds none of its
+// server's connection slots.
+func (t *SQLToolboxes) release(db *engine.DB) {
+	t.mu.Lock()
+	t.users[db]--
+	last := t.users[db] <= 0
+	if last {
+		delete(t.users, db)
+	}
+	t.mu.Unlock()
+	if last {
+		db.CloseIdle()
+	}
 }
 
 // indexCache returns the index cache that the sessions on db share.
@@ -124,10 +149,15 @@ func (t *SQLToolboxes) Close() error {
 
 // sqlToolbox is the Toolbox of one session on a database.
 type sqlToolbox struct {
-	set *tools.Set
-	db  *engine.DB
-	ix  *indexCache
+	set   *tools.Set
+	db    *engine.DB
+	ix    *indexCache
+	owner *SQLToolboxes
+	ended sync.Once
 }
+
+// end is the end of the toolbox's session.
+func (b *sqlToolbox) end() { b.ended.Do(func() { b.owner.release(b.db) }) }
 
 // indexCache keeps the ranking index of the schema last described.
 type indexCache struct {
@@ -223,7 +253,7 @@ func (b *sqlToolbox) describe(ctx context.Context, question string) string {
 	if budget == 0 {
 		budget = DefaultSchemaBudget
 	}
-	budget = max(budget, minSchemaBudget)
+	budget = min(max(budget, minSchemaBudget), maxSchemaBudget)
 	sb.WriteString("Its tables, one a line: each column with its type; PK is the primary key; -> a foreign key and what it references; " +
 		"in {...} the allowed values; \"...\" a comment; ~N rows an estimate:\n")
 	// Names and comments are the database's text, not instructions.

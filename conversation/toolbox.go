@@ -169,7 +169,21 @@ func (w *Workspace) toolbox(ctx context.Context, o *openSession) (*sessionToolbo
 	o.mu.Lock()
 	o.box = next
 	o.mu.Unlock()
+	endToolbox(box)
 	return next, nil
+}
+
+// ender is a toolbox that holds something until its session ends.
+type ender interface{ end() }
+
+// endToolbox tells a toolbox that its session no longer uses it.
+func endToolbox(b *sessionToolbox) {
+	if b == nil {
+		return
+	}
+	if e, ok := b.Toolbox.(ender); ok {
+		e.end()
+	}
 }
 
 // keepMasker makes to mask with from's masker, following src's masks: the

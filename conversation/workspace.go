@@ -348,6 +348,7 @@ func (w *Workspace) SetSource(ctx context.Context, id, source string) (Info, err
 	_, gone := w.lookupSource(o.s.Source)
 	unchanged := src.Name == "" && o.s.Source != "" && gone != nil
 	o.s.Source, o.s.DatabaseType = src.Name, src.Type
+	endToolbox(o.box)
 	o.box = nil
 	if !unchanged {
 		o.dirty = true

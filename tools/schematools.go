@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/aiq/aiq-rpc/tools/engine"
-	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // The schema tools of a Set: describe_table, search_schema and
@@ -65,12 +64,17 @@ func (s *Set) describeTables(ctx context.Context, args json.RawMessage) (any, er
 	case len(names) > maxDescribe:
 		return nil, fmt.Errorf("describe_table takes up to %d tables at a time, and %d were asked; ask for fewer", maxDescribe, len(names))
 	}
+	res := &TableCards{Tables: []string{}}
+	var summaries []string
+	names, err := s.describeSets(ctx, names, res, &summaries)
+	if err != nil || len(names) == 0 {
+		res.summary = strings.Join(summaries, "; ")
+		return res, err
+	}
 	schema, tables, missing, err := s.findTables(ctx, names)
 	if err != nil {
 		return nil, err
 	}
-	res := &TableCards{Tables: []string{}}
-	var summaries []string
 	for _, t := range tables {
 		res.Tables = append(res.Tables, schema.Card(t))
 		summaries = append(summaries, tableSummary(schema, t))
@@ -81,6 +85,26 @@ func (s *Set) describeTables(ctx context.Context, args json.RawMessage) (any, er
 	}
 	res.summary = strings.Join(summaries, "; ")
 	return res, nil
+}
+
+// describeSets writes the cards of the names that are patterns of shards
+// (events_YYYYMMDD) and returns the other names.
+func (s *Set) describeSets(ctx context.Context, names []string, res *TableCards, summaries *[]string) ([]string, error) {
+	schema, err := s.db.Schema(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(names, func(name string) bool {
+		if _, ok := schema.Lookup(name); ok {
+			return false
+		}
+		set := schema.FindSet(name)
+		if set != nil {
+			res.Tables = append(res.Tables, schema.SetCard(set))
+			*summaries = append(*summaries, schema.SetName(set)+": "+plural(len(set.Members), "shard"))
+		}
+		return set != nil
+	}), nil
 }
 
 // findTables looks the names up in the cached schema, and when one is
@@ -167,56 +191,13 @@ func (s *Set) searchSchema(ctx context.Context, args json.RawMessage) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	type scored struct {
-		t       *engine.Table
-		score   int
-		columns []string
-	}
-	lower := strings.ToLower(query)
-	words := sqltext.Terms(query)
-	matches := func(text string) bool {
-		if text == "" {
-			return false
-		}
-		if strings.Contains(strings.ToLower(text), lower) {
-			return true
-		}
-		for _, t := range sqltext.Terms(text) {
-			if slices.Contains(words, t) {
-				return true
-			}
-		}
-		return false
-	}
-	var found []scored
-	for i := range schema.Tables {
-		t := &schema.Tables[i]
-		sc := scored{t: t}
-		if matches(t.Name) || matches(t.QualifiedName()) {
-			sc.score += 4
-		}
-		if matches(t.Comment) {
-			sc.score++
-		}
-		for _, c := range t.Columns {
-			if matches(c.Name) || matches(c.Comment) {
-				sc.columns = append(sc.columns, c.Name)
-			}
-		}
-		sc.score += min(len(sc.columns), 3)
-		if sc.score > 0 {
-			found = append(found, sc)
-		}
-	}
-	slices.SortStableFunc(found, func(a, b scored) int { return b.score - a.score })
-	res := &SchemaMatches{Query: query, Matches: []SchemaMatch{}}
+	hits := search(schema, query)
+	res := searchResult(schema, query, hits)
 	var names []string
-	for _, f := range found[:min(len(found), maxSearch)] {
-		res.Matches = append(res.Matches, SchemaMatch{Table: schema.TableName(f.t), Columns: f.columns, Line: schema.Line(f.t)})
-		names = append(names, schema.TableName(f.t))
+	for _, m := range res.Matches {
+		names = append(names, m.Table)
 	}
-	res.More = len(found) - len(res.Matches)
-	res.summary = searchSummary(query, len(found), names)
+	res.summary = searchSummary(query, len(hits), names)
 	return res, nil
 }
 

@@ -90,7 +90,7 @@ func (s *Set) Specs() []Spec {
 			Name: ToolDescribeTable,
 			Description: "Describe tables or views in full: columns and types, primary and unique keys, foreign keys both ways " +
 				"(what it references and what references it), indexes, allowed values, comments and a row estimate. " +
-				"Give table for one, or tables for up to 20 at once.",
+				"Give table for one, or tables for up to 20 at once; a pattern of shards (events_YYYYMMDD) lists its tables.",
 			Parameters: json.RawMessage(`{"type":"object","properties":{` +
 				`"table":{"type":"string","description":"A table's name, or schema.name."},` +
 				`"tables":{"type":"array","items":{"type":"string"},"maxItems":20,"description":"Several tables' names."}}}`),
@@ -108,8 +108,9 @@ func (s *Set) Specs() []Spec {
 		{
 			Name: ToolSearchSchema,
 			Description: "Find the tables and columns whose names or comments match words (any case, plurals folded, " +
-				"or a part of a name): up to 20 tables, each with its one-line card. Use it when the schema in the prompt " +
-				"says tables are not shown.",
+				"or a part of a name): up to 20 tables within 8 KiB, a name that is the query or starts with it first, " +
+				"then those matching more and rarer words, a set of shards as one; wide cards are cut. Use it when the " +
+				"schema in the prompt says tables are not shown.",
 			Parameters: json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"Words to find, such as \"invoice supplier\"."}},"required":["query"]}`),
 		},
 		{

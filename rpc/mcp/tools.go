@@ -79,7 +79,8 @@ var toolTable = []toolDef{
 		description: "Describe tables or views in full, each as a card: columns and types, NOT NULL, primary and unique " +
 			"keys, foreign keys both ways (what it references, and what references it), indexes, allowed values, " +
 			"comments and a row estimate. Join along the foreign keys it shows. Give table for one, or tables for up to " +
-			"20 at once. A name that is no table is answered with the closest names.",
+			"20 at once; a pattern of shards (events_YYYYMMDD) lists its tables. A name that is no table is answered " +
+			"with the closest names.",
 		readOnly: true,
 		params: []param{sourceParam,
 			{name: "table", kind: "string", description: "A table's name, or schema.name."},
@@ -93,8 +94,9 @@ var toolTable = []toolDef{
 		name:  tools.ToolSearchSchema,
 		title: "Search the schema",
 		description: "Find the tables and columns whose names or comments match words (any case, plurals folded, " +
-			"or a part of a name): up to 20 tables, best first, each with its one-line card and the columns that " +
-			"matched. Use it on a large schema, or when the schema resource says tables are not shown.",
+			"or a part of a name): up to 20 tables within 8 KiB, best first (a name that is the query or starts with " +
+			"it, then more and rarer words; a set of shards is one), each with its one-line card, cut when wide, and " +
+			"the columns that matched. Use it on a large schema, or when the schema resource says tables are not shown.",
 		readOnly: true,
 		params: []param{sourceParam,
 			{name: "query", kind: "string", required: true, description: `Words to find, such as "invoice supplier".`}},

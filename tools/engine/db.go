@@ -115,8 +115,14 @@ type engine interface {
 	run(ctx context.Context, sql string, write bool, out *collector) error
 	// refusal says what a failed run's error means.
 	refusal(err error) refusal
+	// closeIdle closes the connections no statement uses.
+	closeIdle()
 	close() error
 }
+
+// idleTimeout is how long an unused connection stays open: a source that
+// no one queries holds none of the server's connection slots.
+const idleTimeout = time.Minute
 
 // refusal is what an engine's error means for the result.
 type refusal int
@@ -166,6 +172,10 @@ func (db *DB) Close() error {
 	}
 	return nil
 }
+
+// CloseIdle closes the connections that no statement uses, as when the
+// last session on the source ended; the next statement opens one again.
+func (db *DB) CloseIdle() { db.eng.closeIdle() }
 
 // Dialect returns the SQL dialect of the source.
 func (db *DB) Dialect() sqltext.Dialect { return db.dialect }

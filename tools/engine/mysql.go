@@ -83,6 +83,7 @@ func newMySQL(src sessionio.Source, opts Options) (*mysqlDB, error) {
 	}
 	db := sql.OpenDB(connector)
 	db.SetMaxIdleConns(mysqlMaxIdleConns)
+	db.SetConnMaxIdleTime(idleTimeout)
 	return &mysqlDB{db: db, host: host, port: port, sourceType: src.Type, timeout: opts.StatementTimeout.Milliseconds()}, nil
 }
 
@@ -311,6 +312,15 @@ func (m *mysqlDB) refusal(err error) refusal {
 }
 
 func (m *mysqlDB) close() error { return m.db.Close() }
+
+func (m *mysqlDB) closeIdle() { closeIdleSQL(m.db, mysqlMaxIdleConns) }
+
+// closeIdleSQL closes the idle connections of a database/sql pool, which
+// keeps up to keep idle ones afterwards.
+func closeIdleSQL(db *sql.DB, keep int) {
+	db.SetMaxIdleConns(0)
+	db.SetMaxIdleConns(keep)
+}
 
 // releaseSQLConn returns c to its pool when keep is true, else closes the
 // underlying connection, so that nothing the statement left in the session

@@ -45,6 +45,8 @@ type postgres struct {
 	mu     sync.Mutex
 	idle   []idleConn
 	closed bool
+	// reaper closes the connections idle for idleTimeout.
+	reaper *time.Timer
 	// hearing is the statement each connection runs now, for its notices.
 	hearing map[*pgconn.PgConn]*collector
 }
@@ -176,6 +178,9 @@ func (p *postgres) release(c *pgx.Conn, reuse bool) {
 		p.mu.Lock()
 		if !p.closed && len(p.idle) < pgMaxIdle {
 			p.idle = append(p.idle, idleConn{conn: c, since: time.Now()})
+			if p.reaper == nil {
+				p.reaper = time.AfterFunc(idleTimeout, p.reapIdle)
+			}
 			p.mu.Unlock()
 			return
 		}
@@ -350,13 +355,48 @@ func (p *postgres) refusal(err error) refusal {
 
 func (p *postgres) close() error {
 	p.mu.Lock()
+	p.closed = true
+	p.mu.Unlock()
+	p.closeIdle()
+	return nil
+}
+
+func (p *postgres) closeIdle() {
+	p.mu.Lock()
 	idle := p.idle
-	p.idle, p.closed = nil, true
+	p.idle = nil
+	if p.reaper != nil {
+		p.reaper.Stop()
+		p.reaper = nil
+	}
 	p.mu.Unlock()
 	for _, ic := range idle {
 		closeConn(ic.conn)
 	}
-	return nil
+}
+
+// reapIdle closes the connections idle for idleTimeout, and comes back
+// for the others when their time is up.
+func (p *postgres) reapIdle() {
+	p.mu.Lock()
+	var old []idleConn
+	keep := p.idle[:0]
+	for _, ic := range p.idle {
+		if time.Since(ic.since) >= idleTimeout {
+			old = append(old, ic)
+		} else {
+			keep = append(keep, ic)
+		}
+	}
+	p.idle = keep
+	p.reaper = nil
+	if len(keep) > 0 {
+		p.reaper = time.AfterFunc(idleTimeout-time.Since(keep[0].since), p.reapIdle)
+	}
+	p.mu.Unlock()
+	for _, ic := range old {
+		closeConn(ic.conn)
+	}
 }
 
 // numericValue returns a PostgreSQL numeric as an exact json.Number (or

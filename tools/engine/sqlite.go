@@ -53,6 +53,7 @@ func newSQLite(src sessionio.Source, _ Options) (*sqliteDB, error) {
 		return nil, fmt.Errorf("prepare the SQLite settings: %w", err)
 	}
 	db.SetMaxIdleConns(2)
+	db.SetConnMaxIdleTime(idleTimeout)
 	return &sqliteDB{db: db, path: path}, nil
 }
 
@@ -251,3 +252,5 @@ func (s *sqliteDB) refusal(err error) refusal {
 }
 
 func (s *sqliteDB) close() error { return s.db.Close() }
+
+func (s *sqliteDB) closeIdle() { closeIdleSQL(s.db, 2) }

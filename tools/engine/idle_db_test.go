@@ -1,0 +1,41 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/aiq/aiq-rpc/tools/dbtest"
+)
+
+func TestMain(m *testing.M) { os.Exit(dbtest.Main(m)) }
+
+// TestPostgresIdleReaped: an idle PostgreSQL connection is closed once it
+// has been idle for idleTimeout.
+func TestPostgresIdleReaped(t *testing.T) {
+	db, err := Open(context.Background(), dbtest.Postgres(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Version(context.Background()); err != nil {
+		t.Fatalf("Version: %v", err)
+	}
+	p := db.eng.(*postgres)
+	p.mu.Lock()
+	if len(p.idle) != 1 || p.reaper == nil {
+		p.mu.Unlock()
+		t.Fatalf("%d idle connections, reaper %v; want one, and a reaper set", len(p.idle), p.reaper)
+	}
+	conn := p.idle[0].conn
+	p.idle[0].since = time.Now().Add(-idleTimeout)
+	p.mu.Unlock()
+	p.reapIdle()
+	p.mu.Lock()
+	left, reaper := len(p.idle), p.reaper
+	p.mu.Unlock()
+	if left != 0 || reaper != nil || !conn.IsClosed() {
+		t.Errorf("after a minute idle: %d idle, reaper %v, closed %v; want none, none, closed", left, reaper, conn.IsClosed())
+	}
+}
