@@ -2,9 +2,10 @@ package sessionio
 
 import (
 	"errors"
-	"strings"
 	"unicode"
 	"unicode/utf16"
+	"unicode/utf8"
+	"unsafe"
 )
 
 // errSyntax marks a document that is not valid JSON. The scanner does not
@@ -128,30 +129,34 @@ func (s *scanner) text() (string, error) {
 }
 
 // unescape decodes the body of a valid JSON string as encoding/json does,
-// a lone surrogate becoming U+FFFD.
+// a lone surrogate becoming U+FFFD. Tool results are JSON text with an
+// escaped quote every few bytes, so it copies byte by byte into one
+// buffer rather than a run at a time: a copy call per run of a few bytes
+// cost more than the bytes.
 func unescape(body []byte) string {
-	var b strings.Builder
-	b.Grow(len(body)) // never shorter: one allocation, no copy at the end
-	start := 0
+	buf := make([]byte, len(body)) // never shorter
+	n := 0
 	for i := 0; i < len(body); {
-		if body[i] != '\\' {
+		c := body[i]
+		if c != '\\' {
+			buf[n] = c
+			n++
 			i++
 			continue
 		}
-		b.Write(body[start:i])
-		c := body[i+1]
+		c = body[i+1]
 		i += 2
 		switch c {
 		case 'b':
-			b.WriteByte('\b')
+			c = '\b'
 		case 'f':
-			b.WriteByte('\f')
+			c = '\f'
 		case 'n':
-			b.WriteByte('\n')
+			c = '\n'
 		case 'r':
-			b.WriteByte('\r')
+			c = '\r'
 		case 't':
-			b.WriteByte('\t')
+			c = '\t'
 		case 'u':
 			r := hex4(body[i:])
 			i += 4
@@ -167,14 +172,19 @@ func unescape(body []byte) string {
 					r = unicode.ReplacementChar
 				}
 			}
-			b.WriteRune(r)
-		default: // '"', '\\', '/'
-			b.WriteByte(c)
+			// Never longer than its escape: \uXXXX is 6 bytes, a rune
+			// at most 3 (4 for a pair, whose escapes are 12).
+			n += utf8.EncodeRune(buf[n:], r)
+			continue
 		}
-		start = i
+		buf[n] = c // and '"', '\\', '/' as they are
+		n++
 	}
-	b.Write(body[start:])
-	return b.String()
+	if n == 0 {
+		return ""
+	}
+	// buf is never written again: the string can be its bytes.
+	return unsafe.String(&buf[0], n)
 }
 
 func hex4(b []byte) rune {
