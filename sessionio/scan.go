@@ -1,7 +1,9 @@
 package sessionio
 
 import (
+	"encoding/binary"
 	"errors"
+	"math/bits"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -75,6 +77,13 @@ func (s *scanner) str() (body []byte, escaped bool, err error) {
 	start := s.pos
 	data := s.data
 	for i := start; i < len(data); {
+		if i+8 <= len(data) {
+			// Eight bytes at a time to the next special one.
+			if k := firstSpecial(binary.LittleEndian.Uint64(data[i:])); k > 0 {
+				i += k
+				continue
+			}
+		}
 		c := data[i]
 		if !special[c] {
 			i++
@@ -137,6 +146,17 @@ func unescape(body []byte) string {
 	buf := make([]byte, len(body)) // never shorter
 	n := 0
 	for i := 0; i < len(body); {
+		if i+8 <= len(body) {
+			// Eight bytes at a time, up to the next backslash: the bytes
+			// after it are written again.
+			x := binary.LittleEndian.Uint64(body[i:])
+			binary.LittleEndian.PutUint64(buf[n:], x)
+			if k := firstByte(x, '\\'); k > 0 {
+				i += k
+				n += k
+				continue
+			}
+		}
 		c := body[i]
 		if c != '\\' {
 			buf[n] = c
@@ -185,6 +205,28 @@ func unescape(body []byte) string {
 	}
 	// buf is never written again: the string can be its bytes.
 	return unsafe.String(&buf[0], n)
+}
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// firstByte returns the index of the first byte c among the eight of x
+// (little-endian), or 8.
+func firstByte(x uint64, c byte) int {
+	y := x ^ ones*uint64(c)
+	// The lowest high bit set marks the first zero byte of y exactly; a
+	// borrow can only mark bytes after it.
+	return bits.TrailingZeros64((y-ones)&^y&highs) / 8
+}
+
+// firstSpecial returns the index of the first byte of x that special
+// marks (a quote, a backslash, a control character), or 8.
+func firstSpecial(x uint64) int {
+	q, b := x^ones*'"', x^ones*'\\'
+	m := (q-ones)&^q | (b-ones)&^b | (x-ones*0x20)&^x
+	return bits.TrailingZeros64(m&highs) / 8
 }
 
 func hex4(b []byte) rune {

@@ -1,0 +1,61 @@
+package sessionio
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestEightBytesAtATime: the word-at-a-time searches find the first byte
+// they look for at every position, whatever follows it, and strings read
+// through them unescape as encoding/json does, with the escapes at every
+// offset of a word.
+func TestEightBytesAtATime(t *testing.T) {
+	for pos := range 9 {
+		for _, c := range []byte{'"', '\\', 0, 0x1f, 'a', 0x20, 0x7f, 0x80, 0xff} {
+			for _, rest := range []byte{'a', '"', '\\', 0, 0xff} {
+				var w [8]byte
+				for i := range w {
+					w[i] = 'x'
+					if i > pos {
+						w[i] = rest
+					}
+				}
+				if pos < 8 {
+					w[pos] = c
+				}
+				x := binary.LittleEndian.Uint64(w[:])
+				wantSpecial, wantSlash := 8, 8
+				for i, b := range w {
+					if special[b] && wantSpecial == 8 {
+						wantSpecial = i
+					}
+					if b == '\\' && wantSlash == 8 {
+						wantSlash = i
+					}
+				}
+				if got := firstSpecial(x); got != wantSpecial {
+					t.Errorf("firstSpecial(%q) = %d, want %d", w, got, wantSpecial)
+				}
+				if got := firstByte(x, '\\'); got != wantSlash {
+					t.Errorf("firstByte(%q, '\\\\') = %d, want %d", w, got, wantSlash)
+				}
+			}
+		}
+	}
+	for _, esc := range []string{`\"`, `\\`, `\/`, `\n`, `\u00e9`, `\u003c`, `\ud83d\ude00`, `\ud83d`, `\ude00x`} {
+		for pad := range 17 {
+			body := strings.Repeat("ab", pad)[:pad] + esc + strings.Repeat("é", pad) + esc + `{\"k\":\"v\"}`
+			var want string
+			if err := json.Unmarshal([]byte(`"`+body+`"`), &want); err != nil {
+				t.Fatal(err)
+			}
+			s := scanner{data: []byte(`"` + body + `"`)}
+			got, err := s.text()
+			if err != nil || got != want {
+				t.Errorf("text of %q = %q, %v; want %q", body, got, err, want)
+			}
+		}
+	}
+}
