@@ -59,3 +59,23 @@ func TestEightBytesAtATime(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkUnescape reads a tool result as the session files hold it: 5 KB
+// of JSON text in a JSON string, an escaped quote every few bytes.
+//
+//	go test -run '^$' -bench Unescape -count 6 ./sessionio/
+func BenchmarkUnescape(b *testing.B) {
+	var rows [][]any
+	for i := range 100 {
+		rows = append(rows, []any{i, "customer " + strings.Repeat("x", i%7), "2026-11-22", 19.99})
+	}
+	result, _ := json.Marshal(map[string]any{"status": "success", "columns": []string{"id", "name", "day", "total"}, "rows": rows})
+	quoted, _ := json.Marshal(string(result))
+	b.SetBytes(int64(len(quoted)))
+	for b.Loop() {
+		s := scanner{data: quoted}
+		if _, err := s.text(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
