@@ -58,6 +58,16 @@ func TestEightBytesAtATime(t *testing.T) {
 			}
 		}
 	}
+	for _, bad := range []string{`"\ud83d\uZZZZ"`, `"\ud83d\u12"`, `"\ud83d\u`, `"\u12"`, `"abc\"`, `"abc`, "\"a\x01\"", `"\x"`, `"0123456789\"`} {
+		var v string
+		if json.Unmarshal([]byte(bad), &v) == nil {
+			t.Fatalf("encoding/json reads %s; the case proves nothing", bad)
+		}
+		s := scanner{data: []byte(bad)}
+		if got, err := s.text(); err == nil {
+			t.Errorf("text of %s = %q, want an error", bad, got)
+		}
+	}
 }
 
 // BenchmarkUnescape reads a tool result as the session files hold it: 5 KB
