@@ -89,9 +89,18 @@ func benchLoad(b *testing.B, resultBytes int) {
 }
 
 // BenchmarkTurnOverhead is what the loop itself costs around the model and
-// the tools: a turn with one tool call on a full 20-turn history, with an
-// instant model and tool.
+// the tools: a turn with one tool call on a full history of 20 and of 200
+// turns (4 KB results), with an instant model and tool. The history stays
+// at its size, as the history limit keeps it.
+//
+//	go test -run '^$' -bench TurnOverhead -benchmem -count 6 ./conversation/
 func BenchmarkTurnOverhead(b *testing.B) {
+	for _, turns := range []int{20, 200} {
+		b.Run(fmt.Sprintf("history=%d", turns), func(b *testing.B) { benchTurnOverhead(b, turns) })
+	}
+}
+
+func benchTurnOverhead(b *testing.B, turns int) {
 	model := &modeltest.Model{Forget: true, Respond: func(req conversation.Request) modeltest.Step {
 		if req.Messages[len(req.Messages)-1].Role == conversation.RoleUser {
 			return modeltest.Call("c", "execute_sql", `{"sql":"SELECT 1"}`)
@@ -101,8 +110,8 @@ func BenchmarkTurnOverhead(b *testing.B) {
 	tools := modeltest.Tools{"execute_sql": func(context.Context, json.RawMessage) (any, error) {
 		return map[string]any{"status": "success", "row_count": 1}, nil
 	}}
-	r := &conversation.Runner{Model: model, Tools: tools}
-	s := fullSession(b, 20, 4<<10)
+	r := &conversation.Runner{Model: model, Tools: tools, HistoryLimit: turns}
+	s := fullSession(b, turns, 4<<10)
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := r.Run(context.Background(), s, conversation.Turn{System: "p", User: "q"}, nil); err != nil {

@@ -38,11 +38,14 @@ type Session struct {
 	// saved is what the last save wrote of each message, so that the next
 	// writes the messages it already wrote by copying their bytes.
 	saved *savedMessages
+	// fences keeps the fence of each tool result the model was sent; a
+	// clone shares it, so the turns of one session keep their fences.
+	fences *fences
 }
 
 // NewSession returns an empty session on source ("" for none).
 func NewSession(source, databaseType string, now time.Time) *Session {
-	return &Session{Created: now, Updated: now, Source: source, DatabaseType: databaseType}
+	return &Session{Created: now, Updated: now, Source: source, DatabaseType: databaseType, fences: newFences()}
 }
 
 // Load reads the session file at path. Elements that cannot be used are
@@ -95,6 +98,7 @@ func FromFile(f *sessionio.File) (*Session, []string) {
 		Legacy:       f.Messages,
 		metaExtra:    f.Metadata.Extra,
 		fileExtra:    f.Extra,
+		fences:       newFences(),
 	}
 	history, at, system, warnings := decodeHistory(f)
 	s.History, s.SystemPrompt = history, system

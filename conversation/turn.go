@@ -175,6 +175,7 @@ func (r *Runner) Run(ctx context.Context, s *Session, t Turn, p Progress) (Resul
 	base := buildRequest(t.System, r.scrubHistory(ctx, s.History))
 	added := []Message{{Role: RoleUser, Content: t.User}}
 	ids := callIDs(s.History)
+	fences := s.fencer()
 	var res Result
 	var thoughts strings.Builder
 	onThought := func(delta string) {
@@ -188,7 +189,7 @@ func (r *Runner) Run(ctx context.Context, s *Session, t Turn, p Progress) (Resul
 			return Result{}, fmt.Errorf("run turn: %w", err)
 		}
 		res.ModelCalls++
-		reply, err := r.Model.Complete(ctx, Request{Messages: fenced(concat(base, added)), Tools: specs, OnThought: onThought}, p.Text)
+		reply, err := r.Model.Complete(ctx, Request{Messages: fences.fenced(concat(base, added)), Tools: specs, OnThought: onThought}, p.Text)
 		if err != nil {
 			return Result{}, fmt.Errorf("run turn: %w", &ModelError{Request: res.ModelCalls, Err: err})
 		}

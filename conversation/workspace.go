@@ -287,8 +287,9 @@ func (w *Workspace) Load(ctx context.Context, path string) (LoadInfo, error) {
 	}
 	if s.textSize() >= largeSession {
 		// What reading the file took (its bytes, the decoding) is garbage
-		// now: give it back rather than keep it until the heap grows again.
-		w.memory.release()
+		// now: give it back rather than keep it until the heap grows
+		// again, once the load is answered.
+		w.memory.releaseAfterAnswer()
 	}
 	o := w.add(s, path)
 	return LoadInfo{Info: o.info(), Warnings: nonNil(warnings), SourceAvailable: available}, nil

@@ -1,10 +1,13 @@
 package sessionio
 
 import (
+	"encoding/binary"
 	"errors"
-	"strings"
+	"math/bits"
 	"unicode"
 	"unicode/utf16"
+	"unicode/utf8"
+	"unsafe"
 )
 
 // errSyntax marks a document that is not valid JSON. The scanner does not
@@ -24,6 +27,7 @@ type scanner struct {
 	data  []byte
 	pos   int
 	depth int
+	buf   []byte // text's unescaped bytes, reused from string to string
 }
 
 // special marks the bytes that end a run of plain string bytes.
@@ -74,6 +78,13 @@ func (s *scanner) str() (body []byte, escaped bool, err error) {
 	start := s.pos
 	data := s.data
 	for i := start; i < len(data); {
+		if i+8 <= len(data) {
+			// Eight bytes at a time to the next special one.
+			if k := firstSpecial(binary.LittleEndian.Uint64(data[i:])); k > 0 {
+				i += k
+				continue
+			}
+		}
 		c := data[i]
 		if !special[c] {
 			i++
@@ -115,43 +126,140 @@ func isHex4(b []byte) bool {
 	return true
 }
 
-// text reads a string and returns its value.
+// text reads a string and returns its value. A string with escapes is
+// checked and unescaped in the same pass, as str and unescape would: tool
+// results hold an escaped quote every few bytes, and reading each byte
+// once instead of twice is most of what a load costs.
 func (s *scanner) text() (string, error) {
-	body, escaped, err := s.str()
-	if err != nil {
-		return "", err
+	if s.peek() != '"' {
+		return "", errSyntax
 	}
-	if !escaped {
-		return string(body), nil
-	}
-	return unescape(body), nil
-}
-
-// unescape decodes the body of a valid JSON string as encoding/json does,
-// a lone surrogate becoming U+FFFD.
-func unescape(body []byte) string {
-	var b strings.Builder
-	b.Grow(len(body)) // never shorter: one allocation, no copy at the end
-	start := 0
-	for i := 0; i < len(body); {
-		if body[i] != '\\' {
+	data := s.data
+	start := s.pos + 1
+	i := start
+	for i < len(data) {
+		if i+8 <= len(data) {
+			if k := firstSpecial(binary.LittleEndian.Uint64(data[i:])); k > 0 {
+				i += k
+				continue
+			}
+		}
+		if !special[data[i]] {
 			i++
 			continue
 		}
-		b.Write(body[start:i])
-		c := body[i+1]
+		break
+	}
+	if i < len(data) && data[i] == '"' {
+		s.pos = i + 1
+		return string(data[start:i]), nil
+	}
+	if i >= len(data) || data[i] != '\\' {
+		return "", errSyntax
+	}
+	buf := append(s.buf[:0], data[start:i]...)
+	for i < len(data) {
+		c := data[i]
+		if !special[c] {
+			buf = append(buf, c)
+			i++
+			continue
+		}
+		switch c {
+		case '"':
+			s.pos = i + 1
+			s.buf = buf
+			return string(buf), nil
+		case '\\':
+			if i+1 >= len(data) {
+				return "", errSyntax
+			}
+			e := data[i+1]
+			i += 2
+			switch e {
+			case '"', '\\', '/':
+				buf = append(buf, e)
+			case 'b':
+				buf = append(buf, '\b')
+			case 'f':
+				buf = append(buf, '\f')
+			case 'n':
+				buf = append(buf, '\n')
+			case 'r':
+				buf = append(buf, '\r')
+			case 't':
+				buf = append(buf, '\t')
+			case 'u':
+				if i+4 > len(data) || !isHex4(data[i:i+4]) {
+					return "", errSyntax
+				}
+				r := hex4(data[i:])
+				i += 4
+				if utf16.IsSurrogate(r) {
+					r2 := rune(-1)
+					// A second escape that is not four hex digits is
+					// an error the loop finds next.
+					if i+6 <= len(data) && data[i] == '\\' && data[i+1] == 'u' && isHex4(data[i+2:i+6]) {
+						r2 = hex4(data[i+2:])
+					}
+					if dec := utf16.DecodeRune(r, r2); dec != unicode.ReplacementChar {
+						r = dec
+						i += 6
+					} else {
+						r = unicode.ReplacementChar
+					}
+				}
+				buf = utf8.AppendRune(buf, r)
+			default:
+				return "", errSyntax
+			}
+		default: // a control character
+			return "", errSyntax
+		}
+	}
+	return "", errSyntax
+}
+
+// unescape decodes the body of a valid JSON string as encoding/json does,
+// a lone surrogate becoming U+FFFD. Tool results are JSON text with an
+// escaped quote every few bytes, so it copies byte by byte into one
+// buffer rather than a run at a time: a copy call per run of a few bytes
+// cost more than the bytes.
+func unescape(body []byte) string {
+	buf := make([]byte, len(body)) // never shorter
+	n := 0
+	for i := 0; i < len(body); {
+		if i+8 <= len(body) {
+			// Eight bytes at a time, up to the next backslash: the bytes
+			// after it are written again.
+			x := binary.LittleEndian.Uint64(body[i:])
+			binary.LittleEndian.PutUint64(buf[n:], x)
+			if k := firstByte(x, '\\'); k > 0 {
+				i += k
+				n += k
+				continue
+			}
+		}
+		c := body[i]
+		if c != '\\' {
+			buf[n] = c
+			n++
+			i++
+			continue
+		}
+		c = body[i+1]
 		i += 2
 		switch c {
 		case 'b':
-			b.WriteByte('\b')
+			c = '\b'
 		case 'f':
-			b.WriteByte('\f')
+			c = '\f'
 		case 'n':
-			b.WriteByte('\n')
+			c = '\n'
 		case 'r':
-			b.WriteByte('\r')
+			c = '\r'
 		case 't':
-			b.WriteByte('\t')
+			c = '\t'
 		case 'u':
 			r := hex4(body[i:])
 			i += 4
@@ -167,14 +275,41 @@ func unescape(body []byte) string {
 					r = unicode.ReplacementChar
 				}
 			}
-			b.WriteRune(r)
-		default: // '"', '\\', '/'
-			b.WriteByte(c)
+			// Never longer than its escape: \uXXXX is 6 bytes, a rune
+			// at most 3 (4 for a pair, whose escapes are 12).
+			n += utf8.EncodeRune(buf[n:], r)
+			continue
 		}
-		start = i
+		buf[n] = c // and '"', '\\', '/' as they are
+		n++
 	}
-	b.Write(body[start:])
-	return b.String()
+	if n == 0 {
+		return ""
+	}
+	// buf is never written again: the string can be its bytes.
+	return unsafe.String(&buf[0], n)
+}
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// firstByte returns the index of the first byte c among the eight of x
+// (little-endian), or 8.
+func firstByte(x uint64, c byte) int {
+	y := x ^ ones*uint64(c)
+	// The lowest high bit set marks the first zero byte of y exactly; a
+	// borrow can only mark bytes after it.
+	return bits.TrailingZeros64((y-ones)&^y&highs) / 8
+}
+
+// firstSpecial returns the index of the first byte of x that special
+// marks (a quote, a backslash, a control character), or 8.
+func firstSpecial(x uint64) int {
+	q, b := x^ones*'"', x^ones*'\\'
+	m := (q-ones)&^q | (b-ones)&^b | (x-ones*0x20)&^x
+	return bits.TrailingZeros64(m&highs) / 8
 }
 
 func hex4(b []byte) rune {

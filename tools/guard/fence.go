@@ -16,6 +16,14 @@ func Fence(text, what string) string {
 	return fence(text, what, newFenceToken)
 }
 
+// FenceWith is Fence with the tokens drawn from token, which must give
+// 16 hex digits that the text before this fence cannot predict, and a
+// new one on each call: a caller that keeps the fence of a text across
+// requests derives its tokens from a secret of its own.
+func FenceWith(text, what string, token func() string) string {
+	return fence(text, what, token)
+}
+
 // fence is Fence with the token source given, for tests.
 func fence(text, what string, token func() string) string {
 	t := token()
