@@ -92,7 +92,7 @@ func fenceTokens(t *testing.T, req conversation.Request) []string {
 	var out []string
 	for _, m := range req.Messages {
 		if m.Role == conversation.RoleTool {
-			_, ok := tools.Unfence(m.Content)
+			_, ok := guard.Unfence(m.Content)
 			require.True(t, ok, "a tool result is not fenced intact: %q", m.Content)
 			out = append(out, m.Content[len("The text between <data-"):][:16])
 		}
