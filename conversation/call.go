@@ -181,13 +181,19 @@ func (w *Workspace) Call(ctx context.Context, c Call) (CallResult, error) {
 	if args == "" || args == "null" {
 		args = "{}"
 	}
+	if err := ctx.Err(); err != nil {
+		return CallResult{}, fmt.Errorf("run the call: %w", err)
+	}
 	turn := Turn{System: callSystemPrompt(c.Log, src.Name), User: callText(c.Tool, args)}
+	// The turn itself runs to its end whatever ctx does, and only the tool
+	// hears ctx's cancel: a call the client or a shutdown stopped comes
+	// back, and is logged, with its status (cancelled) as any other.
 	runner := Runner{Model: callModel{call: ToolCall{ID: newCallID(), Type: "function",
 		Function: FunctionCall{Name: c.Tool, Arguments: args}}},
-		Tools: box, MaxModelCalls: 2, HistoryLimit: 1, Now: w.cfg.Now}
+		Tools: cancelledBy{box, ctx}, MaxModelCalls: 2, HistoryLimit: 1, Now: w.cfg.Now}
 	work := NewSession(src.Name, src.Type, w.cfg.Now())
 	start := w.cfg.Now()
-	res, err := runner.Run(ctx, work, turn, nil)
+	res, err := runner.Run(context.WithoutCancel(ctx), work, turn, nil)
 	if err != nil {
 		return CallResult{}, err
 	}
@@ -205,6 +211,21 @@ func newCallID() string {
 	var b [8]byte
 	rand.Read(b[:])
 	return "call_" + hex.EncodeToString(b[:])
+}
+
+// cancelledBy runs the tools of a Call under the runner's context, which
+// carries the turn's values, cancelled when the call's own is.
+type cancelledBy struct {
+	Tools
+	call context.Context
+}
+
+func (c cancelledBy) Run(ctx context.Context, name string, args json.RawMessage) (any, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stop := context.AfterFunc(c.call, func() { cancel(context.Cause(c.call)) })
+	defer stop()
+	return c.Tools.Run(ctx, name, args)
 }
 
 // callModel stands in for the model of a Call: it asks for the one call,

@@ -230,9 +230,10 @@ type flags struct {
 	modelTimeout time.Duration
 	sqlTimeout   time.Duration
 	// of aiq-rpc mcp
-	confirmTimeout time.Duration
-	noCallLog      bool
-	stepTimeout    time.Duration // doctor's
+	confirmTimeout   time.Duration
+	noCallLog        bool
+	noBrowserConfirm bool
+	stepTimeout      time.Duration // doctor's
 }
 
 // flagSet defines the common flags on f, and the command's own with

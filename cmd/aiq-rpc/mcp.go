@@ -16,6 +16,8 @@ func mcpFlags(fs *flag.FlagSet, f *flags) {
 	f.confirmTimeout = mcp.DefaultConfirmTimeout
 	fs.Var(durationFlag{&f.confirmTimeout}, "confirm-timeout", "reject a write the user has not answered within `DURATION`")
 	fs.BoolVar(&f.noCallLog, "no-call-log", false, "do not log the calls in mcp_YYYYMMDD_<source>.json in the sessions folder")
+	fs.BoolVar(&f.noBrowserConfirm, "no-browser-confirm", false,
+		"do not ask the user in a page in their browser when the client cannot ask them; such a client's writes are refused")
 }
 
 // runMCP serves aiq's SQL tools over the Model Context Protocol on stdin
@@ -39,7 +41,8 @@ func runMCP(ctx context.Context, e env, f flags, args []string) int {
 	defer stop()
 	signal.Ignore(syscall.SIGPIPE)
 	server := mcp.New(a.ws, mcp.Options{Name: "aiq-rpc", Version: version(), Home: a.home,
-		ConfirmTimeout: f.confirmTimeout, NoLog: f.noCallLog, Log: a.log})
+		ConfirmTimeout: f.confirmTimeout, NoLog: f.noCallLog, Log: a.log,
+		NoBrowserConfirm: f.noBrowserConfirm, Getenv: e.getenv})
 	stdin, restore := pollable(e.stdin)
 	defer restore()
 	if err := server.Serve(ctx, stdin, e.stdout); err != nil && ctx.Err() == nil {

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -130,7 +132,7 @@ func TestMCPInspector(t *testing.T) {
 		names = append(names, tool.Name)
 		assert.Equal(t, false, tool.Annotations["openWorldHint"], tool.Name)
 	}
-	assert.ElementsMatch(t, []string{"list_sources", "list_tables", "describe_table", "search_schema", "profile_column", "explain_sql", "execute_sql"}, names)
+	assert.ElementsMatch(t, []string{"list_sources", "list_tables", "describe_table", "search_schema", "profile_column", "explain_sql", "query", "execute_sql"}, names)
 
 	var res struct {
 		StructuredContent struct {
@@ -212,13 +214,28 @@ func TestMCPNoCallLog(t *testing.T) {
 		defer cancel()
 		cmd := exec.CommandContext(ctx, binary, append([]string{"mcp", "--home", h.Dir, "--source", "local"}, c.flags...)...)
 		cmd.Env = childEnv()
-		cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
-			`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
-			`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"execute_sql","arguments":{"sql":"SELECT 1 AS one"}}}` + "\n")
-		var stdout, stderr strings.Builder
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		require.NoError(t, cmd.Run(), "stderr:\n%s", stderr.String())
-		require.Contains(t, stdout.String(), `"id":2,"result"`, "the call was answered")
+		stdin, err := cmd.StdinPipe()
+		require.NoError(t, err)
+		stdout, err := cmd.StdoutPipe()
+		require.NoError(t, err)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		require.NoError(t, cmd.Start())
+		_, err = io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n"+
+			`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+
+			`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"execute_sql","arguments":{"sql":"SELECT 1 AS one"}}}`+"\n")
+		require.NoError(t, err)
+		// The end of input cancels the calls still running: it comes once
+		// the call is answered.
+		lines := bufio.NewScanner(stdout)
+		answered := false
+		for !answered && lines.Scan() {
+			answered = strings.Contains(lines.Text(), `"id":2,"result"`)
+		}
+		require.True(t, answered, "the call was answered; stderr:\n%s", stderr.String())
+		require.NoError(t, stdin.Close())
+		io.Copy(io.Discard, stdout)
+		require.NoError(t, cmd.Wait(), "stderr:\n%s", stderr.String())
 		logs, err := filepath.Glob(filepath.Join(h.Dir, "sessions", "mcp_*.json"))
 		require.NoError(t, err)
 		assert.Len(t, logs, c.logs, "flags %v: logs %v", c.flags, logs)

@@ -3,6 +3,8 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"runtime/debug"
 	"strings"
 
@@ -19,6 +21,11 @@ const logName = "mcp"
 // isError, which the host's model reads; a panic is one too, and logged.
 func (s *Server) handler(t toolDef) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (res *sdk.CallToolResult, err error) {
+		ctx, done := s.calls.start(ctx)
+		defer done()
+		if ctx.Err() != nil {
+			return toolError("aiq-rpc is stopping (its input ended, or it was told to stop) and did not start " + t.name + "."), nil
+		}
 		defer func() {
 			if p := recover(); p != nil {
 				s.log.Error("mcp: panic in a tool call", "tool", t.name, "panic", p, "stack", string(debug.Stack()))
@@ -37,13 +44,48 @@ func (s *Server) handler(t toolDef) sdk.ToolHandler {
 			json.Unmarshal(v, &source) // checked by parseArgs
 			delete(args, "source")
 		}
-		return s.call(ctx, req, t.name, source, args)
+		if t.name == toolQuery {
+			if refusal := s.onlyReads(source, args); refusal != nil {
+				return refusal, nil
+			}
+		}
+		return s.call(ctx, req, t, source, args)
 	}
 }
 
+// onlyReads refuses a query call whose statement the classifier does not
+// read as a read, before anything runs: the result names execute_sql,
+// where the statement asks the user. A source that cannot be found is left
+// to the call, which says so as any tool does.
+func (s *Server) onlyReads(source string, args map[string]json.RawMessage) *sdk.CallToolResult {
+	src, err := s.ws.CallSource(source)
+	if err != nil {
+		return nil
+	}
+	var sql string
+	json.Unmarshal(args["sql"], &sql) // checked by parseArgs
+	v, err := tools.Classify(sql, tools.DialectOf(src.Type))
+	switch {
+	case err != nil:
+		return toolError(fmt.Sprintf("query did not run the statement: %v.", strings.TrimSuffix(err.Error(), ".")))
+	case v.Class == tools.ReadOnly:
+		return nil
+	}
+	what := "changes the database"
+	if v.Outside {
+		what = "reaches outside the database"
+	}
+	why := ""
+	if v.Reason != "" {
+		why = " (" + strings.TrimSuffix(v.Reason, ".") + ")"
+	}
+	return toolError(fmt.Sprintf("query runs only statements that read, and this %s %s%s, so it did not run. "+
+		"Send it to execute_sql instead, which asks the user before it runs it.", v.Kind, what, why))
+}
+
 // call runs one of the Set's tools through the workspace.
-func (s *Server) call(ctx context.Context, req *sdk.CallToolRequest, tool, source string, args map[string]json.RawMessage) (*sdk.CallToolResult, error) {
-	r, err := s.run(ctx, req, tool, source, args)
+func (s *Server) call(ctx context.Context, req *sdk.CallToolRequest, t toolDef, source string, args map[string]json.RawMessage) (*sdk.CallToolResult, error) {
+	r, err := s.run(ctx, req, t, source, args)
 	if err != nil {
 		return toolError(conversation.UserMessage(err)), nil
 	}
@@ -55,7 +97,7 @@ func (s *Server) call(ctx context.Context, req *sdk.CallToolRequest, tool, sourc
 	}
 	structured := structuredOf(r)
 	res := &sdk.CallToolResult{
-		Content:           []sdk.Content{&sdk.TextContent{Text: render(tool, structured)}},
+		Content:           []sdk.Content{&sdk.TextContent{Text: render(t.name, structured)}},
 		StructuredContent: structured,
 		IsError:           r.Failed() || unanswered(r.Result),
 	}
@@ -77,7 +119,7 @@ func unanswered(v any) bool {
 }
 
 // run is one conversation.Call, with the confirmer of this client.
-func (s *Server) run(ctx context.Context, req *sdk.CallToolRequest, tool, source string, args map[string]json.RawMessage) (conversation.CallResult, error) {
+func (s *Server) run(ctx context.Context, req *sdk.CallToolRequest, t toolDef, source string, args map[string]json.RawMessage) (conversation.CallResult, error) {
 	data, err := json.Marshal(args)
 	if err != nil {
 		return conversation.CallResult{}, err
@@ -86,8 +128,11 @@ func (s *Server) run(ctx context.Context, req *sdk.CallToolRequest, tool, source
 	if err != nil {
 		return conversation.CallResult{}, err
 	}
-	c := conversation.Call{Source: src.Name, Tool: tool, Args: data, Confirm: s.confirmer(req, src.Name+" ("+src.Type+")"),
-		Tokens: &s.tokens}
+	confirm := s.confirmer(req, src.Name+" ("+src.Type+")")
+	if t.name == toolQuery {
+		confirm = onlyCost(confirm)
+	}
+	c := conversation.Call{Source: src.Name, Tool: t.runs(), Args: data, Confirm: confirm, Tokens: &s.tokens}
 	if !s.opts.NoLog {
 		c.Log = logName
 	}
@@ -96,7 +141,7 @@ func (s *Server) run(ctx context.Context, req *sdk.CallToolRequest, tool, source
 		return r, err
 	}
 	if r.LogError != nil {
-		s.log.Warn("mcp: the call ran but could not be logged", "tool", tool, "source", r.Source, "err", r.LogError)
+		s.log.Warn("mcp: the call ran but could not be logged", "tool", t.name, "source", r.Source, "err", r.LogError)
 	}
 	return r, nil
 }
@@ -127,3 +172,18 @@ func structuredOf(r conversation.CallResult) map[string]any {
 func toolError(msg string) *sdk.CallToolResult {
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.TrimSpace(msg)}}, IsError: true}
 }
+
+// onlyCost is the confirmer of query: a read that the engine estimates too
+// costly asks the user as through execute_sql, and nothing else is ever
+// allowed, should a write get past the classifier to the database's
+// read-only refusal.
+func onlyCost(confirm conversation.Confirmer) conversation.Confirmer {
+	return func(ctx context.Context, cr conversation.ConfirmRequest) (conversation.Decision, error) {
+		if cr.Risk == "cost" {
+			return confirm(ctx, cr)
+		}
+		return conversation.Reject, errQueryWrites
+	}
+}
+
+var errQueryWrites = errors.New("query runs only statements that read, and this one is not; send it to execute_sql, which asks the user first")

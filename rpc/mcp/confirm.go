@@ -5,52 +5,109 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/aiq/aiq-rpc/conversation"
+	"github.com/aiq/aiq-rpc/rpc/internal/confirmpage"
 )
 
-// errNoElicitation is why a write did not run for a client that cannot
-// ask its user: the host's agent, whose word counts for nothing, is the
-// only one it could ask.
-var errNoElicitation = errors.New("this MCP client declares no elicitation, so aiq cannot ask its user. " +
-	"Run the statement from an editor that can confirm it, such as aiq's VS Code or Neovim plugin or an ACP editor like Zed, " +
-	"or in aiq's own chat with aiq-rpc ask; do not retry it here")
+// hostAnswer is how fast a host can answer an elicitation without showing
+// it to anyone: Claude Code's -p cancels in about 12 ms, Codex's exec
+// declines as fast. No person reads a statement and decides in less. A
+// decline or cancel this fast is the host's, not its user's.
+const hostAnswer = 100 * time.Millisecond
 
-// confirmer asks the user of req's client about a write through
-// elicitation/create: allow once, or reject. Decline, cancel, an error and
-// no answer within the timeout all reject. A client without elicitation
-// rejects every write with errNoElicitation. Nothing the host's agent
-// sends (a readOnlyHint, an argument) changes this.
+// confirmer asks the user of req's client about a statement through
+// elicitation/create: allow once, or reject. Where the client cannot ask
+// its user (it declares no elicitation, or answers decline or cancel
+// faster than a person could, or fails), it asks through a one-time page
+// in the user's browser instead (askInBrowser). A user's decline or
+// reject, an error and no answer within the timeout all reject. Nothing
+// the host's agent sends (a readOnlyHint, an argument) changes this.
 // source names the data source for the user.
 func (s *Server) confirmer(req *sdk.CallToolRequest, source string) conversation.Confirmer {
-	if !canElicit(req.Session.InitializeParams()) {
-		return func(ctx context.Context, cr conversation.ConfirmRequest) (conversation.Decision, error) {
-			return conversation.Reject, errNoElicitation
-		}
-	}
+	elicit := canElicit(req.Session.InitializeParams())
 	return func(ctx context.Context, cr conversation.ConfirmRequest) (conversation.Decision, error) {
-		ctx, cancel := context.WithTimeout(ctx, s.opts.ConfirmTimeout)
-		defer cancel()
-		res, err := req.Session.Elicit(ctx, &sdk.ElicitParams{
-			Mode:            "form",
-			Message:         confirmMessage(cr, source),
-			RequestedSchema: decisionSchema(req.Session.InitializeParams().ProtocolVersion),
-		})
-		switch {
-		case err != nil && ctx.Err() == context.DeadlineExceeded:
-			return conversation.Reject, fmt.Errorf("no answer came within %s", s.opts.ConfirmTimeout)
-		case err != nil:
-			return conversation.Reject, fmt.Errorf("the client did not ask the user: %w", err)
-		case res.Action != "accept":
-			return conversation.Reject, nil
+		why := "this MCP client declares no elicitation, so it cannot ask its user"
+		if elicit {
+			d, asked, err := s.elicit(ctx, req, cr, source)
+			if asked {
+				return d, err
+			}
+			why = err.Error()
 		}
-		if d, _ := res.Content["decision"].(string); d == string(conversation.AllowOnce) {
-			return conversation.AllowOnce, nil
-		}
-		return conversation.Reject, nil
+		return s.askInBrowser(ctx, cr, source, why)
 	}
+}
+
+// elicit asks the user through the client. asked is false when the client
+// did not put the question to anyone, and err then says what it did.
+func (s *Server) elicit(ctx context.Context, req *sdk.CallToolRequest, cr conversation.ConfirmRequest, source string) (d conversation.Decision, asked bool, err error) {
+	ctx, cancel := context.WithTimeout(ctx, s.opts.ConfirmTimeout)
+	defer cancel()
+	start := time.Now()
+	res, err := req.Session.Elicit(ctx, &sdk.ElicitParams{
+		Mode:            "form",
+		Message:         confirmMessage(cr, source),
+		RequestedSchema: decisionSchema(req.Session.InitializeParams().ProtocolVersion),
+	})
+	took := time.Since(start)
+	switch {
+	case err != nil && ctx.Err() == context.DeadlineExceeded:
+		return conversation.Reject, true, fmt.Errorf("no answer came within %s", s.opts.ConfirmTimeout)
+	case err != nil && ctx.Err() != nil:
+		return conversation.Reject, true, err // the call was cancelled
+	case err != nil:
+		return conversation.Reject, false, fmt.Errorf("this MCP client failed to ask its user (%v)", err)
+	case (res.Action == "decline" || res.Action == "cancel") && took < hostAnswer:
+		return conversation.Reject, false, fmt.Errorf("this MCP client answered %s in %d ms, too fast for anyone to have read the question, so its user was not asked",
+			res.Action, took.Milliseconds())
+	case res.Action != "accept":
+		return conversation.Reject, true, nil
+	}
+	if d, _ := res.Content["decision"].(string); d == string(conversation.AllowOnce) {
+		return conversation.AllowOnce, true, nil
+	}
+	return conversation.Reject, true, nil
+}
+
+// askInBrowser asks the user through a one-time page on 127.0.0.1 opened
+// in their browser, which the host's agent does not hold: the page's URL
+// goes to the browser only, never to the client. why says why the client
+// did not ask. Without a browser (or with --no-browser-confirm) the error
+// says why the statement needed asking and where it can be run.
+func (s *Server) askInBrowser(ctx context.Context, cr conversation.ConfirmRequest, source, why string) (conversation.Decision, error) {
+	if s.opts.NoBrowserConfirm {
+		return conversation.Reject, unconfirmed(cr, why, "aiq's confirmation page in the browser is turned off (--no-browser-confirm)")
+	}
+	st := confirmpage.Statement{SQL: strings.TrimSpace(cr.SQL), Source: source, Label: cr.Label,
+		What: "It " + what(cr) + ". It runs only if you allow it.", DryRun: cr.DryRunText()}
+	for _, m := range cr.Masked {
+		st.Masked = append(st.Masked, confirmpage.Masked{Token: m.Token, Value: m.Value})
+	}
+	s.log.Info("mcp: asking the user in the browser", "why", why)
+	allowed, err := confirmpage.Ask(ctx, st, s.opts.OpenBrowser, s.opts.ConfirmTimeout)
+	switch {
+	case errors.Is(err, confirmpage.ErrNoBrowser):
+		return conversation.Reject, unconfirmed(cr, why, err.Error())
+	case errors.Is(err, confirmpage.ErrTimeout):
+		return conversation.Reject, fmt.Errorf("%s; aiq asked the user on a page in their browser, and no answer came within %s", why, s.opts.ConfirmTimeout)
+	case err != nil:
+		return conversation.Reject, err
+	case allowed:
+		return conversation.AllowOnce, nil
+	}
+	return conversation.Reject, nil // the user pressed Reject
+}
+
+// unconfirmed is why a statement that needed the user's yes did not get
+// it: what it does, why no one was asked, and where it can be run.
+func unconfirmed(cr conversation.ConfirmRequest, why, noPage string) error {
+	return fmt.Errorf("this statement %s, so it runs only with the user's yes, and no one could be asked: %s, and %s. "+
+		"The user can run it where aiq asks them: aiq's VS Code or Neovim plugin, an ACP editor such as Zed, "+
+		"aiq-rpc ask, or the aiq CLI. Do not retry it here", what(cr), why, noPage)
 }
 
 // canElicit reports whether the client declared form elicitation.
@@ -88,22 +145,26 @@ func decisionSchema(protocol string) map[string]any {
 	}
 }
 
-// confirmMessage says what the statement is and what it does.
-func confirmMessage(cr conversation.ConfirmRequest, source string) string {
-	what := "writes to the database"
+// what says what a statement that asks does, and so why it asks.
+func what(cr conversation.ConfirmRequest) string {
 	switch cr.Risk {
 	case "ddl":
-		what = "changes the database's schema or privileges"
+		return "changes the database's schema or privileges"
 	case "outside":
-		what = "reaches outside the database (a server file, the network or another database)"
+		return "reaches outside the database (a server file, the network or another database)"
 	case "cost":
-		what = "only reads, but is costly"
+		return "only reads, but is costly"
 	}
+	return "writes to the database"
+}
+
+// confirmMessage says what the statement is and what it does.
+func confirmMessage(cr conversation.ConfirmRequest, source string) string {
 	if cr.Label != "" {
 		source += " (" + cr.Label + ")"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Your agent asks aiq to run this statement on the data source %s:\n\n%s\n\nIt %s", source, strings.TrimSpace(cr.SQL), what)
+	fmt.Fprintf(&b, "Your agent asks aiq to run this statement on the data source %s:\n\n%s\n\nIt %s", source, strings.TrimSpace(cr.SQL), what(cr))
 	if cr.Reason != "" {
 		fmt.Fprintf(&b, " (%s)", strings.TrimSuffix(cr.Reason, "."))
 	}

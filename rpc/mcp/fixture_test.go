@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -41,6 +42,8 @@ type fixture struct {
 	ws   *conversation.Workspace
 	log  *syncBuffer
 	srv  *mcp.Server
+	// wire is every message between the client and the server.
+	wire *syncBuffer
 }
 
 // fixtureOptions change a fixture.
@@ -60,7 +63,7 @@ func newFixture(t testing.TB, o fixtureOptions) *fixture {
 	if o.source == nil {
 		o.source = dbtest.SQLite
 	}
-	f := &fixture{t: t, home: sessionio.Home{Dir: t.TempDir()}, src: o.source(t), log: &syncBuffer{}}
+	f := &fixture{t: t, home: sessionio.Home{Dir: t.TempDir()}, src: o.source(t), log: &syncBuffer{}, wire: &syncBuffer{}}
 	f.src.Name = "db"
 	dbtest.Exec(t, f.src,
 		"CREATE TABLE orders (id integer PRIMARY KEY, status text NOT NULL)",
@@ -81,6 +84,10 @@ func newFixture(t testing.TB, o fixtureOptions) *fixture {
 	opts := o.server
 	opts.Name, opts.Version, opts.Home = "aiq-rpc", "test", f.home
 	opts.Log = slog.New(slog.NewTextHandler(f.log, nil))
+	if opts.OpenBrowser == nil {
+		// A test never opens the real browser of whoever runs it.
+		opts.OpenBrowser = func(context.Context, string) error { return errors.New("this test has no browser") }
+	}
 	f.srv = mcp.New(f.ws, opts)
 	return f
 }
@@ -117,7 +124,7 @@ func (f *fixture) connectAt(version string, opts *sdk.ClientOptions) *sdk.Client
 	done := make(chan error, 1)
 	go func() { done <- f.srv.Run(ctx, st) }()
 	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, opts)
-	cs, err := client.Connect(ctx, ct, &sdk.ClientSessionOptions{ProtocolVersion: version})
+	cs, err := client.Connect(ctx, &sdk.LoggingTransport{Transport: ct, Writer: f.wire}, &sdk.ClientSessionOptions{ProtocolVersion: version})
 	require.NoError(f.t, err)
 	f.t.Cleanup(func() {
 		cs.Close()

@@ -18,7 +18,7 @@ import (
 // is added to, not replaced.
 func TestCallLog(t *testing.T) {
 	f := newFixture(t, fixtureOptions{})
-	e := &elicitor{answer: answer("decline", "")}
+	e := &elicitor{answer: personAnswer("decline", "")}
 	cs := f.connect(e.options())
 	call(t, cs, "execute_sql", map[string]any{"sql": "SELECT count(*) AS n FROM orders"})
 	call(t, cs, "execute_sql", map[string]any{"sql": deleteSQL})
@@ -46,7 +46,7 @@ func TestCallLog(t *testing.T) {
 	assert.NotEqual(t, s.History[1].ToolCalls[0].ID, s.History[5].ToolCalls[0].ID, "each call has an id of its own")
 
 	// A second server, as after a restart, adds to the same file.
-	g := &fixture{t: t, home: f.home, src: f.src, log: f.log}
+	g := &fixture{t: t, home: f.home, src: f.src, log: f.log, wire: f.wire}
 	g.ws = conversation.NewWorkspace(conversation.Config{Home: f.home, DefaultSource: "db"})
 	t.Cleanup(func() { g.ws.Close() })
 	g.srv = mcp.New(g.ws, mcp.Options{Name: "aiq-rpc", Version: "test", Home: f.home})

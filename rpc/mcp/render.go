@@ -19,7 +19,7 @@ func render(tool string, m map[string]any) string {
 		return "Not run (" + status + "): " + strings.TrimPrefix(msg, "not run: ")
 	}
 	switch tool {
-	case "execute_sql":
+	case "execute_sql", toolQuery:
 		return renderRows(m)
 	case "list_tables":
 		return renderList(m, "tables", "table")

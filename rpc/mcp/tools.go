@@ -18,8 +18,11 @@ type toolDef struct {
 	title       string
 	description string
 	readOnly    bool // false for execute_sql, which may write once the user confirms
-	params      []param
-	output      string // the JSON Schema of structuredContent
+	// setTool is the Set's tool that runs the call, when it is not name:
+	// query is execute_sql for statements that only read.
+	setTool string
+	params  []param
+	output  string // the JSON Schema of structuredContent
 	// local runs the tool here rather than through the Set (list_sources);
 	// nil for the Set's tools.
 	local func(s *Server) (*sdk.CallToolResult, error)
@@ -44,7 +47,8 @@ var sourceParam = param{name: "source", kind: "string",
 // toolTable is the tools MCP offers, in the order tools/list gives them.
 // The descriptions follow the chat's (tools.Set.Specs), with what a host's
 // model needs besides: the source argument, and that nothing here writes
-// but execute_sql.
+// but execute_sql. A host lets a tool with readOnlyHint run without asking
+// its user, which is why reads have query of their own.
 var toolTable = []toolDef{
 	{
 		name:  "list_sources",
@@ -134,21 +138,49 @@ var toolTable = []toolDef{
 			`"plan":{"type":"string"}},"required":["source","sql"]}`,
 	},
 	{
-		name:  tools.ToolExecuteSQL,
-		title: "Run SQL",
-		description: "Run one SQL statement on a data source and return its rows. Use the dialect of the source's type " +
-			"(see list_sources). A statement that only reads runs at once. A statement that changes data or schema, or " +
-			"reads outside the database, runs only if the user confirms it in a prompt this server shows them; when they " +
-			"decline, or their editor cannot ask them, it does not run: do not retry it in another form, tell the user. " +
-			"Only the first rows that fit in about 4 KB come back (row_count counts them all), so aggregate and use LIMIT. " +
-			"One statement per call.",
-		params: []param{sourceParam, {name: "sql", kind: "string", description: "One SQL statement.", required: true}},
-		output: `{"type":"object","properties":{"source":{"type":"string"},"sql":{"type":"string"},` +
-			`"status":{"type":"string","enum":["success","error","rejected","cancelled"]},` +
-			`"row_count":{"type":"integer"},"columns":{"type":"array","items":{"type":"string"}},` +
-			`"rows":{"type":"array","items":{"type":"array"}},"truncated":{"type":"boolean"},"error":{"type":"string"}},` +
-			`"required":["source","sql","status"]}`,
+		name:    toolQuery,
+		title:   "Query (read-only)",
+		setTool: tools.ToolExecuteSQL,
+		description: "Run one SQL statement that only reads (SELECT, WITH ... SELECT, SHOW, DESCRIBE, EXPLAIN) on a data " +
+			"source and return its rows. Use the dialect of the source's type (see list_sources). Use this tool for every " +
+			"read: it never changes anything, so your host may run it without asking. A statement that changes data or " +
+			"schema, or reads outside the database (a server file, another database), is refused here: send that one to " +
+			"execute_sql, which asks the user first. Only the first rows that fit in about 4 KB come back (row_count counts " +
+			"them all), so aggregate and use LIMIT. One statement per call.",
+		readOnly: true,
+		params:   []param{sourceParam, {name: "sql", kind: "string", description: "One SQL statement that only reads.", required: true}},
+		output:   statementOutput,
 	},
+	{
+		name:  tools.ToolExecuteSQL,
+		title: "Run SQL (writes ask the user)",
+		description: "Run one SQL statement that changes data or schema (INSERT, UPDATE, DELETE, CREATE, ALTER, ...), or " +
+			"reads outside the database, on a data source. Use the dialect of the source's type (see list_sources). It runs " +
+			"only if the user confirms it in a prompt this server shows them (in their editor, or a page in their browser); " +
+			"when they decline, or no one can be asked, it does not run: do not retry it in another form, tell the user. " +
+			"For a statement that only reads, use query instead, which needs no confirmation. One statement per call.",
+		params: []param{sourceParam, {name: "sql", kind: "string", description: "One SQL statement.", required: true}},
+		output: statementOutput,
+	},
+}
+
+// toolQuery is the read-only tool: execute_sql for what the classifier
+// reads as a read, and a refusal that names execute_sql for the rest.
+const toolQuery = "query"
+
+// statementOutput is the JSON Schema of a statement's structuredContent.
+const statementOutput = `{"type":"object","properties":{"source":{"type":"string"},"sql":{"type":"string"},` +
+	`"status":{"type":"string","enum":["success","error","rejected","cancelled"]},` +
+	`"row_count":{"type":"integer"},"columns":{"type":"array","items":{"type":"string"}},` +
+	`"rows":{"type":"array","items":{"type":"array"}},"truncated":{"type":"boolean"},"error":{"type":"string"}},` +
+	`"required":["source","sql","status"]}`
+
+// runs is the Set's tool that answers a call of t.
+func (t toolDef) runs() string {
+	if t.setTool != "" {
+		return t.setTool
+	}
+	return t.name
 }
 
 // tool is the MCP description of t.
@@ -164,6 +196,7 @@ func (t toolDef) tool() *sdk.Tool {
 		Annotations: &sdk.ToolAnnotations{
 			Title:           t.title,
 			ReadOnlyHint:    t.readOnly,
+			IdempotentHint:  t.readOnly,
 			DestructiveHint: &destructive,
 			OpenWorldHint:   &no,
 		},

@@ -28,13 +28,14 @@ func TestToolsList(t *testing.T) {
 		assert.False(t, *a.OpenWorldHint, tool.Name)
 		require.NotNil(t, a.DestructiveHint, tool.Name)
 		assert.Equal(t, tool.Name != "execute_sql", a.ReadOnlyHint, tool.Name)
+		assert.Equal(t, tool.Name != "execute_sql", a.IdempotentHint, tool.Name)
 		assert.Equal(t, tool.Name == "execute_sql", *a.DestructiveHint, tool.Name)
 		in, _ := tool.InputSchema.(map[string]any)
 		assert.Equal(t, "object", in["type"], tool.Name)
 		out, _ := tool.OutputSchema.(map[string]any)
 		assert.Equal(t, "object", out["type"], tool.Name)
 	}
-	assert.Equal(t, []string{"describe_table", "execute_sql", "explain_sql", "list_sources", "list_tables", "profile_column", "search_schema"}, sorted(names))
+	assert.Equal(t, []string{"describe_table", "execute_sql", "explain_sql", "list_sources", "list_tables", "profile_column", "query", "search_schema"}, sorted(names))
 }
 
 // TestToolSchemas: the arguments each tool requires, the bound on
@@ -53,7 +54,7 @@ func TestToolSchemas(t *testing.T) {
 		props[tool.Name], _ = in["properties"].(map[string]any)
 	}
 	assert.Equal(t, map[string][]any{
-		"list_sources": {}, "list_tables": {}, "describe_table": {}, "execute_sql": {"sql"},
+		"list_sources": {}, "list_tables": {}, "describe_table": {}, "execute_sql": {"sql"}, "query": {"sql"},
 		"search_schema": {"query"}, "profile_column": {"table", "column"}, "explain_sql": {"sql"},
 	}, required)
 	for name, p := range props {
@@ -62,7 +63,7 @@ func TestToolSchemas(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 20.0, props["describe_table"]["tables"].(map[string]any)["maxItems"])
-	assert.Len(t, newOutputs(t, cs), 7)
+	assert.Len(t, newOutputs(t, cs), 8)
 }
 
 // TestToolsAreTheSetsTools: every MCP tool but list_sources is a tool of
@@ -79,7 +80,11 @@ func TestToolsAreTheSetsTools(t *testing.T) {
 	res, err := f.connect(nil).ListTools(context.Background(), nil)
 	require.NoError(t, err)
 	for _, tool := range res.Tools {
-		if tool.Name != "list_sources" {
+		switch tool.Name {
+		case "list_sources":
+		case "query":
+			assert.Contains(t, set, "execute_sql", "query is execute_sql for reads")
+		default:
 			assert.Contains(t, set, tool.Name)
 		}
 		assert.NotEqual(t, "render_chart", tool.Name)

@@ -94,10 +94,12 @@ const (
 // filter copies the messages of in to the SDK through to, one per line,
 // and answers the lines the SDK would end the connection over: text that
 // is not JSON, JSON that is not one message, a line over maxLine. When in
-// ends it waits for the answers to the requests passed on, then closes to.
-func filter(in io.Reader, to *io.PipeWriter, out *output, log *slog.Logger) {
+// ends it calls ended, which cancels the calls still running, waits for
+// the answers to the requests passed on, then closes to.
+func filter(in io.Reader, to *io.PipeWriter, out *output, log *slog.Logger, ended func()) {
 	f := jsonline.Filter{Max: maxLine, Check: check, Reply: out.reply, Requests: &out.unanswered, Log: log.With("front", "mcp")}
 	if err := f.Run(in, to); err != nil {
+		ended()
 		out.drain(drainLimit)
 		to.CloseWithError(err)
 	}

@@ -65,23 +65,26 @@ async function count(client, source, query) {
     "list_sources",
     "list_tables",
     "profile_column",
+    "query",
     "search_schema",
   ]);
   for (const t of tools) {
     assert.equal(t.annotations.openWorldHint, false, t.name);
     assert.ok(t.annotations.title, t.name);
     assert.equal(t.annotations.readOnlyHint, t.name !== "execute_sql", t.name);
+    assert.equal(t.annotations.idempotentHint, t.name !== "execute_sql", t.name);
     assert.equal(t.annotations.destructiveHint, t.name === "execute_sql", t.name);
     assert.equal(t.inputSchema.type, "object", t.name);
     assert.equal(t.outputSchema.type, "object", t.name);
     assert.ok(t.description.length > 40, t.name);
   }
   assert.deepEqual(byName.execute_sql.inputSchema.required, ["sql"]);
+  assert.deepEqual(byName.query.inputSchema.required, ["sql"]);
   assert.deepEqual(byName.search_schema.inputSchema.required, ["query"]);
   assert.deepEqual(byName.profile_column.inputSchema.required, ["table", "column"]);
   assert.deepEqual(byName.explain_sql.inputSchema.required, ["sql"]);
   assert.equal(byName.describe_table.inputSchema.properties.tables.maxItems, 20);
-  ok("tools/list: seven tools, each with annotations, an input and an output schema");
+  ok("tools/list: eight tools, each with annotations, an input and an output schema");
 
   let res = await client.callTool({ name: "list_sources", arguments: {} });
   assert.deepEqual(res.structuredContent.sources, [{ name: "demo", type: "sqlite", label: "demo.sqlite", default: true }]);
@@ -92,7 +95,13 @@ async function count(client, source, query) {
   assert.ok(!res.isError, textOf(res));
   assert.deepEqual(res.structuredContent.columns, ["n"]);
   assert.match(textOf(res), /^\| n \|\n\| --- \|\n\| \d+ \|/);
-  ok("list_sources, list_tables and execute_sql on the demo database, with structured content and a Markdown table");
+  res = await client.callTool({ name: "query", arguments: { sql: "SELECT count(*) AS n FROM customers" } });
+  assert.ok(!res.isError, textOf(res));
+  assert.deepEqual(res.structuredContent.columns, ["n"]);
+  res = await client.callTool({ name: "query", arguments: { sql: "DELETE FROM customers" } });
+  assert.ok(res.isError);
+  assert.match(textOf(res), /execute_sql/);
+  ok("list_sources, list_tables, query and execute_sql on the demo database, with structured content and a Markdown table; query refuses a DELETE");
 
   // The schema tools. The SDK's client checks each structuredContent
   // against the tool's outputSchema, and throws when it does not match.

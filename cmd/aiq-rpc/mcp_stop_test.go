@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aiq/aiq-rpc/sessionio"
+	"github.com/aiq/aiq-rpc/tools/dbtest"
+)
+
+// TestMCPStopsWithTheHost: when the host goes away in any of the ways
+// hosts do (SIGTERM, SIGINT as Ctrl-C sends it, or closing the server's
+// input), a long statement is stopped on its server at once rather than
+// left to run to the statement timeout, the server exits, and the call is
+// in the log with its status, cancelled.
+func TestMCPStopsWithTheHost(t *testing.T) {
+	for _, db := range []struct {
+		name    string
+		src     func(testing.TB) sessionio.Source
+		sleep   string // a statement that runs 10 minutes, with %s for a tag
+		running string // counts the statements of that text running
+	}{
+		{"postgresql", dbtest.Postgres, "SELECT pg_sleep(600) AS %s",
+			"SELECT count(*) FROM pg_stat_activity WHERE query = '%s'"},
+		{"mariadb", dbtest.MariaDB, "SELECT SLEEP(600) AS %s",
+			"SELECT count(*) FROM information_schema.processlist WHERE info = '%s'"},
+	} {
+		src := db.src(t)
+		for _, way := range []struct {
+			name string
+			stop func(p *mcpProc)
+		}{
+			{"sigterm", func(p *mcpProc) { require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM)) }},
+			{"sigint", func(p *mcpProc) { require.NoError(t, p.cmd.Process.Signal(syscall.SIGINT)) }},
+			{"stdin_closed", func(p *mcpProc) { require.NoError(t, p.stdin.Close()) }},
+		} {
+			t.Run(db.name+"/"+way.name, func(t *testing.T) {
+				stmt := strings.Replace(db.sleep, "%s", way.name, 1)
+				running := strings.Replace(db.running, "%s", stmt, 1)
+				h := home{Dir: t.TempDir()}
+				h.writeFile(t, "config/sources.yaml", sourcesYAML(src))
+				// The statement would run far longer than the test waits
+				// for it to go.
+				p := startMCP(t, h, "--source", "db", "--statement-timeout", "15m")
+
+				called := make(chan *sdk.CallToolResult, 1)
+				go func() {
+					res, _ := p.session.CallTool(context.Background(), &sdk.CallToolParams{Name: "query",
+						Arguments: map[string]any{"sql": stmt}})
+					called <- res
+				}()
+				waitFor(t, func() bool { return dbtest.QueryInt(t, src, running) == 1 }, stmt+" never showed on the server")
+
+				way.stop(p)
+				waitFor(t, func() bool { return dbtest.QueryInt(t, src, running) == 0 },
+					stmt+" still runs on the server after "+way.name)
+				select {
+				case <-p.done:
+				case <-time.After(waitTimeout):
+					t.Fatalf("aiq-rpc mcp did not exit after %s; stderr:\n%s", way.name, p.stderr.String())
+				}
+				assert.Zero(t, p.cmd.ProcessState.ExitCode(), "a host that goes away is a normal end; stderr:\n%s", p.stderr.String())
+				if res := <-called; res != nil {
+					// The end of input still answers the call: cancelled.
+					assert.True(t, res.IsError)
+					assert.Contains(t, textOf(res), "cancelled")
+				}
+
+				logs, err := filepath.Glob(filepath.Join(h.sessionsDir(), "mcp_*_db.json"))
+				require.NoError(t, err)
+				require.Len(t, logs, 1, "the call is logged")
+				data, err := os.ReadFile(logs[0])
+				require.NoError(t, err)
+				assert.Contains(t, string(data), stmt)
+				assert.Contains(t, string(data), `\"status\":\"cancelled\"`, "the log says the call was cancelled")
+				assert.Contains(t, string(data), "The statement was cancelled.")
+			})
+		}
+	}
+}
+
+// mcpProc is `aiq-rpc mcp` driven by the Go SDK's client over pipes the
+// test holds, so that it can close the server's input or signal it.
+type mcpProc struct {
+	cmd     *exec.Cmd
+	stdin   *os.File
+	session *sdk.ClientSession
+	stderr  *syncBuffer
+	done    chan struct{}
+}
+
+// startMCP starts aiq-rpc mcp on h and connects a client without
+// elicitation. The child is killed when the test ends if it still runs.
+func startMCP(t *testing.T, h home, args ...string) *mcpProc {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"mcp", "--home", h.Dir}, args...)...)
+	cmd.Env = childEnv()
+	inR, inW, err := os.Pipe()
+	require.NoError(t, err)
+	outR, outW, err := os.Pipe()
+	require.NoError(t, err)
+	p := &mcpProc{cmd: cmd, stdin: inW, stderr: &syncBuffer{}, done: make(chan struct{})}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, p.stderr
+	require.NoError(t, cmd.Start())
+	inR.Close()
+	outW.Close()
+	go func() {
+		cmd.Wait()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-p.done:
+		default:
+			cmd.Process.Kill()
+			<-p.done
+		}
+		inW.Close()
+		outR.Close()
+		if t.Failed() {
+			t.Logf("stderr of aiq-rpc mcp:\n%s", p.stderr.String())
+		}
+		assertNoRace(t, p.stderr.String())
+	})
+	client := sdk.NewClient(&sdk.Implementation{Name: "stop-test", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	p.session, err = client.Connect(ctx, &sdk.IOTransport{Reader: outR, Writer: keepOpen{inW}}, nil)
+	require.NoError(t, err)
+	return p
+}
+
+// keepOpen keeps the client's Close from closing the server's input,
+// which the test closes itself when it means to.
+type keepOpen struct{ *os.File }
+
+func (keepOpen) Close() error { return nil }
+
+// waitFor polls cond until it holds, failing the test with msg when it
+// does not within waitTimeout.
+func waitFor(t *testing.T, cond func() bool, msg string) {
+	t.Helper()
+	deadline := time.Now().Add(waitTimeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s within %v", msg, waitTimeout)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// textOf is the text of a tool result.
+func textOf(res *sdk.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
