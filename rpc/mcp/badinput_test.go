@@ -45,7 +45,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown source", "list_tables", map[string]any{"source": "nope"}, `there is no source "nope"`},
 		{"several statements", "execute_sql", map[string]any{"sql": "SELECT 1; DELETE FROM orders"}, "more than one statement"},
 		{"several statements hidden", "execute_sql", map[string]any{"sql": "DELETE FROM orders; SELECT 1"}, "more than one statement"},
-		{"9 MiB", "execute_sql", map[string]any{"sql": "SELECT '" + strings.Repeat("x", 9<<20) + "'"}, "aiq takes at most 1024 KiB"},
+		{"9 MiB", "execute_sql", map[string]any{"sql": "SELECT '" + strings.Repeat("x", 9<<20) + "'"}, "9.0 MiB, more than the 1.0 MiB limit"},
 		{"no table", "describe_table", map[string]any{}, "describe_table needs the table argument"},
 		{"unknown table", "describe_table", map[string]any{"table": "nope"}, "No table `nope`; call search_schema"},
 		{"too many tables", "describe_table", map[string]any{"tables": strings.Split(strings.Repeat("orders,", 20)+"orders", ",")}, "takes up to 20 tables"},
