@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -123,6 +124,94 @@ func (m *responsesModel) serve(w http.ResponseWriter, r *http.Request) {
 		"usage": map[string]any{"input_tokens": 1, "output_tokens": 1, "total_tokens": 2}}})
 }
 
+// geminiModel is a scripted model behind the Gemini API
+// (streamGenerateContent), as Gemini CLI speaks it: a request that holds
+// no function response yet is answered with the one call of the run, any
+// other with a short text. It keeps the function responses the host sent
+// back.
+type geminiModel struct {
+	srv *httptest.Server
+
+	mu      sync.Mutex
+	call    scriptedCall
+	outputs []string
+}
+
+func newGeminiModel(t *testing.T) *geminiModel {
+	m := &geminiModel{}
+	m.srv = httptest.NewServer(http.HandlerFunc(m.serve))
+	t.Cleanup(m.srv.Close)
+	return m
+}
+
+func (m *geminiModel) script(c scriptedCall) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.call, m.outputs = c, nil
+}
+
+func (m *geminiModel) callOutputs() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]string(nil), m.outputs...)
+}
+
+func (m *geminiModel) serve(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		http.NotFound(w, r)
+		return
+	}
+	if strings.HasSuffix(r.URL.Path, ":countTokens") {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"totalTokens":1}`)
+		return
+	}
+	var req struct {
+		Contents []struct {
+			Parts []struct {
+				FunctionResponse *struct {
+					Response json.RawMessage `json:"response"`
+				} `json:"functionResponse"`
+			} `json:"parts"`
+		} `json:"contents"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	var responses []string
+	for _, c := range req.Contents {
+		for _, p := range c.Parts {
+			if p.FunctionResponse != nil {
+				responses = append(responses, string(p.FunctionResponse.Response))
+			}
+		}
+	}
+	m.mu.Lock()
+	call := m.call
+	if len(responses) > 0 {
+		m.outputs = responses
+	}
+	m.mu.Unlock()
+	part := map[string]any{"text": "Done."}
+	if len(responses) == 0 {
+		// Gemini CLI offers an MCP server's tools as mcp_<server>_<tool>.
+		part = map[string]any{"functionCall": map[string]any{"name": "mcp_aiq_" + call.tool, "args": map[string]string{"sql": call.sql}}}
+	}
+	chunk, _ := json.Marshal(map[string]any{
+		"candidates":    []map[string]any{{"index": 0, "finishReason": "STOP", "content": map[string]any{"role": "model", "parts": []any{part}}}},
+		"usageMetadata": map[string]int{"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2},
+		"modelVersion":  "test-model",
+	})
+	if r.URL.Query().Get("alt") == "sse" {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, "data: %s\r\n\r\n", chunk)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(chunk)
+}
+
 // hostRig is what each host's scenarios share: the built binary, a home
 // whose source pg is a real PostgreSQL database with an orders table, and
 // the program that acts as the user's browser.
@@ -212,6 +301,7 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 // own text.
 func TestMCPHosts(t *testing.T) {
 	t.Run("codex", testCodex)
+	t.Run("gemini", testGemini)
 }
 
 // testCodex drives Codex's `codex exec` (the Responses API).
@@ -303,6 +393,84 @@ args = ["mcp", "--home", %q]
 	})
 	t.Run("Ctrl-C stops pg_sleep", func(t *testing.T) {
 		run(t, scriptedCall{"query", sleepSQL}, "", nil, func(cmd *exec.Cmd) {
+			waitUntil(t, "pg_sleep runs on the server", func() bool { return rig.sleeping(t) == 1 })
+			require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+		})
+		waitUntil(t, "pg_sleep is gone from pg_stat_activity after Ctrl-C", func() bool { return rig.sleeping(t) == 0 })
+	})
+}
+
+// testGemini drives Gemini CLI's `gemini -p` (the Gemini API). Headless,
+// Gemini CLI offers an MCP tool only when it may run without a prompt:
+// --allowed-tools names the tools (or the server's settings say trust).
+func testGemini(t *testing.T) {
+	rig := newHostRig(t, "@google/gemini-cli", "Gemini CLI host")
+	model := newGeminiModel(t)
+	userHome := t.TempDir()
+	settings := map[string]any{
+		"security":  map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}},
+		"privacy":   map[string]any{"usageStatisticsEnabled": false},
+		"telemetry": map[string]any{"enabled": false},
+		"general":   map[string]any{"disableAutoUpdate": true, "disableUpdateNag": true},
+		"mcpServers": map[string]any{"aiq": map[string]any{"command": binary, "args": []string{"mcp", "--home", rig.home.Dir},
+			"env": map[string]string{"BROWSER": "$AIQ_TEST_BROWSER"}}},
+	}
+	data, err := json.Marshal(settings)
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(filepath.Join(userHome, ".gemini"), 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(userHome, ".gemini", "settings.json"), data, 0o600))
+
+	run := func(t *testing.T, c scriptedCall, browser string, stop func(*exec.Cmd)) string {
+		model.script(c)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*waitTimeout)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, rig.node, filepath.Join(rig.dir, "node_modules", "@google", "gemini-cli", "bundle", "gemini.js"),
+			"-m", "test-model", "--allowed-tools", "mcp_aiq_"+c.tool, "-p", "Do what the scripted model says.")
+		cmd.Dir = t.TempDir()
+		cmd.Env = childEnv("HOME="+userHome, "GEMINI_API_KEY=test-key-never-used", "GOOGLE_GEMINI_BASE_URL="+model.srv.URL,
+			"GEMINI_CLI_TRUST_WORKSPACE=true", "AIQ_TEST_BROWSER="+browser)
+		cmd.WaitDelay = 10 * time.Second
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &out
+		require.NoError(t, cmd.Start())
+		if stop != nil {
+			stop(cmd)
+		}
+		err := cmd.Wait()
+		if stop == nil {
+			require.NoError(t, err, "gemini -p:\n%s", out.String())
+		}
+		return out.String()
+	}
+
+	t.Run("read through query", func(t *testing.T) {
+		out := run(t, scriptedCall{"query", "SELECT count(*) AS n FROM orders WHERE status = 'delivered'"}, "", nil)
+		outputs := model.callOutputs()
+		require.Len(t, outputs, 1, "the host handed back the call's output:\n%s", out)
+		assert.Contains(t, outputs[0], `| 2 |`)
+		assert.Contains(t, rig.callLog(t), "status = 'delivered'")
+	})
+	// Gemini CLI declares no elicitation: aiq asks in the browser page.
+	t.Run("write allowed in the browser page", func(t *testing.T) {
+		browser, record := rig.browserEnv(t, "allow_once")
+		run(t, scriptedCall{"execute_sql", "DELETE FROM orders WHERE id = 3"}, browser, nil)
+		assert.Equal(t, "pressed allow_once\n", pageRecord(t, record), "the page was opened once and allowed")
+		assert.Zero(t, dbtest.QueryInt(t, rig.pg, "SELECT count(*) FROM orders WHERE id = 3"), "the allowed DELETE ran")
+		outputs := model.callOutputs()
+		require.Len(t, outputs, 1)
+		assert.NotContains(t, outputs[0], "http://127.0.0.1", "the page's URL never reaches the model")
+	})
+	t.Run("write rejected in the browser page", func(t *testing.T) {
+		browser, record := rig.browserEnv(t, "reject")
+		before := dbtest.QueryInt(t, rig.pg, "SELECT count(*) FROM orders")
+		run(t, scriptedCall{"execute_sql", "DELETE FROM orders WHERE id = 4"}, browser, nil)
+		assert.Equal(t, "pressed reject\n", pageRecord(t, record))
+		assert.Equal(t, before, dbtest.QueryInt(t, rig.pg, "SELECT count(*) FROM orders"), "the rejected DELETE did not run")
+		require.Len(t, model.callOutputs(), 1)
+		assert.Contains(t, rig.callLog(t), "DELETE FROM orders WHERE id = 4")
+	})
+	t.Run("Ctrl-C stops pg_sleep", func(t *testing.T) {
+		run(t, scriptedCall{"query", sleepSQL}, "", func(cmd *exec.Cmd) {
 			waitUntil(t, "pg_sleep runs on the server", func() bool { return rig.sleeping(t) == 1 })
 			require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
 		})
