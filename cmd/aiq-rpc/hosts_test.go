@@ -279,6 +279,12 @@ func (r hostRig) sleeping(t *testing.T) int64 {
 	return dbtest.QueryInt(t, r.pg, "SELECT count(*) FROM pg_stat_activity WHERE query = '"+sleepSQL+"' AND pid <> pg_backend_pid()")
 }
 
+// ctrlC does what Ctrl-C in the terminal does: SIGINT to the foreground
+// process group, the host and the servers it started.
+func ctrlC(t *testing.T, cmd *exec.Cmd) {
+	require.NoError(t, syscall.Kill(-cmd.Process.Pid, syscall.SIGINT))
+}
+
 // waitUntil polls cond until it holds, failing after waitTimeout with what.
 func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
@@ -345,6 +351,9 @@ args = ["mcp", "--home", %q]
 		cmd.WaitDelay = 10 * time.Second
 		var out strings.Builder
 		cmd.Stdout, cmd.Stderr = &out, &out
+		// Its own process group, as a terminal's foreground job: Ctrl-C
+		// reaches the host and the servers it started.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		require.NoError(t, cmd.Start())
 		if stop != nil {
 			stop(cmd)
@@ -394,7 +403,7 @@ args = ["mcp", "--home", %q]
 	t.Run("Ctrl-C stops pg_sleep", func(t *testing.T) {
 		run(t, scriptedCall{"query", sleepSQL}, "", nil, func(cmd *exec.Cmd) {
 			waitUntil(t, "pg_sleep runs on the server", func() bool { return rig.sleeping(t) == 1 })
-			require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+			ctrlC(t, cmd)
 		})
 		waitUntil(t, "pg_sleep is gone from pg_stat_activity after Ctrl-C", func() bool { return rig.sleeping(t) == 0 })
 	})
@@ -432,6 +441,9 @@ func testGemini(t *testing.T) {
 		cmd.WaitDelay = 10 * time.Second
 		var out strings.Builder
 		cmd.Stdout, cmd.Stderr = &out, &out
+		// Its own process group, as a terminal's foreground job: Ctrl-C
+		// reaches the host and the servers it started.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		require.NoError(t, cmd.Start())
 		if stop != nil {
 			stop(cmd)
@@ -472,7 +484,7 @@ func testGemini(t *testing.T) {
 	t.Run("Ctrl-C stops pg_sleep", func(t *testing.T) {
 		run(t, scriptedCall{"query", sleepSQL}, "", func(cmd *exec.Cmd) {
 			waitUntil(t, "pg_sleep runs on the server", func() bool { return rig.sleeping(t) == 1 })
-			require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+			ctrlC(t, cmd)
 		})
 		waitUntil(t, "pg_sleep is gone from pg_stat_activity after Ctrl-C", func() bool { return rig.sleeping(t) == 0 })
 	})
