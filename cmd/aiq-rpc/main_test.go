@@ -46,6 +46,9 @@ const (
 const waitTimeout = editortest.Timeout
 
 func TestMain(m *testing.M) {
+	if code, ok := actAsBrowser(); ok {
+		os.Exit(code)
+	}
 	// AIQ_RPC_TEST_BINARY runs the tests on a binary built beforehand, for
 	// a run as another user that cannot build.
 	if prebuilt := os.Getenv("AIQ_RPC_TEST_BINARY"); prebuilt != "" {

@@ -46,6 +46,11 @@ func (b *browser) opened() ([]string, []string) {
 	return append([]string(nil), b.urls...), append([]string(nil), b.pages...)
 }
 
+// instant is the time under which these tests count an answer as the
+// host's: far above the few milliseconds an answer in this process takes,
+// so that a busy machine does not turn a host's answer into a person's.
+const instant = time.Minute
+
 // hosts that do not ask their user: each way a host has of it.
 var hostsThatDoNotAsk = []struct {
 	name    string
@@ -67,7 +72,7 @@ func TestBrowserConfirms(t *testing.T) {
 	for _, host := range hostsThatDoNotAsk {
 		t.Run(host.name, func(t *testing.T) {
 			b := &browser{decision: "allow_once"}
-			f := newFixture(t, fixtureOptions{server: mcp.Options{OpenBrowser: b.open}})
+			f := newFixture(t, fixtureOptions{server: mcp.Options{OpenBrowser: b.open, HostAnswer: instant}})
 			res := call(t, f.connect(host.options()), "execute_sql", map[string]any{"sql": deleteSQL})
 			require.False(t, res.IsError, text(res))
 			assert.Equal(t, int64(3), f.count(), "the user allowed it")
@@ -128,7 +133,7 @@ func TestBrowserTimesOut(t *testing.T) {
 func TestNoOneToAsk(t *testing.T) {
 	for _, host := range hostsThatDoNotAsk {
 		t.Run(host.name, func(t *testing.T) {
-			f := newFixture(t, fixtureOptions{})
+			f := newFixture(t, fixtureOptions{server: mcp.Options{HostAnswer: instant}})
 			res := call(t, f.connect(host.options()), "execute_sql", map[string]any{"sql": deleteSQL})
 			assert.True(t, res.IsError)
 			assert.Equal(t, int64(4), f.count())
@@ -175,4 +180,31 @@ func TestPersonDeclines(t *testing.T) {
 	assert.Equal(t, int64(4), f.count())
 	urls, _ := b.opened()
 	assert.Empty(t, urls)
+}
+
+// TestBrowserSaysItWaits: a client that asked for progress hears that the
+// call waits for the user's answer in the browser, without the address.
+func TestBrowserSaysItWaits(t *testing.T) {
+	b := &browser{decision: "reject"}
+	f := newFixture(t, fixtureOptions{server: mcp.Options{OpenBrowser: b.open}})
+	var mu sync.Mutex
+	var progress []string
+	cs := f.connect(&sdk.ClientOptions{ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+		mu.Lock()
+		progress = append(progress, req.Params.Message)
+		mu.Unlock()
+	}})
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "execute_sql", Arguments: map[string]any{"sql": deleteSQL},
+		Meta: sdk.Meta{"progressToken": "p1"}})
+	require.NoError(t, err)
+	assert.True(t, res.IsError)
+	// The notification is sent before the page is opened, so before the
+	// answer the call waits for.
+	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(progress) == 1 }, waitTimeout, 10*time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Contains(t, progress[0], "page aiq opened in their browser")
+	assert.NotContains(t, progress[0], "127.0.0.1")
 }

@@ -42,6 +42,14 @@ func (c *calls) start(ctx context.Context) (context.Context, func()) {
 	}
 }
 
+// open lets calls start again after a stop: a server serves its clients
+// one after another.
+func (c *calls) open() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stopped = false
+}
+
 // stop cancels every call running and every call to come.
 func (c *calls) stop() {
 	c.mu.Lock()

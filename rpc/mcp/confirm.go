@@ -13,11 +13,11 @@ import (
 	"github.com/aiq/aiq-rpc/rpc/internal/confirmpage"
 )
 
-// hostAnswer is how fast a host can answer an elicitation without showing
-// it to anyone: Claude Code's -p cancels in about 12 ms, Codex's exec
-// declines as fast. No person reads a statement and decides in less. A
-// decline or cancel this fast is the host's, not its user's.
-const hostAnswer = 100 * time.Millisecond
+// DefaultHostAnswer is how fast a host can answer an elicitation without
+// showing it to anyone: Claude Code's -p cancels in about 12 ms, Codex's
+// exec declines as fast. No person reads a statement and decides in less.
+// A decline or cancel this fast is the host's, not its user's.
+const DefaultHostAnswer = 100 * time.Millisecond
 
 // confirmer asks the user of req's client about a statement through
 // elicitation/create: allow once, or reject. Where the client cannot ask
@@ -38,8 +38,23 @@ func (s *Server) confirmer(req *sdk.CallToolRequest, source string) conversation
 			}
 			why = err.Error()
 		}
+		if !s.opts.NoBrowserConfirm {
+			waiting(ctx, req)
+		}
 		return s.askInBrowser(ctx, cr, source, why)
 	}
+}
+
+// waiting tells a client that asked for progress why the call waits: the
+// host's user sees it where the host shows a running call. It never holds
+// the page's address.
+func waiting(ctx context.Context, req *sdk.CallToolRequest) {
+	token := req.Params.GetProgressToken()
+	if token == nil {
+		return
+	}
+	req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token,
+		Message: "Waiting for the user to allow or reject the statement on the page aiq opened in their browser"})
 }
 
 // elicit asks the user through the client. asked is false when the client
@@ -61,7 +76,7 @@ func (s *Server) elicit(ctx context.Context, req *sdk.CallToolRequest, cr conver
 		return conversation.Reject, true, err // the call was cancelled
 	case err != nil:
 		return conversation.Reject, false, fmt.Errorf("this MCP client failed to ask its user (%v)", err)
-	case (res.Action == "decline" || res.Action == "cancel") && took < hostAnswer:
+	case (res.Action == "decline" || res.Action == "cancel") && took < s.opts.HostAnswer:
 		return conversation.Reject, false, fmt.Errorf("this MCP client answered %s in %d ms, too fast for anyone to have read the question, so its user was not asked",
 			res.Action, took.Milliseconds())
 	case res.Action != "accept":
@@ -87,7 +102,7 @@ func (s *Server) askInBrowser(ctx context.Context, cr conversation.ConfirmReques
 	for _, m := range cr.Masked {
 		st.Masked = append(st.Masked, confirmpage.Masked{Token: m.Token, Value: m.Value})
 	}
-	s.log.Info("mcp: asking the user in the browser", "why", why)
+	s.log.Info("mcp: the client did not ask its user; opening aiq's confirmation page in the browser", "why", why)
 	allowed, err := confirmpage.Ask(ctx, st, s.opts.OpenBrowser, s.opts.ConfirmTimeout)
 	switch {
 	case errors.Is(err, confirmpage.ErrNoBrowser):

@@ -84,7 +84,7 @@ func TestWriteAsksEachRevision(t *testing.T) {
 
 // personAnswer answers as a person does, after reading the question: the
 // pause is the reading, longer than a host that answers for its user
-// takes (mcp's hostAnswer), not a wait for anything.
+// takes (mcp.DefaultHostAnswer), not a wait for anything.
 func personAnswer(action, decision string) func(context.Context) (*sdk.ElicitResult, error) {
 	return func(ctx context.Context) (*sdk.ElicitResult, error) {
 		select {

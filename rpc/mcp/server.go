@@ -38,6 +38,10 @@ type Options struct {
 	// ConfirmTimeout bounds the wait for the user's answer to a write;
 	// 0 means DefaultConfirmTimeout.
 	ConfirmTimeout time.Duration
+	// HostAnswer is the time under which a decline or cancel of an
+	// elicitation is the host's, not a person's; 0 means
+	// DefaultHostAnswer.
+	HostAnswer time.Duration
 	// NoBrowserConfirm turns off the confirmation page in the user's
 	// browser for a client that cannot ask its user: such a client's
 	// writes are then refused.
@@ -82,6 +86,9 @@ func New(ws *conversation.Workspace, opts Options) *Server {
 	if opts.WatchInterval <= 0 {
 		opts.WatchInterval = 2 * time.Second
 	}
+	if opts.HostAnswer <= 0 {
+		opts.HostAnswer = DefaultHostAnswer
+	}
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
 	}
@@ -122,6 +129,13 @@ func protocolVersions() []string {
 	return out
 }
 
+// endGrace is how long the calls running when the client's input ends
+// may go on before they are cancelled: a client that sends its requests
+// and closes its end (a script, `... | aiq-rpc mcp`) still gets the
+// answers of quick ones, and a host that goes away stops a long statement
+// within a second or so. A signal cancels at once.
+const endGrace = time.Second
+
 // stopWait bounds the wait, once the server is told to stop, for the
 // calls it cancelled to end and be logged: the engines stop a statement
 // at once, so only a server that does not answer takes this long.
@@ -134,6 +148,7 @@ const stopWait = 10 * time.Second
 func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	s.calls.open()
 	stop := context.AfterFunc(ctx, s.calls.stop)
 	defer stop()
 	go s.res.watch(ctx, s.opts.WatchInterval)
@@ -146,12 +161,13 @@ func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
 // Serve serves the client on in and out, newline-delimited JSON-RPC as the
 // stdio transport of MCP: out carries the protocol's messages only. A
 // line that is not a message is answered with a JSON-RPC error, and the
-// server goes on serving. The end of in cancels the calls still running,
-// which are answered (cancelled) before the server returns.
+// server goes on serving. The end of in cancels the calls still running
+// after endGrace, and they are answered (cancelled) before Serve returns.
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	o := &output{w: out}
 	pr, pw := io.Pipe()
-	go filter(in, pw, o, s.log, s.calls.stop)
+	ended := func() { time.AfterFunc(endGrace, s.calls.stop) }
+	go filter(in, pw, o, s.log, ended)
 	err := s.Run(ctx, &sdk.IOTransport{Reader: pr, Writer: o})
 	pr.Close()
 	if c, ok := in.(io.Closer); ok {

@@ -34,7 +34,8 @@ async function connect(args, answer) {
       return answer(req.params);
     });
   }
-  const transport = new StdioClientTransport({ command: env("AIQ_RPC"), args: ["mcp", ...args], stderr: "inherit" });
+  // The whole environment, as hosts pass it: $BROWSER is the test's.
+  const transport = new StdioClientTransport({ command: env("AIQ_RPC"), args: ["mcp", ...args], stderr: "inherit", env: { ...process.env } });
   await client.connect(transport);
   return { client, asked };
 }
@@ -170,6 +171,10 @@ const { client, asked } = await connect(["--home", home, "--source", "db", "--co
     case "accept":
       return { action: "accept", content: { decision: "allow_once" } };
     case "decline":
+      // A person reads the statement before saying no.
+      return sleep(300).then(() => ({ action: "decline" }));
+    case "host-decline":
+      // A host that answers for its user, at once, as Codex's exec does.
       return { action: "decline" };
     default:
       return new Promise(() => {}); // never answers
@@ -207,6 +212,16 @@ client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
   assert.equal(await count(client, "db", "SELECT count(*) FROM orders"), 3);
   ok("a DELETE the user declines does not run");
 
+  // The test's $BROWSER acts as the user on aiq's page, and rejects.
+  mode = "host-decline";
+  res = await sql(client, "DELETE FROM orders WHERE id = 2");
+  assert.ok(res.isError);
+  assert.equal(res.structuredContent.status, "rejected");
+  assert.equal(await count(client, "db", "SELECT count(*) FROM orders"), 3);
+  assert.match(textOf(res), /the user declined/);
+  assert.doesNotMatch(JSON.stringify(res), /http:\/\/127\.0\.0\.1/);
+  ok("a DELETE the host declines at once is asked on aiq's page in the browser, where the user rejects it");
+
   mode = "never";
   res = await sql(client, "DELETE FROM orders WHERE id = 2");
   assert.ok(res.isError);
@@ -218,13 +233,16 @@ client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
 
 // A client without elicitation: nothing runs.
 {
-  const other = await connect(["--home", home, "--source", "db"]);
+  const other = await connect(["--home", home, "--source", "db", "--no-browser-confirm"]);
   const res = await sql(other.client, "DELETE FROM orders WHERE id = 2");
   assert.ok(res.isError);
   assert.match(textOf(res), /declares no elicitation/);
+  assert.match(textOf(res), /writes to the database/);
+  assert.match(textOf(res), /aiq-rpc ask/);
+  assert.doesNotMatch(textOf(res), /declined/);
   assert.equal(await count(other.client, "db", "SELECT count(*) FROM orders"), 3);
   await other.client.close();
-  ok("a client without elicitation gets isError and the DELETE does not run");
+  ok("a client without elicitation, the browser page turned off, gets isError saying why and where to run it, and the DELETE does not run");
 }
 
 // Cancellation stops the statement on the server.
