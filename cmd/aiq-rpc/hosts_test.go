@@ -349,8 +349,8 @@ args = ["mcp", "--home", %q]
 		cmd.Dir = t.TempDir()
 		cmd.Env = childEnv("CODEX_HOME="+codexHome, "HOME="+t.TempDir(), "OPENAI_API_KEY=test-key-never-used")
 		cmd.WaitDelay = 10 * time.Second
-		var out strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &out
+		out := &syncBuffer{}
+		cmd.Stdout, cmd.Stderr = out, out
 		// Its own process group, as a terminal's foreground job: Ctrl-C
 		// reaches the host and the servers it started.
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -439,8 +439,8 @@ func testGemini(t *testing.T) {
 		cmd.Env = childEnv("HOME="+userHome, "GEMINI_API_KEY=test-key-never-used", "GOOGLE_GEMINI_BASE_URL="+model.srv.URL,
 			"GEMINI_CLI_TRUST_WORKSPACE=true", "AIQ_TEST_BROWSER="+browser)
 		cmd.WaitDelay = 10 * time.Second
-		var out strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &out
+		out := &syncBuffer{}
+		cmd.Stdout, cmd.Stderr = out, out
 		// Its own process group, as a terminal's foreground job: Ctrl-C
 		// reaches the host and the servers it started.
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

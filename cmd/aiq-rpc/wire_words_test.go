@@ -53,8 +53,8 @@ func runWire(t *testing.T, args []string, lines []string, cases []wireCase) (map
 	require.NoError(t, err)
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
 	require.NoError(t, cmd.Start())
 	_, err = io.WriteString(stdin, strings.Join(lines, "\n")+"\n")
 	require.NoError(t, err)
@@ -175,8 +175,8 @@ func TestMCPWireWords(t *testing.T) {
 	defer stdin.Close()
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
-	var errs strings.Builder
-	cmd.Stderr = &errs
+	errs := &syncBuffer{}
+	cmd.Stderr = errs
 	cmd.WaitDelay = 5 * time.Second
 	require.NoError(t, cmd.Start())
 	_, err = io.WriteString(stdin, initialize("1")+"\n")
