@@ -85,3 +85,16 @@ func TestRewordError(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderNotRun: a statement refused before it ran does not read as
+// one that failed running.
+func TestRenderNotRun(t *testing.T) {
+	got := render("execute_sql", map[string]any{"status": "error", "error": "the statement was not run: it could not be read"})
+	if got != "Not run: it could not be read" {
+		t.Errorf("render = %q", got)
+	}
+	got = render("execute_sql", map[string]any{"status": "error", "error": "relation \"x\" does not exist"})
+	if got != `The statement failed: relation "x" does not exist` {
+		t.Errorf("render = %q", got)
+	}
+}
