@@ -406,6 +406,10 @@ args = ["mcp", "--home", %q]
 			ctrlC(t, cmd)
 		})
 		waitUntil(t, "pg_sleep is gone from pg_stat_activity after Ctrl-C", func() bool { return rig.sleeping(t) == 0 })
+		waitUntil(t, "the cancelled call is in the call log", func() bool {
+			log := rig.callLog(t)
+			return strings.Contains(log, sleepSQL) && strings.Contains(log, `\"status\":\"cancelled\"`)
+		})
 	})
 }
 
@@ -487,5 +491,9 @@ func testGemini(t *testing.T) {
 			ctrlC(t, cmd)
 		})
 		waitUntil(t, "pg_sleep is gone from pg_stat_activity after Ctrl-C", func() bool { return rig.sleeping(t) == 0 })
+		waitUntil(t, "the cancelled call is in the call log", func() bool {
+			log := rig.callLog(t)
+			return strings.Contains(log, sleepSQL) && strings.Contains(log, `\"status\":\"cancelled\"`)
+		})
 	})
 }
