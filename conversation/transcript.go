@@ -131,7 +131,7 @@ func (c *TranscriptCall) setResult(content string) {
 	st := Statement{SQL: c.SQL, Status: r.Status, Columns: nonNil(r.Columns), Rows: nonNil(r.Rows), Error: r.Error}
 	if r.RowCount != nil {
 		st.RowCount = *r.RowCount
-		st.Truncated = r.Truncated || int64(len(r.Rows)) < *r.RowCount
+		st.Truncated = r.Truncated || len(r.Columns) > 0 && int64(len(r.Rows)) < *r.RowCount
 	}
 	c.Statement = &st
 }

@@ -134,6 +134,11 @@ func TestModelView(t *testing.T) {
 	if got := mustJSON(t, empty); got != `{"status":"success","row_count":0,"columns":[],"rows":[],"truncated":false}` {
 		t.Errorf("empty view = %s", got)
 	}
+	// A write's row_count is the rows it changed, which it never returns.
+	write := &StatementResult{SQL: "DELETE FROM t", Status: StatusSuccess, RowCount: 3}
+	if got := mustJSON(t, write); got != `{"status":"success","row_count":3,"columns":[],"rows":[],"truncated":false}` {
+		t.Errorf("write view = %s", got)
+	}
 }
 
 func TestFull(t *testing.T) {

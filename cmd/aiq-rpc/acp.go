@@ -26,6 +26,7 @@ func runACP(ctx context.Context, e env, f flags, args []string) int {
 		return 1
 	}
 	defer a.close()
+	a.log.Info("aiq-rpc started", "version", version(), "front", "acp", "home", a.home.Dir)
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	signal.Ignore(syscall.SIGPIPE) // as runServe: save the sessions, then stop

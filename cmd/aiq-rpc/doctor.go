@@ -6,7 +6,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/url"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -68,6 +70,9 @@ func runDoctor(ctx context.Context, e env, f flags, args []string) int {
 	}
 	d := &doctor{getenv: e.getenv, timeout: f.stepTimeout}
 	d.run(ctx, f)
+	for i := range d.checks {
+		d.checks[i].Detail, d.checks[i].Fix = redactURLs(d.checks[i].Detail), redactURLs(d.checks[i].Fix)
+	}
 	failed := slices.ContainsFunc(d.checks, func(c check) bool { return c.Status == checkFail })
 	if f.json {
 		enc := json.NewEncoder(e.stdout)
@@ -93,6 +98,41 @@ func runDoctor(ctx context.Context, e env, f flags, args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// urlInText finds the URLs of a line: the configured endpoint, and those
+// its client's errors quote.
+var urlInText = regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"'<>]+`)
+
+// secretQuery names the query parameters that carry a credential.
+var secretQuery = regexp.MustCompile(`(?i)key|token|secret|pass|auth|sig|credential`)
+
+// redactURLs hides the credentials of every URL in text: a password (a
+// user may keep one in llm.url) and the values of query parameters that
+// name a key or a token.
+func redactURLs(text string) string {
+	return urlInText.ReplaceAllStringFunc(text, func(raw string) string {
+		u, err := url.Parse(raw)
+		if err != nil {
+			return raw
+		}
+		changed := false
+		if _, ok := u.User.Password(); ok {
+			u.User, changed = url.UserPassword(u.User.Username(), "xxxxx"), true
+		}
+		q := u.Query()
+		for name := range q {
+			if secretQuery.MatchString(name) {
+				q.Set(name, "xxxxx")
+				changed = true
+			}
+		}
+		if !changed {
+			return raw
+		}
+		u.RawQuery = q.Encode()
+		return u.String()
+	})
 }
 
 func (d *doctor) run(ctx context.Context, f flags) {

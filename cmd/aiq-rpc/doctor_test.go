@@ -97,3 +97,34 @@ func TestDoctorDown(t *testing.T) {
 	assert.Equal(t, "fail", c.Status)
 	assert.Contains(t, c.Detail, "timed out after 2s")
 }
+
+// TestDoctorRedactsURLs: a password kept in the model's URL, and a key in
+// its query, appear in neither doctor's text nor its JSON, though the
+// checks name the URL.
+func TestDoctorRedactsURLs(t *testing.T) {
+	const secret = "pw-in-url-never-shown"
+	h := newHome(t)
+	h.writeFile(t, "config/config.yaml", "llm:\n  url: http://aiq:"+secret+"@127.0.0.1:1/v1?api_key="+secret+"&v=2\n  api_key: "+testAPIKey+"\n  model: test-model\n")
+	h.writeFile(t, "config/sources.yaml", "[]\n")
+	code, out, errOut := runCommand(t, "", nil, "doctor", "--home", h.Dir, "--step-timeout", "20s")
+	assert.Equal(t, 1, code, "the endpoint is down")
+	assert.Contains(t, out, "http://aiq:xxxxx@127.0.0.1:1/v1", "the URL is named, its password hidden")
+	assert.NotContains(t, out+errOut, secret)
+	code, r := runDoctorJSON(t, h, "--step-timeout", "20s")
+	assert.Equal(t, 1, code)
+	data, err := json.Marshal(r)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), "aiq:xxxxx@127.0.0.1:1")
+	assert.NotContains(t, string(data), secret)
+}
+
+func TestRedactURLs(t *testing.T) {
+	for in, want := range map[string]string{
+		"model m at https://u:p@host/v1":         "model m at https://u:xxxxx@host/v1",
+		"Post \"https://h/v1?key=abc&x=1\": EOF": "Post \"https://h/v1?key=xxxxx&x=1\": EOF",
+		"https://host/v1 and http://u@h/":        "https://host/v1 and http://u@h/",
+		"no url here":                            "no url here",
+	} {
+		assert.Equal(t, want, redactURLs(in), in)
+	}
+}

@@ -393,6 +393,7 @@ func checkResponse(t *testing.T, fx *fixtures, e expectation, m editortest.Messa
 	}
 	assert.Equal(t, e.code, m.Error.Code, "the code of %s", m.Raw)
 	assert.Contains(t, m.Error.Message, fx.expand(e.message), "the message of %s", m.Raw)
+	assert.NotRegexp(t, goInternals, m.Error.Message, "a message in words, without Go's internals: %s", m.Raw)
 }
 
 // observed is the expectation that m meets, for -update: the full message,

@@ -37,6 +37,7 @@ func runMCP(ctx context.Context, e env, f flags, args []string) int {
 		return 1
 	}
 	defer a.close()
+	a.log.Info("aiq-rpc started", "version", version(), "front", "mcp", "home", a.home.Dir)
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	signal.Ignore(syscall.SIGPIPE)

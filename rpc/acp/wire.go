@@ -161,6 +161,16 @@ func check(line []byte, readErr error) (code int, problem string, request bool) 
 	if !hasMethod && !hasID {
 		return codeInvalidRequest, "invalid request: the message has neither a method nor an id", false
 	}
+	_, hasResult := members["result"]
+	_, hasError := members["error"]
+	if !hasMethod && !hasResult && !hasError {
+		return codeInvalidRequest, "invalid request: a message with an id and no method must be a response, with a result or an error", false
+	}
+	// The SDK takes a request with a null id for a notification and
+	// answers nothing; the client, which sent an id, waits for an answer.
+	if hasMethod && hasID && jsonline.Kind(id) == "null" {
+		return codeInvalidRequest, "invalid request: a request's id must be a string or a number, not null; a message without an id is a notification", false
+	}
 	if e, ok := members["error"]; ok && !hasMethod && jsonline.Kind(e) != "an object" && jsonline.Kind(e) != "null" {
 		return codeInvalidRequest, fmt.Sprintf("invalid request: error must be an object, not %s", jsonline.Kind(e)), false
 	}

@@ -48,16 +48,20 @@ type stream struct {
 	stop func()    // ends a Read blocked on the input
 	rc   io.Closer // the input, closed by Close; may be nil
 	out  jsonrpc2.Stream
-	log  *slog.Logger
+	// frames is out's writer of a body as it is, for the answers to
+	// malformed messages.
+	frames frameWriter
+	log    *slog.Logger
 	// body is the buffer of the last frame's body, reused by the next:
 	// jsonrpc2 lets a request borrow its frame only until its handler
 	// returns or releases it, which copies what it keeps.
 	body []byte
 }
 
-func newStream(in io.Reader, out io.WriteCloser, log *slog.Logger) *stream {
+func newStream(in io.Reader, w io.WriteCloser, log *slog.Logger) *stream {
 	src, stop := closable(in)
-	s := &stream{in: bufio.NewReaderSize(src, 64<<10), stop: stop, out: jsonrpc2.NewHeaderStream(writeOnly{out}), log: log}
+	out := jsonrpc2.NewHeaderStream(writeOnly{w})
+	s := &stream{in: bufio.NewReaderSize(src, 64<<10), stop: stop, out: out, frames: out.(frameWriter), log: log}
 	if c, ok := in.(io.Closer); ok {
 		s.rc = c
 	}
@@ -65,7 +69,7 @@ func newStream(in io.Reader, out io.WriteCloser, log *slog.Logger) *stream {
 }
 
 // Read returns the next well-formed message. A malformed one is answered
-// here, with id null, and skipped.
+// here, with its id as sent when it has one (else null), and skipped.
 func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 	for {
 		body, n, err := s.readFrame(ctx)
@@ -100,12 +104,35 @@ func (s *stream) Close() error {
 	return err
 }
 
-func (s *stream) reject(ctx context.Context, id jsonrpc2.ID, code jsonrpc2.Code, problem string) {
+// reject answers a malformed message with its id as sent (nil: null):
+// written as bytes, since an id the message cannot have, such as 1.5 or
+// one past 64 bits, would otherwise come back as another number.
+func (s *stream) reject(ctx context.Context, id json.RawMessage, code jsonrpc2.Code, problem string) {
 	s.log.Warn("malformed message", "problem", problem)
-	resp := jsonrpc2.NewResponse(id, nil, jsonrpc2.NewError(code, problem))
-	if _, err := s.out.Write(ctx, resp); err != nil {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	type rpcError struct {
+		Code    int64  `json:"code"`
+		Message string `json:"message"`
+	}
+	data, err := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   rpcError        `json:"error"`
+	}{"2.0", id, rpcError{int64(code), problem}})
+	if err == nil {
+		_, err = s.frames.WriteFrame(ctx, data)
+	}
+	if err != nil {
 		s.log.Error("answer malformed message", "err", err)
 	}
+}
+
+// frameWriter writes one body as one frame, under the lock of the
+// messages' own writes.
+type frameWriter interface {
+	WriteFrame(ctx context.Context, data []byte) (int64, error)
 }
 
 // readFrame reads one header block and its body. A body of nil with no
@@ -117,10 +144,10 @@ func (s *stream) readFrame(ctx context.Context) ([]byte, int64, error) {
 	}
 	switch {
 	case length == 0:
-		s.reject(ctx, jsonrpc2.ID{}, jsonrpc2.InvalidRequest, "the message is empty (Content-Length: 0); send one JSON-RPC request per message")
+		s.reject(ctx, nil, jsonrpc2.InvalidRequest, "the message is empty (Content-Length: 0); send one JSON-RPC request per message")
 		return nil, 0, nil
 	case length < 0:
-		s.reject(ctx, jsonrpc2.ID{}, jsonrpc2.ParseError, fmt.Sprintf("Content-Length %d is negative; the header was skipped", length))
+		s.reject(ctx, nil, jsonrpc2.ParseError, fmt.Sprintf("Content-Length %d is negative; the header was skipped", length))
 		return nil, 0, nil
 	}
 	if cap(s.body) < length || cap(s.body) > maxKeptBody && length <= maxKeptBody {
@@ -313,30 +340,21 @@ func diagnose(body []byte) (jsonrpc2.Code, string) {
 	return jsonrpc2.InvalidRequest, "the message is not a valid JSON-RPC 2.0 request"
 }
 
-// readableID is the id of a message that is an object with a valid id,
-// so that its answer reaches the request the client waits on; else the
-// zero ID, written as null.
-func readableID(body []byte) jsonrpc2.ID {
+// readableID is the id of a message that is an object with a string or a
+// number as its id, as sent, so that its answer reaches the request the
+// client waits on; else nil, written as null.
+func readableID(body []byte) json.RawMessage {
 	var msg struct {
 		ID json.RawMessage `json:"id"`
 	}
 	if json.Unmarshal(body, &msg) != nil || len(msg.ID) == 0 {
-		return jsonrpc2.ID{}
+		return nil
 	}
-	var id any
-	d := json.NewDecoder(bytes.NewReader(msg.ID))
-	d.UseNumber()
-	if d.Decode(&id) != nil || idProblem(id) != "" {
-		return jsonrpc2.ID{}
+	switch msg.ID[0] {
+	case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return msg.ID
 	}
-	switch v := id.(type) {
-	case string:
-		return jsonrpc2.NewStringID(v)
-	case json.Number:
-		n, _ := strconv.ParseInt(v.String(), 10, 64)
-		return jsonrpc2.NewNumberID(n)
-	}
-	return jsonrpc2.ID{}
+	return nil
 }
 
 // idProblem says what is wrong with an id, or "" when it is a string, an

@@ -41,11 +41,12 @@ func TestBadInput(t *testing.T) {
 		{"sql not a string", "execute_sql", map[string]any{"sql": 42}, "the argument sql must be a string"},
 		{"source not a string", "list_tables", map[string]any{"source": []int{1}}, "the argument source must be a string"},
 		{"unknown argument", "execute_sql", map[string]any{"sql": "SELECT 1", "query": "x"}, `takes no argument "query"`},
-		{"not an object", "list_tables", []int{1, 2}, "must be a JSON object"},
+		{"not an object", "list_tables", []int{1, 2}, "must be a JSON object, not an array"},
+		{"a string for arguments", "query", "SELECT 1", "must be a JSON object, not a string"},
 		{"unknown source", "list_tables", map[string]any{"source": "nope"}, `there is no source "nope"`},
 		{"several statements", "execute_sql", map[string]any{"sql": "SELECT 1; DELETE FROM orders"}, "more than one statement"},
 		{"several statements hidden", "execute_sql", map[string]any{"sql": "DELETE FROM orders; SELECT 1"}, "more than one statement"},
-		{"9 MiB", "execute_sql", map[string]any{"sql": "SELECT '" + strings.Repeat("x", 9<<20) + "'"}, "aiq takes at most 1024 KiB"},
+		{"9 MiB", "execute_sql", map[string]any{"sql": "SELECT '" + strings.Repeat("x", 9<<20) + "'"}, "9.0 MiB, more than the 1.0 MiB limit"},
 		{"no table", "describe_table", map[string]any{}, "describe_table needs the table argument"},
 		{"unknown table", "describe_table", map[string]any{"table": "nope"}, "No table `nope`; call search_schema"},
 		{"too many tables", "describe_table", map[string]any{"tables": strings.Split(strings.Repeat("orders,", 20)+"orders", ",")}, "takes up to 20 tables"},
@@ -63,6 +64,7 @@ func TestBadInput(t *testing.T) {
 			assert.True(t, res.IsError)
 			assert.Contains(t, text(res), c.want)
 			assert.NotContains(t, text(res), testPassword)
+			assert.NotRegexp(t, `Go value|Go struct|json: |map\[|\*mcp\.`, text(res), "words, not Go's internals")
 		})
 	}
 	assert.Empty(t, e.requests(), "nothing was worth asking about")

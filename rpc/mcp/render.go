@@ -14,6 +14,11 @@ func render(tool string, m map[string]any) string {
 	if status, _ := m["status"].(string); status != "" && status != "success" {
 		msg, _ := m["error"].(string)
 		if status == "error" {
+			// An error before the run (the statement could not be read)
+			// says so itself; "failed" would say it ran.
+			if rest, ok := strings.CutPrefix(msg, "the statement was not run: "); ok {
+				return "Not run: " + rest
+			}
 			return "The statement failed: " + msg
 		}
 		return "Not run (" + status + "): " + strings.TrimPrefix(msg, "not run: ")

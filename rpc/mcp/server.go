@@ -185,6 +185,19 @@ func (q quieter) Enabled(ctx context.Context, l slog.Level) bool {
 	return l >= slog.LevelWarn && q.Handler.Enabled(ctx, l)
 }
 
+// Handle drops the SDK's error at a shutdown asked for (its run
+// cancelled), which is no error, and gives the client's mistakes, which
+// the client is told of, as warnings.
+func (q quieter) Handle(ctx context.Context, r slog.Record) error {
+	switch r.Message {
+	case "server run cancelled":
+		return nil
+	case "method invalid during initialization", "duplicate initialize request":
+		r.Level = slog.LevelWarn
+	}
+	return q.Handler.Handle(ctx, r)
+}
+
 func (q quieter) WithAttrs(attrs []slog.Attr) slog.Handler {
 	return quieter{q.Handler.WithAttrs(attrs)}
 }

@@ -7,6 +7,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/aiq/aiq-rpc/rpc/internal/jsonline"
 	"github.com/aiq/aiq-rpc/tools"
 )
 
@@ -237,13 +238,12 @@ const maxArgBytes = 1 << 20
 // them as an object. The message of an error says what to send instead.
 func (t toolDef) parseArgs(raw json.RawMessage) (map[string]json.RawMessage, error) {
 	if len(raw) > maxArgBytes {
-		return nil, fmt.Errorf("the arguments of %s are %.1f MiB; aiq takes at most %d KiB per call. Send one statement of a sensible size",
-			t.name, float64(len(raw))/(1<<20), maxArgBytes>>10)
+		return nil, fmt.Errorf("the arguments of %s are %s. Send one statement of a sensible size", t.name, overLimit(len(raw), maxArgBytes))
 	}
 	args := map[string]json.RawMessage{}
 	if s := strings.TrimSpace(string(raw)); s != "" && s != "null" {
 		if err := json.Unmarshal(raw, &args); err != nil {
-			return nil, fmt.Errorf("the arguments of %s must be a JSON object: %v", t.name, err)
+			return nil, fmt.Errorf("the arguments of %s must be a JSON object, not %s", t.name, argsKind(raw))
 		}
 	}
 	known := map[string]param{}
@@ -294,4 +294,22 @@ func (t toolDef) paramNames() string {
 		names = append(names, p.name)
 	}
 	return strings.Join(names, ", ")
+}
+
+// overLimit says that n bytes are more than limit, in MiB, or in bytes
+// where MiB to one decimal would read as the limit itself.
+func overLimit(n, limit int) string {
+	size, most := fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)), fmt.Sprintf("%.1f MiB", float64(limit)/(1<<20))
+	if size == most {
+		return fmt.Sprintf("%d bytes, more than the %d-byte (%s) limit", n, limit, most)
+	}
+	return fmt.Sprintf("%s, more than the %s limit", size, most)
+}
+
+// argsKind names what a call's arguments are instead of an object.
+func argsKind(raw json.RawMessage) string {
+	if !json.Valid(raw) {
+		return "text that is not JSON"
+	}
+	return jsonline.Kind(raw)
 }

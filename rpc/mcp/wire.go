@@ -30,22 +30,35 @@ type output struct {
 }
 
 func (o *output) Write(p []byte) (int, error) {
-	if isResponse(p) {
+	n := len(p)
+	if isResponse, errMember := response(p); isResponse {
 		defer o.unanswered.Add(-1)
+		if errMember != nil {
+			if line := reword(p, errMember); line != nil {
+				p = line
+			}
+		}
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.w.Write(p)
+	if _, err := o.w.Write(p); err != nil {
+		return 0, err
+	}
+	return n, nil
 }
 
-// isResponse reports whether a message the SDK writes answers a request:
-// it has an id and no method.
-func isResponse(line []byte) bool {
+// response reports whether a message the SDK writes answers a request (it
+// has an id and no method), and returns its error member, if any.
+func response(line []byte) (bool, json.RawMessage) {
 	var msg struct {
 		ID     json.RawMessage `json:"id"`
 		Method *string         `json:"method"`
+		Error  json.RawMessage `json:"error"`
 	}
-	return json.Unmarshal(line, &msg) == nil && msg.Method == nil && jsonline.IsID(msg.ID, false)
+	if json.Unmarshal(line, &msg) != nil || msg.Method != nil || !jsonline.IsID(msg.ID, false) {
+		return false, nil
+	}
+	return true, msg.Error
 }
 
 // drain waits, limit at the most, until every request is answered.
@@ -135,6 +148,8 @@ func check(line []byte, readErr error) (code int, problem string, request bool) 
 		return codeInvalidRequest, fmt.Sprintf("invalid request: the id must be a string or a number, not %s", jsonline.Kind(id)), false
 	case !hasMethod && !hasResult && !hasError:
 		return codeInvalidRequest, "invalid request: a message with an id and no method must be a response, with a result or an error", false
+	case hasMethod && hasID && exactID(id) != "":
+		return codeInvalidRequest, exactID(id), false
 	}
 	return 0, "", hasID && hasMethod
 }

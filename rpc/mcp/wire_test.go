@@ -38,3 +38,63 @@ func TestCheckSaysWhatIsWrong(t *testing.T) {
 		}
 	}
 }
+
+// TestExactID: a number id the SDK would answer as another number is
+// refused; the ids it answers as sent pass.
+func TestExactID(t *testing.T) {
+	for _, id := range []string{`1`, `0`, `-7`, `9007199254740991`, `-9007199254740991`, `"1.5"`, `"x"`} {
+		if problem := exactID([]byte(id)); problem != "" {
+			t.Errorf("exactID(%s) = %q, want it answered as sent", id, problem)
+		}
+	}
+	for _, id := range []string{`1.5`, `1e2`, `-0`, `1.0`, `9007199254740992`, `18446744073709551616`, `-9223372036854775809`} {
+		problem := exactID([]byte(id))
+		if !strings.Contains(problem, "the id "+id+" cannot be answered as sent") {
+			t.Errorf("exactID(%s) = %q, want it refused", id, problem)
+		}
+		code, _, _ := check([]byte(`{"jsonrpc":"2.0","id":`+id+`,"method":"ping"}`), nil)
+		if code != codeInvalidRequest {
+			t.Errorf("check of a ping with id %s: code %d, want %d", id, code, codeInvalidRequest)
+		}
+	}
+}
+
+// TestRewordError: the SDK's errors get a code from the specification and
+// words without Go's types.
+func TestRewordError(t *testing.T) {
+	for _, c := range []struct {
+		code    int
+		message string
+		want    int
+		words   string
+	}{
+		{0, `method "tools/list" is invalid during session initialization`, codeInvalidRequest, `"tools/list" came before initialize`},
+		{0, `duplicate "initialize" received`, codeInvalidRequest, "already initialized"},
+		{-32602, `handling 'tools/call': invalid params: unmarshaling "{\"name\":1}" into a *mcp.CallToolParamsRaw: json: cannot unmarshal "1}" into Go struct field mcp.CallToolParamsRaw.name of type string`,
+			codeInvalidParams, `in the params of "tools/call", "name" must be a string`},
+		{-32602, `handling 'tools/list': invalid params: unmarshaling "[1]" into a *mcp.ListToolsParams: json: cannot unmarshal "[1]" into Go value of type mcp.ListToolsParams`,
+			codeInvalidParams, `the params of "tools/list" must be a JSON object`},
+		{0, `unmarshaling "5" into a *mcp.initializeParamsV2: json: cannot unmarshal number into Go value of type mcp.initializeParamsV2`,
+			codeInvalidParams, "the params must be a JSON object"},
+		{0, "something else went wrong", codeInternalError, "something else went wrong"},
+		{-32601, `method not found: "x"`, -32601, `method not found: "x"`},
+	} {
+		code, message := rewordError(c.code, c.message)
+		if code != c.want || !strings.Contains(message, c.words) || strings.Contains(message, "Go ") || strings.Contains(message, "mcp.") {
+			t.Errorf("rewordError(%d, %.60q) = %d %q, want %d and %q", c.code, c.message, code, message, c.want, c.words)
+		}
+	}
+}
+
+// TestRenderNotRun: a statement refused before it ran does not read as
+// one that failed running.
+func TestRenderNotRun(t *testing.T) {
+	got := render("execute_sql", map[string]any{"status": "error", "error": "the statement was not run: it could not be read"})
+	if got != "Not run: it could not be read" {
+		t.Errorf("render = %q", got)
+	}
+	got = render("execute_sql", map[string]any{"status": "error", "error": "relation \"x\" does not exist"})
+	if got != `The statement failed: relation "x" does not exist` {
+		t.Errorf("render = %q", got)
+	}
+}

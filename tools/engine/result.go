@@ -98,11 +98,13 @@ func (r *StatementResult) ModelView() any {
 	}
 	rows := r.modelRows()
 	return ModelRows{
-		Status:    r.Status,
-		RowCount:  r.RowCount,
-		Columns:   nonNil(r.Columns),
-		Rows:      rows,
-		Truncated: int64(len(rows)) < r.RowCount,
+		Status:   r.Status,
+		RowCount: r.RowCount,
+		Columns:  nonNil(r.Columns),
+		Rows:     rows,
+		// A write's row_count is the rows it changed, none of which it
+		// returns: only a statement with columns can have rows cut off.
+		Truncated: len(r.Columns) > 0 && int64(len(rows)) < r.RowCount,
 		Warnings:  r.Warnings,
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"sync/atomic"
 
 	"github.com/aiq/aiq-rpc/sessionio"
@@ -169,7 +170,9 @@ func (f *Filter) Run(in io.Reader, to io.Writer) error {
 			}
 		}
 		if err != nil && !errors.Is(err, ErrTooLong) {
-			if !errors.Is(err, io.EOF) {
+			// A closed input is the front end ending the read at its
+			// shutdown, not a failure.
+			if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrClosed) {
 				f.Log.Error("read stdin", "err", err)
 			}
 			return err
