@@ -135,7 +135,7 @@ func TestModelView(t *testing.T) {
 		t.Errorf("empty view = %s", got)
 	}
 	// A write's row_count is the rows it changed, which it never returns.
-	write := &StatementResult{SQL: "DELETE FROM t", Status: StatusSuccess, RowCount: 3}
+	write := &engine.StatementResult{SQL: "DELETE FROM t", Status: engine.StatusSuccess, RowCount: 3}
 	if got := mustJSON(t, write); got != `{"status":"success","row_count":3,"columns":[],"rows":[],"truncated":false}` {
 		t.Errorf("write view = %s", got)
 	}
