@@ -10,7 +10,20 @@ import type { Statement } from "./messages";
 export interface ResultActions {
   copy(text: string): void;
   export(statement: Statement): void;
-  runSql(sql: string): void;
+  /** The tab's Run again: the tab's statement, to run and show in the tab. */
+  runSql(sql: string, tab: ResultTab): void;
+}
+
+/** An open result tab, which shows another result of its statement (Run again) or another statement (the next run from its file). */
+export interface ResultTab {
+  readonly panel: vscode.WebviewPanel;
+  show(statement: Statement): void;
+}
+
+/** Where a tab opens: over the active editor (the panel's Open), or beside it without the focus (a run from a file). */
+export interface ResultTabPlace {
+  column: vscode.ViewColumn;
+  preserveFocus: boolean;
 }
 
 /** The first line of a statement, shortened, as the tab's title. */
@@ -19,12 +32,30 @@ export function resultTitle(sql: string): string {
   return line.length > 40 ? `${line.slice(0, 39)}…` : line;
 }
 
-export function openResultPanel(extensionUri: vscode.Uri, statement: Statement, actions: ResultActions): vscode.WebviewPanel {
+export function openResultPanel(
+  extensionUri: vscode.Uri,
+  first: Statement,
+  actions: ResultActions,
+  place: ResultTabPlace = { column: vscode.ViewColumn.Active, preserveFocus: false },
+): ResultTab {
+  let statement = first;
   const media = vscode.Uri.joinPath(extensionUri, "media");
-  const panel = vscode.window.createWebviewPanel("aiq.result", resultTitle(statement.sql), vscode.ViewColumn.Active, {
-    enableScripts: true,
-    localResourceRoots: [media],
-  });
+  const panel = vscode.window.createWebviewPanel(
+    "aiq.result",
+    resultTitle(statement.sql),
+    { viewColumn: place.column, preserveFocus: place.preserveFocus },
+    { enableScripts: true, localResourceRoots: [media] },
+  );
+  let ready = false;
+  const tab: ResultTab = {
+    panel,
+    show(next: Statement) {
+      statement = next;
+      panel.title = resultTitle(next.sql);
+      if (ready) void panel.webview.postMessage({ type: "result", statement });
+      if (!panel.visible) panel.reveal(undefined, true);
+    },
+  };
   const uri = (name: string) => panel.webview.asWebviewUri(vscode.Uri.joinPath(media, name)).toString();
   panel.webview.html = chatHtml({
     cspSource: panel.webview.cspSource,
@@ -39,6 +70,7 @@ export function openResultPanel(extensionUri: vscode.Uri, statement: Statement, 
     const m = data as { [key: string]: unknown };
     switch (m.type) {
       case "ready":
+        ready = true;
         void panel.webview.postMessage({ type: "result", statement });
         return;
       case "copy":
@@ -48,9 +80,9 @@ export function openResultPanel(extensionUri: vscode.Uri, statement: Statement, 
         actions.export(statement);
         return;
       case "runSql":
-        actions.runSql(statement.sql); // the tab's own statement, whatever the script says
+        actions.runSql(statement.sql, tab); // the tab's own statement, whatever the script says
         return;
     }
   });
-  return panel;
+  return tab;
 }

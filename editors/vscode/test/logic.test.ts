@@ -83,15 +83,17 @@ describe("RestartPolicy", () => {
 
 describe("settings", () => {
   it("defaults and lenient reading", () => {
-    assert.deepEqual(normalizeSettings({}), { serverPath: "aiq-rpc", home: "", source: "", trace: "off", restoreLastSession: true });
-    assert.deepEqual(normalizeSettings({ serverPath: "  ", home: 3, source: " shop ", trace: "loud", restoreLastSession: "no" }), {
+    assert.deepEqual(normalizeSettings({}), { serverPath: "aiq-rpc", home: "", source: "", trace: "off", restoreLastSession: true, runCodeLens: true });
+    assert.deepEqual(normalizeSettings({ serverPath: "  ", home: 3, source: " shop ", trace: "loud", restoreLastSession: "no", runCodeLens: 0 }), {
       serverPath: "aiq-rpc",
       home: "",
       source: "shop",
       trace: "off",
       restoreLastSession: true,
+      runCodeLens: true,
     });
     assert.equal(normalizeSettings({ restoreLastSession: false }).restoreLastSession, false);
+    assert.equal(normalizeSettings({ runCodeLens: false }).runCodeLens, false);
     assert.equal(normalizeSettings({ trace: "verbose" }).trace, "verbose");
   });
 

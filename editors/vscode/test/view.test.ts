@@ -774,3 +774,26 @@ test("reasoning is a thought item apart from the answer, and a cut-off answer ke
   assert.deepEqual(t.warnings, [warning]);
   assert.ok(t.done && !t.cancelled);
 });
+
+test("a write waiting for its answer shows once, in its dialog; the spinner waits for the user; a declined one has nothing to run again", () => {
+  const model = view.emptyModel();
+  view.apply(model, { type: "turnStart", turnId: 1, query: "" });
+  view.apply(model, { type: "progress", turnId: 1, event: { kind: "tool_call", tool: "execute_sql", callId: "c1", sql: PROMPT.sql } });
+  const [t] = turns(model);
+  assert.equal(view.turnStatus(t), "Thinking");
+  view.apply(model, { type: "confirm", turnId: 1, id: 1, prompt: PROMPT });
+  assert.deepEqual(view.turnBlocks(t).map((b: any) => b.item.kind), ["confirm"], "the statement is not shown a second time");
+  assert.equal(view.turnStatus(t), "Waiting for your answer");
+  view.apply(model, { type: "confirmEnd", turnId: 1, id: 1, decision: "reject" });
+  assert.equal(view.turnStatus(t), "Thinking");
+  view.apply(model, {
+    type: "progress", turnId: 1,
+    event: { kind: "tool_result", callId: "c1", statement: { sql: PROMPT.sql, status: "rejected", error: "You declined this statement." } },
+  });
+  const [block] = view.turnBlocks(t);
+  assert.equal(block.item.kind, "sql", "the declined statement says what became of it");
+  assert.equal(view.statementRan(block.item.statement), false, "no Run again for a write that never ran");
+  assert.equal(view.statementRan({ sql: "x", status: "success", rowCount: 1 }), true);
+  assert.equal(view.statementRan({ sql: "x", status: "error", error: "no such table" }), true);
+  assert.equal(view.statementRan(undefined), false);
+});

@@ -284,6 +284,60 @@ e2eSuite("the AIQ panel in code-server", () => {
     const all = Number((await t.locator("table.data tbody td").first().textContent())?.replace(/\D/g, ""));
     assert.ok(delivered > 0 && delivered < all, `the edited statement ran: ${delivered} of ${all}`);
     await runCommand(vs.page, "View: Revert and Close Editor");
+    await runCommand(vs.page, "View: Close All Editors"); // its result tab
+  });
+
+  /** The result tab's document (the newest AIQ webview that is not the panel). */
+  const resultTab = () => vs.page.frameLocator('iframe.webview[src*="extensionId=aiq.aiq"]').last().frameLocator("#active-frame");
+
+  it("runs the statement under the cursor of a .sql file with Ctrl+Enter, and each statement with its CodeLens, into the result tab", async () => {
+    const byStatus = "SELECT status, count(*) AS n FROM orders GROUP BY status ORDER BY status";
+    fs.writeFileSync(path.join(vs.workspace, "report.sql"), `-- Orders\n${COUNT_SQL};\n\n${byStatus};\n`);
+    const editor = await openFile(vs.page, "report.sql");
+    await vs.page.locator(".statusbar-item", { hasText: "demo" }).first().waitFor(); // the source it runs on
+    const turns = vs.chat.locator("section.turn");
+    const before = await turns.count();
+    const asked = vs.model.requests.length;
+
+    await editor.locator(".view-line", { hasText: "GROUP BY status" }).click();
+    await vs.page.keyboard.press("Control+Enter");
+    const byKey = turns.nth(before);
+    await byKey.locator(".code-block", { hasText: "GROUP BY status" }).first().waitFor();
+    await byKey.locator(".status").waitFor({ state: "detached" });
+    await resultTab().locator("table.grid thead th", { hasText: /^status$/ }).waitFor();
+    assert.ok((await resultTab().locator("table.grid tbody tr").count()) > 1, "a row per status");
+    assert.equal(await editor.locator(".view-line", { hasText: "GROUP BY" }).count(), 1, "Ctrl+Enter ran; it did not insert a line");
+
+    const lenses = editor.locator(".codelens-decoration a", { hasText: "Run with AIQ" });
+    assert.equal(await lenses.count(), 2, "a lens above each statement");
+    await lenses.first().click();
+    const byLens = turns.nth(before + 1);
+    await byLens.locator(".code-block", { hasText: COUNT_SQL }).first().waitFor();
+    await byLens.locator(".status").waitFor({ state: "detached" });
+    await resultTab().locator("table.grid thead th", { hasText: /^orders$/ }).waitFor(); // the same tab, its new result
+    assert.equal(vs.model.requests.length, asked, "the model was not asked");
+    await shoot("vscode-run-sql-file.png", "window");
+    await runCommand(vs.page, "View: Close All Editors");
+  });
+
+  it("asks in the panel before a write run from a .sql file, and runs nothing on Reject", async () => {
+    const before = await countOrders();
+    fs.writeFileSync(path.join(vs.workspace, "cleanup.sql"), `${DELETE_SQL};\n`);
+    const editor = await openFile(vs.page, "cleanup.sql");
+    await editor.locator(".view-line", { hasText: "DELETE" }).click();
+    await vs.page.keyboard.press("Control+Enter");
+    const confirm = writeDialog();
+    await confirm.waitFor();
+    assert.match((await confirm.textContent()) ?? "", /DELETE FROM orders WHERE status = 'cancelled'/);
+    const pending = vs.chat.locator("section.turn").last();
+    assert.equal(await pending.locator(".code-block.statement").count(), 0, "the statement shows once, in the dialog");
+    assert.match((await pending.locator(".status").textContent()) ?? "", /Waiting for your answer/);
+    await confirm.getByRole("button", { name: "Reject" }).click();
+    await confirm.waitFor({ state: "detached" });
+    await pending.locator(".status").waitFor({ state: "detached" });
+    assert.equal(await pending.locator("button.run-again").count(), 0, "no Run again for a write that never ran");
+    assert.equal(await countOrders(), before, "nothing was deleted");
+    await runCommand(vs.page, "View: Close All Editors");
   });
 
   it("recalls earlier questions with Up and Down in the empty input", async () => {
@@ -364,6 +418,20 @@ e2eSuite("the AIQ panel in code-server", () => {
     const deadline = Date.now() + WAIT_MS;
     while (!fs.existsSync(target) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     assert.ok(fs.existsSync(target), "Allow once exports");
+  });
+
+  it("shows a label added to sources.yaml in the header and the status bar, with no request", async () => {
+    const sources = path.join(vs.home, "config", "sources.yaml");
+    const demo = path.join(vs.home, "demo.sqlite");
+    const asked = vs.model.requests.length;
+    fs.writeFileSync(sources, `- name: demo\n  type: sqlite\n  database: ${JSON.stringify(demo)}\n  label: production\n`);
+    // Generous: only a server that never tells (or a panel that never follows) fails here.
+    await vs.chat.locator(".source-badge", { hasText: /^production$/ }).waitFor({ timeout: WAIT_MS });
+    await vs.page.locator(".statusbar-item", { hasText: "[production]" }).first().waitFor({ timeout: WAIT_MS });
+    assert.equal(vs.model.requests.length, asked, "nothing was asked");
+    await shoot("vscode-production.png", "panel");
+    fs.writeFileSync(sources, `- name: demo\n  type: sqlite\n  database: ${JSON.stringify(demo)}\n`);
+    await vs.chat.locator(".source-badge").waitFor({ state: "hidden", timeout: WAIT_MS });
   });
 
   it("selects another data source for the conversation", async () => {
