@@ -309,7 +309,8 @@ func (s *Set) confirmAndRun(ctx context.Context, req ConfirmRequest) *StatementR
 	if s.confirm != nil || covered {
 		s.dryRun(ctx, &req)
 	}
-	if !covered || !withinAllowance(req, al) {
+	allowed := covered && withinAllowance(req, al)
+	if !allowed {
 		if covered {
 			req.Beyond = beyondAllowance(req, al)
 		}
@@ -321,6 +322,9 @@ func (s *Set) confirmAndRun(ctx context.Context, req ConfirmRequest) *StatementR
 		}
 	}
 	res := s.db.Run(ctx, req.SQL, true)
+	if allowed {
+		res.AllowedBy = al.Scope
+	}
 	if res.Status == StatusSuccess {
 		// DDL changes the schema; so may a write through a function. The
 		// cache is read again only when next needed.

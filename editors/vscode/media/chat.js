@@ -606,6 +606,12 @@
     const box = el("div", "sql-item");
     const st = item.statement;
     box.append(codeBlock(item.sql, "sql", "statement", V.statementRan(st)));
+    if (st && st.allowedBy) {
+      // It did not ask: say which "Allow always" let it run.
+      const mark = el("div", "allowed-mark", `Ran without asking, under your “${String(st.allowedBy).replace(/, for this conversation$/, "")}”.`);
+      mark.title = "AIQ: Show Allowances... lists and revokes what Allow always covers.";
+      box.append(mark);
+    }
     /** @type {ResultTable | undefined} */
     let table;
     if (!st) {

@@ -288,7 +288,7 @@ e2eSuite("the AIQ panel in code-server", () => {
   });
 
   /** The result tab's document (the newest AIQ webview that is not the panel). */
-  const resultTab = () => vs.page.frameLocator('iframe.webview[src*="extensionId=aiq.aiq"]').last().frameLocator("#active-frame");
+  const resultTab = () => vs.page.frameLocator('iframe.webview[src*="extensionId=aiq.aiq"]:not([src*="purpose=webviewView"])').last().frameLocator("#active-frame");
 
   it("runs the statement under the cursor of a .sql file with Ctrl+Enter, and each statement with its CodeLens, into the result tab", async () => {
     const byStatus = "SELECT status, count(*) AS n FROM orders GROUP BY status ORDER BY status";
@@ -337,6 +337,27 @@ e2eSuite("the AIQ panel in code-server", () => {
     await pending.locator(".status").waitFor({ state: "detached" });
     assert.equal(await pending.locator("button.run-again").count(), 0, "no Run again for a write that never ran");
     assert.equal(await countOrders(), before, "nothing was deleted");
+
+    // Allow always, then a statement it covers runs without asking, and says so.
+    fs.writeFileSync(path.join(vs.workspace, "touch.sql"), "UPDATE orders SET status = status WHERE id = 1;\nUPDATE orders SET status = status WHERE id = 2;\n");
+    const touch = await openFile(vs.page, "touch.sql");
+    await touch.locator(".view-line", { hasText: "id = 1" }).click();
+    await vs.page.keyboard.press("Control+Enter");
+    await confirm.getByRole("button", { name: "Allow always" }).click();
+    const first = vs.chat.locator("section.turn").last();
+    await first.locator(".status").waitFor({ state: "detached" });
+    assert.equal(await first.locator(".allowed-mark").count(), 0, "the answered one is not marked");
+    const turns = vs.chat.locator("section.turn");
+    const n = await turns.count();
+    await touch.locator(".view-line", { hasText: "id = 2" }).click();
+    await vs.page.keyboard.press("Control+Enter");
+    const covered = turns.nth(n);
+    await covered.locator(".allowed-mark", { hasText: "Allow UPDATE on orders" }).waitFor();
+    await covered.locator(".status").waitFor({ state: "detached" });
+    assert.equal(await covered.locator(".confirm").count(), 0, "it did not ask");
+    await runCommand(vs.page, "AIQ: Show Allowances..."); // picked, it is revoked
+    await vs.page.locator(".quick-input-list .monaco-list-row", { hasText: "Allow UPDATE on orders" }).first().click();
+    await notification(vs.page, /^Revoked|Revoked\./).first().waitFor();
     await runCommand(vs.page, "View: Close All Editors");
   });
 
@@ -365,7 +386,7 @@ e2eSuite("the AIQ panel in code-server", () => {
     const t = await askAndWait("Show every order with twelve columns", sql("wide", wide), { text: ["Here they are."] });
     const shown = Number((await t.locator(".result-meta").first().textContent())?.match(/[\d,]+/)?.[0]?.replace(/,/g, ""));
     await t.locator("button.open-result").click();
-    const tab = vs.page.frameLocator('iframe.webview[src*="extensionId=aiq.aiq"]').last().frameLocator("#active-frame");
+    const tab = vs.page.frameLocator('iframe.webview[src*="extensionId=aiq.aiq"]:not([src*="purpose=webviewView"])').last().frameLocator("#active-frame");
     const twelfth = tab.locator("table.grid thead th", { hasText: /^c12$/ });
     await twelfth.waitFor();
     assert.equal(await tab.locator("table.grid thead th").count(), 12, "every column");

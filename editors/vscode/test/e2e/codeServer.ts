@@ -114,7 +114,7 @@ export async function startVsCode(): Promise<VsCode> {
     page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
     await page.goto(`${url}?folder=${encodeURIComponent(workspace)}`);
     await page.locator(".monaco-workbench .part.activitybar").waitFor({ timeout: 2 * WAIT_MS });
-    const chat = page.frameLocator('iframe.webview[src*="extensionId=aiq.aiq"]').frameLocator("#active-frame");
+    const chat = page.frameLocator('iframe.webview[src*="extensionId=aiq.aiq"][src*="purpose=webviewView"]').frameLocator("#active-frame");
     const opened = browser;
     return {
       page, model, home, chat, problems, workspace,
@@ -206,9 +206,13 @@ export async function openPanel(vs: VsCode): Promise<void> {
   }
 }
 
-/** Opens a file of the workspace with Quick Open (Ctrl+P); returns its editor. */
+/**
+ * Opens a file of the workspace with Quick Open; returns its editor. F1 and
+ * a name without ">" is Ctrl+P's file search, and F1 reaches the workbench
+ * from the chat panel too, where the webview keeps Ctrl+P.
+ */
 export async function openFile(page: Page, name: string): Promise<Locator> {
-  await page.keyboard.press("Control+P");
+  await page.keyboard.press("F1");
   await page.locator(".quick-input-widget input.input").fill(name);
   await page.locator(".quick-input-list .monaco-list-row", { hasText: name }).first().waitFor();
   await page.keyboard.press("Enter");
