@@ -18,6 +18,14 @@ const REVENUE_SQL =
 const COUNT_SQL = "SELECT count(*) AS orders FROM orders";
 const DELETE_SQL = "DELETE FROM orders WHERE status = 'cancelled'";
 
+const BY_STATUS_SQL = "SELECT status, count(*) AS n FROM orders GROUP BY status ORDER BY status";
+/** The user's own SQL files, run with AIQ. */
+const SQL_FILES = {
+  "report.sql": `-- Orders\n${COUNT_SQL};\n\n${BY_STATUS_SQL};\n`,
+  "cleanup.sql": `${DELETE_SQL};\n`,
+  "touch.sql": "UPDATE orders SET status = status WHERE id = 1;\nUPDATE orders SET status = status WHERE id = 2;\n",
+};
+
 const sql = (id: string, statement: string): Step => ({ toolCalls: [{ id, name: "execute_sql", arguments: { sql: statement } }] });
 
 /** What the model got back for its last tool call, as the tool's JSON. */
@@ -51,7 +59,7 @@ e2eSuite("the AIQ panel in code-server", () => {
   let vs: VsCode;
 
   before(async () => {
-    vs = await startVsCode();
+    vs = await startVsCode(SQL_FILES);
     await openPanel(vs);
   });
   after(async () => {
@@ -291,8 +299,6 @@ e2eSuite("the AIQ panel in code-server", () => {
   const resultTab = () => vs.page.frameLocator('iframe.webview[src*="extensionId=aiq.aiq"]:not([src*="purpose=webviewView"])').last().frameLocator("#active-frame");
 
   it("runs the statement under the cursor of a .sql file with Ctrl+Enter, and each statement with its CodeLens, into the result tab", async () => {
-    const byStatus = "SELECT status, count(*) AS n FROM orders GROUP BY status ORDER BY status";
-    fs.writeFileSync(path.join(vs.workspace, "report.sql"), `-- Orders\n${COUNT_SQL};\n\n${byStatus};\n`);
     const editor = await openFile(vs.page, "report.sql");
     await vs.page.locator(".statusbar-item", { hasText: "demo" }).first().waitFor(); // the source it runs on
     const turns = vs.chat.locator("section.turn");
@@ -322,7 +328,6 @@ e2eSuite("the AIQ panel in code-server", () => {
 
   it("asks in the panel before a write run from a .sql file, and runs nothing on Reject", async () => {
     const before = await countOrders();
-    fs.writeFileSync(path.join(vs.workspace, "cleanup.sql"), `${DELETE_SQL};\n`);
     const editor = await openFile(vs.page, "cleanup.sql");
     await editor.locator(".view-line", { hasText: "DELETE" }).click();
     await vs.page.keyboard.press("Control+Enter");
@@ -339,7 +344,6 @@ e2eSuite("the AIQ panel in code-server", () => {
     assert.equal(await countOrders(), before, "nothing was deleted");
 
     // Allow always, then a statement it covers runs without asking, and says so.
-    fs.writeFileSync(path.join(vs.workspace, "touch.sql"), "UPDATE orders SET status = status WHERE id = 1;\nUPDATE orders SET status = status WHERE id = 2;\n");
     const touch = await openFile(vs.page, "touch.sql");
     await touch.locator(".view-line", { hasText: "id = 1" }).click();
     await vs.page.keyboard.press("Control+Enter");

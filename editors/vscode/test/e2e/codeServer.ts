@@ -74,8 +74,12 @@ export interface VsCode {
   close(): Promise<void>;
 }
 
-/** Starts code-server with the extension and opens its workspace (query.sql); the AIQ panel is not open yet. */
-export async function startVsCode(): Promise<VsCode> {
+/**
+ * Starts code-server with the extension and opens its workspace (query.sql
+ * and files, by name: written before VS Code starts, as Quick Open lists
+ * only the files it found then); the AIQ panel is not open yet.
+ */
+export async function startVsCode(files: Record<string, string> = {}): Promise<VsCode> {
   const [binary, model] = await Promise.all([aiqRpcBinary(), ScriptedModel.start()]);
   const dir = tempDir("aiq-e2e-");
   const home = makeHome(model.url);
@@ -84,6 +88,7 @@ export async function startVsCode(): Promise<VsCode> {
   fs.mkdirSync(path.join(userData, "User"), { recursive: true });
   fs.mkdirSync(workspace);
   fs.writeFileSync(path.join(workspace, "query.sql"), "-- Which category sells most?\nSELECT category, count(*) FROM products GROUP BY category;\n");
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(workspace, name), text);
   fs.writeFileSync(path.join(userData, "User", "settings.json"), JSON.stringify(settings(binary, home), null, 2));
   fs.writeFileSync(path.join(dir, "config.yaml"), "auth: none\n");
 
