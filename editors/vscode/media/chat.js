@@ -649,7 +649,10 @@
       meta.prepend(el("span", "spinner"));
       wrap.append(meta);
     } else {
-      const meta = st.truncated || total > rows.length ? `${count(rows.length)} of ${count(total)} rows shown` : `${count(total)} row${total === 1 ? "" : "s"}`;
+      const fewer = st.truncated || total > rows.length;
+      // A conversation opened again has the rows its session file kept: it says so, not less in silence.
+      const shownAs = st.restored ? "kept; Run again for all" : "shown";
+      const meta = fewer ? `${count(rows.length)} of ${count(total)} rows ${shownAs}` : `${count(total)} row${total === 1 ? "" : "s"}`;
       const line = el("div", "result-meta");
       line.append(el("span", "result-rows", meta));
       // Said only while the panel is too narrow for every column (watched below).

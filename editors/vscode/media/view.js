@@ -420,8 +420,9 @@
   function storedStatement(sql, r) {
     const status = ["success", "error", "rejected", "cancelled"].includes(r.status) ? r.status : "success";
     if (status === "success" && !Array.isArray(r.columns) && r.displayed && typeof r.row_count === "number") return null;
-    /** @type {Statement} */
-    const st = { sql, status };
+    // restored: its rows are those the session file kept, which may be fewer than the user saw.
+    /** @type {Statement & { restored: true }} */
+    const st = { sql, status, restored: true };
     if (typeof r.row_count === "number") st.rowCount = r.row_count;
     if (Array.isArray(r.columns)) st.columns = r.columns.map(String);
     if (Array.isArray(r.rows)) st.rows = r.rows.filter(Array.isArray);

@@ -8,7 +8,7 @@ import { allowanceItems, clearChosen, clearPrompt } from "./confirm";
 import type { Controller } from "./controller";
 import { detailOf, presentError } from "./errors";
 import type { FromView, Statement } from "./messages";
-import { openResultPanel, type ResultTab, type ResultTabPlace } from "./resultPanel";
+import { adoptResultPanel, openResultPanel, restoredStatement, RESULT_VIEW_TYPE, type ResultActions, type ResultTab, type ResultTabPlace } from "./resultPanel";
 import { RunLens, type RunRequest } from "./runLens";
 import type { Selection } from "./protocol";
 import { sessionItems } from "./sessionPick";
@@ -85,6 +85,19 @@ export class Commands {
       context.subscriptions.push(vscode.commands.registerCommand(id, (...args: unknown[]) => guarded(() => body(...args), this.log)));
     }
     this.runLens.register(context);
+    // A result tab comes back after a window reload, from what its webview kept.
+    context.subscriptions.push(
+      vscode.window.registerWebviewPanelSerializer(RESULT_VIEW_TYPE, {
+        deserializeWebviewPanel: async (panel, state) => {
+          const statement = restoredStatement(state);
+          if (!statement || !this.extensionUri) {
+            panel.dispose();
+            return;
+          }
+          adoptResultPanel(this.extensionUri, panel, statement, this.resultActions());
+        },
+      }),
+    );
   }
 
   async askSelection(): Promise<void> {
@@ -163,16 +176,15 @@ export class Commands {
     if (!this.extensionUri) {
       return undefined;
     }
-    return openResultPanel(
-      this.extensionUri,
-      statement,
-      {
-        copy: (text) => void guarded(() => this.copy(text), this.log),
-        export: (st) => void guarded(() => this.exportResult(st), this.log),
-        runSql: (sql, tab) => void guarded(() => this.runSql(sql, tab), this.log),
-      },
-      place,
-    );
+    return openResultPanel(this.extensionUri, statement, this.resultActions(), place);
+  }
+
+  private resultActions(): ResultActions {
+    return {
+      copy: (text) => void guarded(() => this.copy(text), this.log),
+      export: (st) => void guarded(() => this.exportResult(st), this.log),
+      runSql: (sql, tab) => void guarded(() => this.runSql(sql, tab), this.log),
+    };
   }
 
   /**

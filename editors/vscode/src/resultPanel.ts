@@ -32,20 +32,55 @@ export function resultTitle(sql: string): string {
   return line.length > 40 ? `${line.slice(0, 39)}…` : line;
 }
 
+/** The webview panels' type: VS Code restores them after a reload through the serializer of this type. */
+export const RESULT_VIEW_TYPE = "aiq.result";
+
 export function openResultPanel(
   extensionUri: vscode.Uri,
   first: Statement,
   actions: ResultActions,
   place: ResultTabPlace = { column: vscode.ViewColumn.Active, preserveFocus: false },
 ): ResultTab {
+  const panel = vscode.window.createWebviewPanel(
+    RESULT_VIEW_TYPE,
+    resultTitle(first.sql),
+    { viewColumn: place.column, preserveFocus: place.preserveFocus },
+    resultPanelOptions(extensionUri),
+  );
+  return adoptResultPanel(extensionUri, panel, first, actions);
+}
+
+function resultPanelOptions(extensionUri: vscode.Uri): vscode.WebviewOptions {
+  return { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(extensionUri, "media")] };
+}
+
+/**
+ * The statement a restored tab kept in its webview state (media/result.js
+ * saves it), or undefined when the state is not one: it comes from the
+ * webview, so it is checked as any input.
+ */
+export function restoredStatement(state: unknown): Statement | undefined {
+  const st = (state as { statement?: unknown } | undefined)?.statement as { [key: string]: unknown } | undefined;
+  if (!st || typeof st !== "object" || typeof st.sql !== "string" || !Array.isArray(st.columns) || !Array.isArray(st.rows)) {
+    return undefined;
+  }
+  return {
+    sql: st.sql,
+    status: "success",
+    columns: st.columns.map(String),
+    rows: st.rows.filter(Array.isArray) as unknown[][],
+    ...(typeof st.rowCount === "number" ? { rowCount: st.rowCount } : {}),
+    truncated: st.truncated === true,
+    ...(typeof st.callId === "string" && st.callId ? { callId: st.callId } : {}),
+  };
+}
+
+/** Draws statement in panel, a new one or one VS Code restored after a reload, and answers its buttons. */
+export function adoptResultPanel(extensionUri: vscode.Uri, panel: vscode.WebviewPanel, first: Statement, actions: ResultActions): ResultTab {
   let statement = first;
   const media = vscode.Uri.joinPath(extensionUri, "media");
-  const panel = vscode.window.createWebviewPanel(
-    "aiq.result",
-    resultTitle(statement.sql),
-    { viewColumn: place.column, preserveFocus: place.preserveFocus },
-    { enableScripts: true, localResourceRoots: [media] },
-  );
+  panel.webview.options = resultPanelOptions(extensionUri);
+  panel.title = resultTitle(statement.sql);
   let ready = false;
   const tab: ResultTab = {
     panel,
