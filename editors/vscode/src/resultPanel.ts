@@ -82,9 +82,14 @@ export function adoptResultPanel(extensionUri: vscode.Uri, panel: vscode.Webview
   panel.webview.options = resultPanelOptions(extensionUri);
   panel.title = resultTitle(statement.sql);
   let ready = false;
+  let closed = false;
+  panel.onDidDispose(() => (closed = true));
   const tab: ResultTab = {
     panel,
     show(next: Statement) {
+      if (closed) {
+        return; // closed while its statement ran: the panel shows the result
+      }
       statement = next;
       panel.title = resultTitle(next.sql);
       if (ready) void panel.webview.postMessage({ type: "result", statement });
