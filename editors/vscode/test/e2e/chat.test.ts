@@ -151,7 +151,10 @@ e2eSuite("the AIQ panel in code-server", () => {
       await ask(vs, question);
       await confirm.waitFor();
       assert.match((await confirm.textContent()) ?? "", /DELETE FROM orders WHERE status = 'cancelled'/);
-      assert.match((await confirm.textContent()) ?? "", /"Allow always" covers only this: Allow DELETE on orders, up to 10 rows at a time, for this conversation\./);
+      // The allowance is bounded by the rows its dry run counted, and at least 10.
+      const counted = Number(/would remove ([\d,]+) rows?/.exec((await confirm.textContent()) ?? "")?.[1]?.replace(/,/g, ""));
+      const bound = Math.max(counted, 10).toLocaleString("en-US");
+      assert.ok((await confirm.textContent())?.includes(`"Allow always" covers only this: Allow DELETE on orders, up to ${bound} rows at a time, for this conversation.`), `the scope names ${bound} rows`);
       assert.deepEqual(await confirm.locator(".confirm-buttons button").allTextContents(), ["Reject", "Allow once", "Allow always"]);
       await waitUntil(() => confirm.locator("button", { hasText: "Reject" }).evaluate((b) => b.ownerDocument.activeElement === b), "Reject to have the focus");
       if (key === "Escape") {
@@ -389,6 +392,13 @@ e2eSuite("the AIQ panel in code-server", () => {
     const wide = `SELECT ${cols.map((c, i) => (i === 0 ? "id AS c1" : `'${c}-' || id AS c${i + 1}`)).join(", ")} FROM orders ORDER BY id`;
     const t = await askAndWait("Show every order with twelve columns", sql("wide", wide), { text: ["Here they are."] });
     const shown = Number((await t.locator(".result-meta").first().textContent())?.match(/[\d,]+/)?.[0]?.replace(/,/g, ""));
+    // The side bar shows a few of the 12 columns: the panel says there are 12.
+    await t.locator(".result-columns", { hasText: /^12 columns/ }).waitFor();
+    // Each button's label is one line at the side bar's width.
+    for (const b of await t.locator(".code-bar button, .result-meta button").all()) {
+      const [height, font] = await b.evaluate((e) => [e.getBoundingClientRect().height, parseFloat((e.ownerDocument.defaultView as any).getComputedStyle(e).fontSize)]);
+      assert.ok(height < 2 * font, `${await b.textContent()} is ${height}px high at a ${font}px font: its label wrapped`);
+    }
     await t.locator("button.open-result").click();
     const tab = vs.page.frameLocator('iframe.webview[src*="extensionId=aiq.aiq"]:not([src*="purpose=webviewView"])').last().frameLocator("#active-frame");
     const twelfth = tab.locator("table.grid thead th", { hasText: /^c12$/ });
