@@ -75,6 +75,9 @@ type Statement struct {
 	// CallID is the tool call that ran the statement, so that a front end
 	// can find the statement's notifications.
 	CallID string `json:"callId,omitempty"`
+	// AllowedBy is the scope of the allowance ("Allow always") under which
+	// a write ran without asking; empty when it asked, and for a read.
+	AllowedBy string `json:"allowedBy,omitempty"`
 }
 
 // Answer is a finished turn.

@@ -118,7 +118,9 @@ func TestSetScopedAllowance(t *testing.T) {
 		s := NewSet(db, c.confirm)
 
 		update := "UPDATE t SET name = 'uno' WHERE id = 1"
-		wantStatus(t, execSQL(t, s, update), engine.StatusSuccess)
+		if r := execSQL(t, s, update); r.Status != engine.StatusSuccess || r.AllowedBy != "" {
+			t.Fatalf("the answered UPDATE: status %q, allowedBy %q; want success, by no allowance", r.Status, r.AllowedBy)
+		}
 		if len(c.requests) != 1 || c.requests[0].Scope != "Allow UPDATE on t, up to 10 rows at a time, for this conversation" {
 			t.Fatalf("requests %+v, want one with the scope of UPDATE on t", c.requests)
 		}
@@ -127,7 +129,11 @@ func TestSetScopedAllowance(t *testing.T) {
 			t.Fatalf("allowances %+v, want the one for UPDATE on t", al)
 		}
 
-		wantStatus(t, execSQL(t, s, "UPDATE t SET name = 'dos' WHERE id = 2"), engine.StatusSuccess)
+		covered := execSQL(t, s, "UPDATE t SET name = 'dos' WHERE id = 2")
+		wantStatus(t, covered, engine.StatusSuccess)
+		if covered.AllowedBy != al[0].Scope {
+			t.Errorf("the covered UPDATE ran with allowedBy %q, want its allowance's scope", covered.AllowedBy)
+		}
 		if len(c.requests) != 1 {
 			t.Errorf("the same shape asked again: %+v", c.requests[1:])
 		}

@@ -252,7 +252,8 @@ func (s *Set) confirmAndRun(ctx context.Context, req guard.ConfirmRequest) *engi
 	if s.confirm != nil || covered {
 		s.dryRun(ctx, &req)
 	}
-	if !covered || !guard.WithinAllowance(req, al) {
+	allowed := covered && guard.WithinAllowance(req, al)
+	if !allowed {
 		if covered {
 			req.Beyond = guard.BeyondAllowance(req, al)
 		}
@@ -264,6 +265,9 @@ func (s *Set) confirmAndRun(ctx context.Context, req guard.ConfirmRequest) *engi
 		}
 	}
 	res := s.db.Run(ctx, req.SQL, true)
+	if allowed {
+		res.AllowedBy = al.Scope
+	}
 	if res.Status == engine.StatusSuccess {
 		// DDL changes the schema; so may a write through a function. The
 		// cache is read again only when next needed.

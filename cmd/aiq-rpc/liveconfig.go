@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"reflect"
@@ -95,6 +96,38 @@ func (l *liveConfig) Sources() ([]sessionio.Source, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.sources, l.sourcesErr
+}
+
+// watchInterval is how often an idle server looks at the configuration
+// files: two stats each time, so that an edit reaches the editor's header
+// well within the two seconds a user waits for it.
+const watchInterval = 500 * time.Millisecond
+
+// watch checks the files every interval until the returned stop is
+// called, so that a change is told (config/changed) while no request
+// comes; stop returns once the last check is over. Polling, not inotify:
+// editors save by rename, homes live on network disks, and two stats
+// every half second cost nothing.
+func (l *liveConfig) watch(ctx context.Context, interval time.Duration) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				l.check()
+			}
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
 }
 
 // check reads again the files that changed and tells the listeners.

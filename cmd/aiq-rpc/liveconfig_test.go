@@ -125,3 +125,14 @@ func TestSourcesReload(t *testing.T) {
 	warn := p.client.WaitNotification("window/showMessage", "sources.yaml:2")
 	assert.Contains(t, string(warn.Params), "type")
 }
+
+// TestConfigChangedWhileIdle: a label written into sources.yaml reaches a
+// client that sends nothing: the server looks at the files on its own.
+func TestConfigChangedWhileIdle(t *testing.T) {
+	h := newHome(t)
+	p := startProc(t, h, procOptions{})
+	p.initialize(nil)
+	h.writeFile(t, "config/sources.yaml", "- name: idle\n  type: sqlite\n  database: "+h.Dir+"/idle.sqlite\n  label: production\n")
+	changed := p.client.WaitNotification("config/changed", `"name":"idle"`)
+	assert.Contains(t, string(changed.Params), `"label":"production"`, "the label comes with the change")
+}

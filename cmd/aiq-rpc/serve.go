@@ -27,6 +27,8 @@ func runServe(ctx context.Context, e env, f flags) int {
 	// An editor that closed our stdout must not kill us before the sessions
 	// are saved: the failed write ends the connection instead.
 	signal.Ignore(syscall.SIGPIPE)
+	// An idle editor hears of a changed config.yaml or sources.yaml too.
+	defer a.live.watch(ctx, watchInterval)()
 	stdin, restore := pollable(e.stdin)
 	defer restore()
 	return a.server.Serve(ctx, stdin, nopCloser{e.stdout})

@@ -51,6 +51,11 @@ type StatementResult struct {
 	// result: MySQL's and MariaDB's warnings and notes (a truncation, a
 	// recursion cut short), PostgreSQL's notices, a line each.
 	Warnings []string `json:"warnings,omitempty"`
+	// AllowedBy is the scope of the allowance under which a write ran
+	// without asking ("Allow UPDATE on t, up to 10 rows at a time, for
+	// this conversation"), for the user to see why it did not ask; empty
+	// for a statement the user answered and for a read.
+	AllowedBy string `json:"allowedBy,omitempty"`
 
 	// ForModel, when set, is what the model reads instead of Error: the
 	// same fact, with what it should do next.

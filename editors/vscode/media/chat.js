@@ -199,11 +199,18 @@
   }
 
   const sourceName = el("span", "source-name");
+  const sourceBadge = el("span", "source-badge");
+  sourceBadge.hidden = true;
   const modelName = el("span", "source-model");
-  sourceLabel.append(el("span", "source-caption", "Source"), sourceName, modelName);
+  sourceLabel.append(el("span", "source-caption", "Source"), sourceName, sourceBadge, modelName);
 
   function renderFrame() {
-    setText(sourceName, V.sourceLabel(model));
+    // The label is a badge of its own, not words after the name.
+    const badge = model.source && model.label ? String(model.label) : "";
+    setText(sourceName, V.sourceLabel({ ...model, label: "" }));
+    setText(sourceBadge, badge);
+    sourceBadge.hidden = !badge;
+    sourceBadge.title = badge ? `Labelled ${badge} in sources.yaml: every write asks, and "Allow always" is not offered.` : "";
     const modelText = V.modelLabel(model);
     setText(modelName, modelText ? `· ${modelText}` : "");
     modelName.title = modelText ? `Model: ${modelText} (AIQ: Select Model picks another)` : "";
@@ -319,7 +326,8 @@
       nodes.push(block.autoChart ? autoChartNode(item, block.autoChart) : itemNode(turn, block.item, block.index));
     }
     if (!turn.done) {
-      if (v.statusText.data !== (turn.status || "Thinking")) v.statusText.data = turn.status || "Thinking";
+      const status = V.turnStatus(turn);
+      if (v.statusText.data !== status) v.statusText.data = status;
       nodes.push(v.status);
     }
     const stopped = "Stopped. The answer so far is shown; the conversation is as it was before this question.";
@@ -533,8 +541,13 @@
     return /^(sql|mysql|pgsql|postgres(ql)?|sqlite|plsql|tsql)$/i.test(lang || "");
   }
 
-  /** A code block; SQL is highlighted and can be copied or inserted; a statement that ran can run again. @param {string} text @param {string} lang @param {string} cls */
-  function codeBlock(text, lang, cls) {
+  /**
+   * A code block; SQL is highlighted and can be copied or inserted; a
+   * statement can be edited and run, and run again once it ran (not a
+   * write that waits for an answer or was declined).
+   * @param {string} text @param {string} lang @param {string} cls @param {boolean} [ran]
+   */
+  function codeBlock(text, lang, cls, ran = true) {
     const box = el("div", `code-block ${cls}`);
     const sql = isSQL(lang);
     const bar = el("div", "code-bar");
@@ -547,10 +560,8 @@
       }, "small copy");
       bar.append(copy, button("Insert", () => vscode.postMessage({ type: "insert", text }), "small insert"));
       if (cls === "statement") {
-        bar.append(
-          button("Run again", () => vscode.postMessage({ type: "runSql", sql: text }), "small run-again"),
-          button("Edit and run", () => vscode.postMessage({ type: "editSql", sql: text }), "small edit-sql"),
-        );
+        if (ran) bar.append(button("Run again", () => vscode.postMessage({ type: "runSql", sql: text }), "small run-again"));
+        bar.append(button("Edit and run", () => vscode.postMessage({ type: "editSql", sql: text }), "small edit-sql"));
       }
     }
     const pre = el("pre");
@@ -593,8 +604,14 @@
   /** @param {any} turn @param {any} item @param {string} sortKey @returns {{ node: Node, table?: ResultTable }} */
   function sqlItem(turn, item, sortKey) {
     const box = el("div", "sql-item");
-    box.append(codeBlock(item.sql, "sql", "statement"));
     const st = item.statement;
+    box.append(codeBlock(item.sql, "sql", "statement", V.statementRan(st)));
+    if (st && st.allowedBy) {
+      // It did not ask: say which "Allow always" let it run.
+      const mark = el("div", "allowed-mark", `Ran without asking, under your “${String(st.allowedBy).replace(/, for this conversation$/, "")}”.`);
+      mark.title = "AIQ: Show Allowances... lists and revokes what Allow always covers.";
+      box.append(mark);
+    }
     /** @type {ResultTable | undefined} */
     let table;
     if (!st) {
@@ -632,8 +649,16 @@
       meta.prepend(el("span", "spinner"));
       wrap.append(meta);
     } else {
-      const meta = st.truncated || total > rows.length ? `${count(rows.length)} of ${count(total)} rows shown` : `${count(total)} row${total === 1 ? "" : "s"}`;
-      const line = el("div", "result-meta", meta);
+      const fewer = st.truncated || total > rows.length;
+      // A conversation opened again has the rows its session file kept: it says so, not less in silence.
+      const shownAs = st.restored ? "kept; Run again for all" : "shown";
+      const meta = fewer ? `${count(rows.length)} of ${count(total)} rows ${shownAs}` : `${count(total)} row${total === 1 ? "" : "s"}`;
+      const line = el("div", "result-meta");
+      line.append(el("span", "result-rows", meta));
+      // Said only while the panel is too narrow for every column (watched below).
+      const cols = el("span", "result-columns", `${st.columns.length} columns: scroll sideways, or Open shows them all`);
+      cols.hidden = true;
+      line.append(cols);
       // The result, as the panel has it, to a tab or (every row) to a file.
       const result = { sql: st.sql, columns: st.columns, rows, rowCount: st.rowCount, truncated: !!st.truncated, callId: st.callId || "" };
       line.append(
@@ -677,6 +702,8 @@
     table.append(thead, tbody);
     scroller.append(table);
     wrap.append(scroller);
+    const colsNote = wrap.querySelector(".result-columns");
+    if (colsNote) widthWatch.observe(scroller);
 
     /** @type {string | undefined} */
     let shownSort;
@@ -700,6 +727,16 @@
     result.sortBy(model.sorts[sortKey]);
     return result;
   }
+
+  // A table wider than the panel says how many columns it has: the panel
+  // shows a few, and nothing else would say that the rest are there.
+  const widthWatch = new ResizeObserver((entries) => {
+    for (const e of entries) {
+      const scroller = /** @type {HTMLElement} */ (e.target);
+      const note = scroller.parentElement && /** @type {HTMLElement | null} */ (scroller.parentElement.querySelector(".result-columns"));
+      if (note) note.hidden = scroller.scrollWidth <= scroller.clientWidth + 1;
+    }
+  });
 
   /**
    * @param {number} cols @param {unknown[][]} rows @param {boolean[]} numeric

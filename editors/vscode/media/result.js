@@ -69,6 +69,8 @@
 
   /** @param {any} st */
   function draw(st) {
+    // Kept for VS Code to give back when it restores the tab after a reload.
+    vscode.setState({ statement: st });
     const columns = /** @type {string[]} */ (st.columns || []);
     const rows = /** @type {unknown[][]} */ (st.rows || []);
     const total = typeof st.rowCount === "number" ? st.rowCount : rows.length;
@@ -134,5 +136,8 @@
     const msg = event.data;
     if (msg && msg.type === "result" && msg.statement) draw(msg.statement);
   });
+  // A restored tab shows what it kept at once; the extension sends it again on "ready".
+  const kept = vscode.getState();
+  if (kept && kept.statement) draw(kept.statement);
   vscode.postMessage({ type: "ready" });
 })();

@@ -420,8 +420,9 @@
   function storedStatement(sql, r) {
     const status = ["success", "error", "rejected", "cancelled"].includes(r.status) ? r.status : "success";
     if (status === "success" && !Array.isArray(r.columns) && r.displayed && typeof r.row_count === "number") return null;
-    /** @type {Statement} */
-    const st = { sql, status };
+    // restored: its rows are those the session file kept, which may be fewer than the user saw.
+    /** @type {Statement & { restored: true }} */
+    const st = { sql, status, restored: true };
     if (typeof r.row_count === "number") st.rowCount = r.row_count;
     if (Array.isArray(r.columns)) st.columns = r.columns.map(String);
     if (Array.isArray(r.rows)) st.rows = r.rows.filter(Array.isArray);
@@ -640,6 +641,8 @@
       if (item.kind === "text" && showsResult && RESULT_SUMMARY.test(item.text)) return;
       // An answered dialog goes: the statement's own block says what became of it.
       if (item.kind === "confirm" && item.state === "done" && !item.message) return;
+      // A write waiting for its answer shows once, in its dialog.
+      if (item.kind === "sql" && !item.statement && waitingFor(turn, item.sql)) return;
       blocks.push({ item, index });
       if (item.kind !== "sql") return;
       const later = turn.items.slice(index + 1);
@@ -651,6 +654,31 @@
       if (chart) blocks.push({ autoChart: chart, index });
     });
     return blocks;
+  }
+
+  /** Whether an unanswered dialog of turn asks about sql. @param {Turn} turn @param {string} sql */
+  function waitingFor(turn, sql) {
+    return turn.items.some((it) => it.kind === "confirm" && it.state !== "done" && it.prompt.sql.trim() === sql.trim());
+  }
+
+  /**
+   * What a turn's spinner says: while a write waits for the user, that it
+   * waits for them, not that the model thinks.
+   * @param {Turn} turn
+   */
+  function turnStatus(turn) {
+    if (turn.items.some((it) => it.kind === "confirm" && it.state === "open")) return "Waiting for your answer";
+    return turn.status || "Thinking";
+  }
+
+  /**
+   * Whether a statement ran (it has rows, a count, or the database's
+   * error): one still waiting for an answer, declined or refused did not,
+   * and has nothing to run again.
+   * @param {Statement | undefined} st
+   */
+  function statementRan(st) {
+    return !!st && (st.status === "success" || st.status === "error" || st.status === "running");
   }
 
   /**
@@ -1080,7 +1108,7 @@
   }
 
   return {
-    HANDLED_TYPES, openConfirm, confirmKey, emptyModel, sourceLabel, modelLabel, restart, sortKey, apply, historyTurns, turnBlocks, statementNote, chooseChart, chartGeometry, niceTicks, formatTick, formatValue,
+    HANDLED_TYPES, openConfirm, confirmKey, turnStatus, statementRan, emptyModel, sourceLabel, modelLabel, restart, sortKey, apply, historyTurns, turnBlocks, statementNote, chooseChart, chartGeometry, niceTicks, formatTick, formatValue,
     sortRows, nextSort, compareValues, formatCell, formatNumber, isKeyColumn, SEPARATORS, isNumericColumn, asNumber, tokenizeSQL, parseMarkdown, parseInline, settledEnd,
   };
 });

@@ -8,8 +8,8 @@ import { allowanceItems, clearChosen, clearPrompt } from "./confirm";
 import type { Controller } from "./controller";
 import { detailOf, presentError } from "./errors";
 import type { FromView, Statement } from "./messages";
-import { openResultPanel } from "./resultPanel";
-import { RunLens } from "./runLens";
+import { adoptResultPanel, openResultPanel, restoredStatement, RESULT_VIEW_TYPE, type ResultActions, type ResultTab, type ResultTabPlace } from "./resultPanel";
+import { RunLens, type RunRequest } from "./runLens";
 import type { Selection } from "./protocol";
 import { sessionItems } from "./sessionPick";
 import { askSelectionBox } from "./turnRequest";
@@ -54,13 +54,21 @@ export class Commands {
     private readonly log: (line: string) => void = () => {},
     /** Where media/ is, for the result tabs. */
     private readonly extensionUri?: vscode.Uri,
-  ) {}
+    /** Whether SQL files get the "Run with AIQ" lens (aiq.runCodeLens). */
+    lensEnabled: () => boolean = () => true,
+  ) {
+    this.runLens = new RunLens((req) => this.runFromEditor(req), lensEnabled);
+  }
 
-  /** Edit and run's editors and their CodeLens. */
-  readonly runLens = new RunLens((sql) => guarded(() => this.runSql(sql), this.log));
+  /** Run with AIQ: its CodeLens, its command, and Edit and run's editors. */
+  readonly runLens: RunLens;
+
+  /** The result tab of each document run from, reused by its next run. */
+  private readonly tabs = new Map<string, ResultTab>();
 
   register(context: vscode.ExtensionContext): void {
-    const table: [string, () => Promise<unknown>][] = [
+    const table: [string, (...args: unknown[]) => Promise<unknown>][] = [
+      ["aiq.runSql", (uri, offset) => this.runLens.runCommand(uri, offset)],
       ["aiq.askSelection", () => this.askSelection()],
       ["aiq.ask", () => this.ask()],
       ["aiq.showHistory", () => this.showHistory()],
@@ -74,9 +82,22 @@ export class Commands {
       ["aiq.selectModel", () => this.selectModel()],
     ];
     for (const [id, body] of table) {
-      context.subscriptions.push(vscode.commands.registerCommand(id, () => guarded(body, this.log)));
+      context.subscriptions.push(vscode.commands.registerCommand(id, (...args: unknown[]) => guarded(() => body(...args), this.log)));
     }
     this.runLens.register(context);
+    // A result tab comes back after a window reload, from what its webview kept.
+    context.subscriptions.push(
+      vscode.window.registerWebviewPanelSerializer(RESULT_VIEW_TYPE, {
+        deserializeWebviewPanel: async (panel, state) => {
+          const statement = restoredStatement(state);
+          if (!statement || !this.extensionUri) {
+            panel.dispose();
+            return;
+          }
+          adoptResultPanel(this.extensionUri, panel, statement, this.resultActions());
+        },
+      }),
+    );
   }
 
   async askSelection(): Promise<void> {
@@ -147,11 +168,43 @@ export class Commands {
     if (!this.extensionUri) {
       return;
     }
-    openResultPanel(this.extensionUri, statement, {
+    this.resultTab(statement);
+  }
+
+  /** A new result tab; its Run again runs in the panel and shows the new result in the tab. */
+  private resultTab(statement: Statement, place?: ResultTabPlace): ResultTab | undefined {
+    if (!this.extensionUri) {
+      return undefined;
+    }
+    return openResultPanel(this.extensionUri, statement, this.resultActions(), place);
+  }
+
+  private resultActions(): ResultActions {
+    return {
       copy: (text) => void guarded(() => this.copy(text), this.log),
       export: (st) => void guarded(() => this.exportResult(st), this.log),
-      runSql: (sql) => void guarded(() => this.runSql(sql), this.log),
-    });
+      runSql: (sql, tab) => void guarded(() => this.runSql(sql, tab), this.log),
+    };
+  }
+
+  /**
+   * Run with AIQ from a file: in the panel, as every statement without the
+   * model (a write asks there), then its rows in the document's result
+   * tab, beside the file, which keeps the focus.
+   */
+  private async runFromEditor(req: RunRequest): Promise<void> {
+    await guarded(async () => {
+      const key = req.uri.toString();
+      const shown = await this.runSql(req.sql, this.tabs.get(key));
+      if (!shown || this.tabs.has(key)) {
+        return;
+      }
+      const tab = this.resultTab(shown, { column: vscode.ViewColumn.Beside, preserveFocus: true });
+      if (tab) {
+        this.tabs.set(key, tab);
+        tab.panel.onDidDispose(() => this.tabs.get(key) === tab && this.tabs.delete(key));
+      }
+    }, this.log);
   }
 
   /**
@@ -196,10 +249,20 @@ export class Commands {
     }
   }
 
-  /** Runs a statement again, without the model, in the panel. */
-  async runSql(sql: string): Promise<void> {
+  /**
+   * Runs a statement without the model, in the panel; a result with rows
+   * goes to tab when there is one. Resolves with that result, if any.
+   */
+  async runSql(sql: string, tab?: ResultTab): Promise<Statement | undefined> {
     await this.chat.reveal();
-    await this.controller.runSql(sql);
+    let shown: Statement | undefined;
+    await this.controller.runSql(sql, (st) => {
+      if (st.status === "success" && st.columns?.length) shown = st;
+    });
+    if (shown && tab) {
+      tab.show(shown);
+    }
+    return shown;
   }
 
   private async askWith(query: string | undefined, selection: Selection | undefined): Promise<void> {

@@ -9,7 +9,7 @@ import { AiqClient, CancellationTokenSource, StartError, type CancellationToken,
 import { confirmPrompt } from "./confirm";
 import { detailOf, messageOf, ReportedError, turnErrorMessage, UserError } from "./errors";
 import type { LookupDeps } from "./findServer";
-import type { ConfirmPrompt, ProgressEvent, ToView } from "./messages";
+import type { ConfirmPrompt, ProgressEvent, Statement, ToView } from "./messages";
 import type {
   Allowance,
   ConfigChangedParams,
@@ -172,13 +172,28 @@ export class Controller {
    * Runs one statement without the model (Run again, Edit and run): shown as
    * a turn whose question is the SQL.
    */
-  async runSql(sql: string): Promise<TurnResult | undefined> {
+  async runSql(sql: string, shown?: (st: Statement) => void): Promise<TurnResult | undefined> {
     const statement = sql.trim();
     if (!statement) {
       throw new UserError("There is no SQL to run.");
     }
     const start: ToView = { type: "turnStart", turnId: 0, query: "", selection: { text: statement, languageId: "sql" } };
-    return this.runTurn(start, (client, sessionId, onProgress, token) => client.runSql({ sessionId, sql: statement }, { token, onProgress }));
+    // The rows come once (rowsOnce), in a progress event: kept by call for the result tab.
+    const pages = new Map<string, Statement>();
+    return this.runTurn(start, async (client, sessionId, onProgress, token) => {
+      const hear = (e: ProgressEvent) => {
+        if (e.statement && e.callId && (e.kind === "rows" || e.kind === "tool_result")) {
+          pages.set(e.callId, withRows(e.statement, pages.get(e.callId)));
+        }
+        onProgress(e);
+      };
+      const result = await client.runSql({ sessionId, sql: statement }, { token, onProgress: hear });
+      const last = result.statements[result.statements.length - 1];
+      if (last && shown) {
+        shown(withRows(last, last.callId ? pages.get(last.callId) : undefined));
+      }
+      return result;
+    });
   }
 
   private async runTurn(
@@ -682,6 +697,19 @@ export class Controller {
     this.publishState();
     return r.sessionId;
   }
+}
+
+/**
+ * A statement as the user saw it: one whose rows were sent before
+ * (rowsSent, docs/protocol.md "Rows sent once") takes those of the one
+ * shown so far.
+ */
+export function withRows(st: Statement, seen: Statement | undefined): Statement {
+  if (!st.rowsSent) {
+    return st;
+  }
+  const { rowsSent: _sent, ...rest } = st;
+  return { ...rest, rows: seen?.rows ?? [] };
 }
 
 /** Whether err is result/export's answer to a statement the user declined (-32040, data.status "rejected"). */

@@ -18,6 +18,7 @@ function readSettings(): Settings {
     source: c.get("source"),
     trace: c.get("trace.server"),
     restoreLastSession: c.get("restoreLastSession"),
+    runCodeLens: c.get("runCodeLens"),
   });
 }
 
@@ -35,7 +36,7 @@ export function activate(context: vscode.ExtensionContext): void {
     clientVersion: String(context.extension.packageJSON.version ?? "0.0.0"),
   });
   controller = ctl;
-  const commands = new Commands(ctl, chat, (line) => output.appendLine(line), context.extensionUri);
+  const commands = new Commands(ctl, chat, (line) => output.appendLine(line), context.extensionUri, () => readSettings().runCodeLens);
   commands.register(context);
   chat.connect({ replay: () => ctl.replay(), handle: (msg) => commands.handleView(msg), shown: () => ctl.warmUp() });
   context.subscriptions.push(vscode.window.registerWebviewViewProvider(ChatViewProvider.viewType, chat));

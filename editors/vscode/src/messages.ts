@@ -19,6 +19,8 @@ export interface Statement {
   callId?: string;
   /** Its rows went before, in the rows or tool_result of its callId (docs/protocol.md, "Rows sent once"). */
   rowsSent?: boolean;
+  /** A write that ran without asking: the scope of the "Allow always" that covered it. */
+  allowedBy?: string;
 }
 
 /** A chart, as in a chat/progress `chart` event. */

@@ -10,7 +10,20 @@ import type { Statement } from "./messages";
 export interface ResultActions {
   copy(text: string): void;
   export(statement: Statement): void;
-  runSql(sql: string): void;
+  /** The tab's Run again: the tab's statement, to run and show in the tab. */
+  runSql(sql: string, tab: ResultTab): void;
+}
+
+/** An open result tab, which shows another result of its statement (Run again) or another statement (the next run from its file). */
+export interface ResultTab {
+  readonly panel: vscode.WebviewPanel;
+  show(statement: Statement): void;
+}
+
+/** Where a tab opens: over the active editor (the panel's Open), or beside it without the focus (a run from a file). */
+export interface ResultTabPlace {
+  column: vscode.ViewColumn;
+  preserveFocus: boolean;
 }
 
 /** The first line of a statement, shortened, as the tab's title. */
@@ -19,12 +32,70 @@ export function resultTitle(sql: string): string {
   return line.length > 40 ? `${line.slice(0, 39)}…` : line;
 }
 
-export function openResultPanel(extensionUri: vscode.Uri, statement: Statement, actions: ResultActions): vscode.WebviewPanel {
+/** The webview panels' type: VS Code restores them after a reload through the serializer of this type. */
+export const RESULT_VIEW_TYPE = "aiq.result";
+
+export function openResultPanel(
+  extensionUri: vscode.Uri,
+  first: Statement,
+  actions: ResultActions,
+  place: ResultTabPlace = { column: vscode.ViewColumn.Active, preserveFocus: false },
+): ResultTab {
+  const panel = vscode.window.createWebviewPanel(
+    RESULT_VIEW_TYPE,
+    resultTitle(first.sql),
+    { viewColumn: place.column, preserveFocus: place.preserveFocus },
+    resultPanelOptions(extensionUri),
+  );
+  return adoptResultPanel(extensionUri, panel, first, actions);
+}
+
+function resultPanelOptions(extensionUri: vscode.Uri): vscode.WebviewOptions {
+  return { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(extensionUri, "media")] };
+}
+
+/**
+ * The statement a restored tab kept in its webview state (media/result.js
+ * saves it), or undefined when the state is not one: it comes from the
+ * webview, so it is checked as any input.
+ */
+export function restoredStatement(state: unknown): Statement | undefined {
+  const st = (state as { statement?: unknown } | undefined)?.statement as { [key: string]: unknown } | undefined;
+  if (!st || typeof st !== "object" || typeof st.sql !== "string" || !Array.isArray(st.columns) || !Array.isArray(st.rows)) {
+    return undefined;
+  }
+  return {
+    sql: st.sql,
+    status: "success",
+    columns: st.columns.map(String),
+    rows: st.rows.filter(Array.isArray) as unknown[][],
+    ...(typeof st.rowCount === "number" ? { rowCount: st.rowCount } : {}),
+    truncated: st.truncated === true,
+    ...(typeof st.callId === "string" && st.callId ? { callId: st.callId } : {}),
+  };
+}
+
+/** Draws statement in panel, a new one or one VS Code restored after a reload, and answers its buttons. */
+export function adoptResultPanel(extensionUri: vscode.Uri, panel: vscode.WebviewPanel, first: Statement, actions: ResultActions): ResultTab {
+  let statement = first;
   const media = vscode.Uri.joinPath(extensionUri, "media");
-  const panel = vscode.window.createWebviewPanel("aiq.result", resultTitle(statement.sql), vscode.ViewColumn.Active, {
-    enableScripts: true,
-    localResourceRoots: [media],
-  });
+  panel.webview.options = resultPanelOptions(extensionUri);
+  panel.title = resultTitle(statement.sql);
+  let ready = false;
+  let closed = false;
+  panel.onDidDispose(() => (closed = true));
+  const tab: ResultTab = {
+    panel,
+    show(next: Statement) {
+      if (closed) {
+        return; // closed while its statement ran: the panel shows the result
+      }
+      statement = next;
+      panel.title = resultTitle(next.sql);
+      if (ready) void panel.webview.postMessage({ type: "result", statement });
+      if (!panel.visible) panel.reveal(undefined, true);
+    },
+  };
   const uri = (name: string) => panel.webview.asWebviewUri(vscode.Uri.joinPath(media, name)).toString();
   panel.webview.html = chatHtml({
     cspSource: panel.webview.cspSource,
@@ -39,6 +110,7 @@ export function openResultPanel(extensionUri: vscode.Uri, statement: Statement, 
     const m = data as { [key: string]: unknown };
     switch (m.type) {
       case "ready":
+        ready = true;
         void panel.webview.postMessage({ type: "result", statement });
         return;
       case "copy":
@@ -48,9 +120,9 @@ export function openResultPanel(extensionUri: vscode.Uri, statement: Statement, 
         actions.export(statement);
         return;
       case "runSql":
-        actions.runSql(statement.sql); // the tab's own statement, whatever the script says
+        actions.runSql(statement.sql, tab); // the tab's own statement, whatever the script says
         return;
     }
   });
-  return panel;
+  return tab;
 }

@@ -17,6 +17,8 @@ export interface Settings {
   trace: TraceLevel;
   /** aiq.restoreLastSession: on start, reopen the last conversation on the source (session/list's `latest`). */
   restoreLastSession: boolean;
+  /** aiq.runCodeLens: "Run with AIQ" above each statement of a SQL file. */
+  runCodeLens: boolean;
 }
 
 export const DEFAULT_SERVER_PATH = "aiq-rpc";
@@ -31,6 +33,7 @@ export function normalizeSettings(raw: { [key: string]: unknown }): Settings {
     source: str(raw.source),
     trace: trace === "messages" || trace === "verbose" ? trace : "off",
     restoreLastSession: raw.restoreLastSession !== false,
+    runCodeLens: raw.runCodeLens !== false,
   };
 }
 

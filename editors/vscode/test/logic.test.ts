@@ -13,6 +13,7 @@ import { parseFromView } from "../src/fromView";
 import type { ProgressEvent, ToView } from "../src/messages";
 import type { Selection } from "../src/protocol";
 import { RestartPolicy } from "../src/restartPolicy";
+import { withRows } from "../src/controller";
 import { crashMessage, INSTALL_COMMAND, requestLostMessage, startFailureMessage, type ExitInfo } from "../src/serverExit";
 import { expandHome, locateServer, normalizeSettings, spawnOptionsFor } from "../src/settings";
 import { findServer, goEnvGopath } from "../src/findServer";
@@ -83,15 +84,17 @@ describe("RestartPolicy", () => {
 
 describe("settings", () => {
   it("defaults and lenient reading", () => {
-    assert.deepEqual(normalizeSettings({}), { serverPath: "aiq-rpc", home: "", source: "", trace: "off", restoreLastSession: true });
-    assert.deepEqual(normalizeSettings({ serverPath: "  ", home: 3, source: " shop ", trace: "loud", restoreLastSession: "no" }), {
+    assert.deepEqual(normalizeSettings({}), { serverPath: "aiq-rpc", home: "", source: "", trace: "off", restoreLastSession: true, runCodeLens: true });
+    assert.deepEqual(normalizeSettings({ serverPath: "  ", home: 3, source: " shop ", trace: "loud", restoreLastSession: "no", runCodeLens: 0 }), {
       serverPath: "aiq-rpc",
       home: "",
       source: "shop",
       trace: "off",
       restoreLastSession: true,
+      runCodeLens: true,
     });
     assert.equal(normalizeSettings({ restoreLastSession: false }).restoreLastSession, false);
+    assert.equal(normalizeSettings({ runCodeLens: false }).runCodeLens, false);
     assert.equal(normalizeSettings({ trace: "verbose" }).trace, "verbose");
   });
 
@@ -544,5 +547,16 @@ describe("errors and stderr", () => {
     t.append("0123456789");
     t.append("abc");
     assert.equal(t.toString(), "3456789abc");
+  });
+});
+
+describe("withRows", () => {
+  it("gives a statement whose rows were sent before the rows the user saw, and leaves another as it is", () => {
+    const seen = { sql: "SELECT 1", status: "running" as const, columns: ["a"], rows: [[1], [2]] };
+    const final = { sql: "SELECT 1", status: "success" as const, columns: ["a"], rowCount: 2, rowsSent: true, callId: "c" };
+    assert.deepEqual(withRows(final, seen), { sql: "SELECT 1", status: "success", columns: ["a"], rowCount: 2, callId: "c", rows: [[1], [2]] });
+    assert.deepEqual(withRows(final, undefined).rows, [], "no page seen: no rows, not undefined");
+    const whole = { sql: "SELECT 1", status: "success" as const, columns: ["a"], rows: [[3]] };
+    assert.equal(withRows(whole, seen), whole);
   });
 });

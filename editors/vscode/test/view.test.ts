@@ -318,7 +318,7 @@ test("a history with complete messages shows each turn's SQL and result, as live
   const [count, del, users] = turns(model);
   assert.equal(count.query, "How many orders are there?");
   assert.deepEqual(count.items.map((i: any) => i.kind), ["sql", "text"]);
-  assert.deepEqual(count.items[0].statement, { sql: "SELECT count(*) FROM orders", status: "success", rowCount: 1, columns: ["count"], rows: [[2000]] });
+  assert.deepEqual(count.items[0].statement, { sql: "SELECT count(*) FROM orders", status: "success", rowCount: 1, columns: ["count"], rows: [[2000]], restored: true });
   assert.equal(count.items[1].text, "There are 2,000 orders.");
   assert.deepEqual(del.items.map((i: any) => i.kind), ["sql", "tool", "text"]);
   assert.equal(del.items[0].statement.status, "rejected");
@@ -773,4 +773,40 @@ test("reasoning is a thought item apart from the answer, and a cut-off answer ke
   assert.deepEqual(t.items, [{ kind: "thought", text: "Counting the rows." }, { kind: "text", text: "The first part" }]);
   assert.deepEqual(t.warnings, [warning]);
   assert.ok(t.done && !t.cancelled);
+});
+
+test("a write waiting for its answer shows once, in its dialog; the spinner waits for the user; a declined one has nothing to run again", () => {
+  const model = view.emptyModel();
+  view.apply(model, { type: "turnStart", turnId: 1, query: "" });
+  view.apply(model, { type: "progress", turnId: 1, event: { kind: "tool_call", tool: "execute_sql", callId: "c1", sql: PROMPT.sql } });
+  const [t] = turns(model);
+  assert.equal(view.turnStatus(t), "Thinking");
+  view.apply(model, { type: "confirm", turnId: 1, id: 1, prompt: PROMPT });
+  assert.deepEqual(view.turnBlocks(t).map((b: any) => b.item.kind), ["confirm"], "the statement is not shown a second time");
+  assert.equal(view.turnStatus(t), "Waiting for your answer");
+  view.apply(model, { type: "confirmEnd", turnId: 1, id: 1, decision: "reject" });
+  assert.equal(view.turnStatus(t), "Thinking");
+  view.apply(model, {
+    type: "progress", turnId: 1,
+    event: { kind: "tool_result", callId: "c1", statement: { sql: PROMPT.sql, status: "rejected", error: "You declined this statement." } },
+  });
+  const [block] = view.turnBlocks(t);
+  assert.equal(block.item.kind, "sql", "the declined statement says what became of it");
+  assert.equal(view.statementRan(block.item.statement), false, "no Run again for a write that never ran");
+  assert.equal(view.statementRan({ sql: "x", status: "success", rowCount: 1 }), true);
+  assert.equal(view.statementRan({ sql: "x", status: "error", error: "no such table" }), true);
+  assert.equal(view.statementRan(undefined), false);
+});
+
+test("a restored result with fewer rows than it had is marked restored, for the panel to say how many were kept", () => {
+  const messages = [
+    { role: "user", content: "Every order?" },
+    { role: "assistant", content: "", tool_calls: [{ id: "c1", function: { name: "execute_sql", arguments: JSON.stringify({ sql: "SELECT id FROM orders" }) } }] },
+    { role: "tool", tool_call_id: "c1", content: JSON.stringify({ status: "success", row_count: 500, columns: ["id"], rows: [[1], [2]], truncated: true }) },
+  ];
+  const [t] = view.historyTurns([{ role: "user", content: "Every order?" }], messages);
+  const st = t.items[0].statement;
+  assert.equal(st.restored, true);
+  assert.equal(st.rowCount, 500);
+  assert.equal(st.rows.length, 2);
 });

@@ -18,6 +18,14 @@ const REVENUE_SQL =
 const COUNT_SQL = "SELECT count(*) AS orders FROM orders";
 const DELETE_SQL = "DELETE FROM orders WHERE status = 'cancelled'";
 
+const BY_STATUS_SQL = "SELECT status, count(*) AS n FROM orders GROUP BY status ORDER BY status";
+/** The user's own SQL files, run with AIQ. */
+const SQL_FILES = {
+  "report.sql": `-- Orders\n${COUNT_SQL};\n\n${BY_STATUS_SQL};\n`,
+  "cleanup.sql": `${DELETE_SQL};\n`,
+  "touch.sql": "UPDATE orders SET status = status WHERE id = 1;\nUPDATE orders SET status = status WHERE id = 2;\n",
+};
+
 const sql = (id: string, statement: string): Step => ({ toolCalls: [{ id, name: "execute_sql", arguments: { sql: statement } }] });
 
 /** What the model got back for its last tool call, as the tool's JSON. */
@@ -51,7 +59,7 @@ e2eSuite("the AIQ panel in code-server", () => {
   let vs: VsCode;
 
   before(async () => {
-    vs = await startVsCode();
+    vs = await startVsCode(SQL_FILES);
     await openPanel(vs);
   });
   after(async () => {
@@ -143,7 +151,10 @@ e2eSuite("the AIQ panel in code-server", () => {
       await ask(vs, question);
       await confirm.waitFor();
       assert.match((await confirm.textContent()) ?? "", /DELETE FROM orders WHERE status = 'cancelled'/);
-      assert.match((await confirm.textContent()) ?? "", /"Allow always" covers only this: Allow DELETE on orders, up to 10 rows at a time, for this conversation\./);
+      // The allowance is bounded by the rows its dry run counted, and at least 10.
+      const counted = Number(/would remove ([\d,]+) rows?/.exec((await confirm.textContent()) ?? "")?.[1]?.replace(/,/g, ""));
+      const bound = Math.max(counted, 10).toLocaleString("en-US");
+      assert.ok((await confirm.textContent())?.includes(`"Allow always" covers only this: Allow DELETE on orders, up to ${bound} rows at a time, for this conversation.`), `the scope names ${bound} rows`);
       assert.deepEqual(await confirm.locator(".confirm-buttons button").allTextContents(), ["Reject", "Allow once", "Allow always"]);
       await waitUntil(() => confirm.locator("button", { hasText: "Reject" }).evaluate((b) => b.ownerDocument.activeElement === b), "Reject to have the focus");
       if (key === "Escape") {
@@ -284,6 +295,77 @@ e2eSuite("the AIQ panel in code-server", () => {
     const all = Number((await t.locator("table.data tbody td").first().textContent())?.replace(/\D/g, ""));
     assert.ok(delivered > 0 && delivered < all, `the edited statement ran: ${delivered} of ${all}`);
     await runCommand(vs.page, "View: Revert and Close Editor");
+    await runCommand(vs.page, "View: Close All Editors"); // its result tab
+  });
+
+  /** The result tab's document (the newest AIQ webview that is not the panel). */
+  const resultTab = () => vs.page.frameLocator('iframe.webview[src*="extensionId=aiq.aiq"]:not([src*="purpose=webviewView"])').last().frameLocator("#active-frame");
+
+  it("runs the statement under the cursor of a .sql file with Ctrl+Enter, and each statement with its CodeLens, into the result tab", async () => {
+    const editor = await openFile(vs.page, "report.sql");
+    await vs.page.locator(".statusbar-item", { hasText: "demo" }).first().waitFor(); // the source it runs on
+    const turns = vs.chat.locator("section.turn");
+    const before = await turns.count();
+    const asked = vs.model.requests.length;
+
+    await editor.locator(".view-line", { hasText: "GROUP BY status" }).click();
+    await vs.page.keyboard.press("Control+Enter");
+    const byKey = turns.nth(before);
+    await byKey.locator(".code-block", { hasText: "GROUP BY status" }).first().waitFor();
+    await byKey.locator(".status").waitFor({ state: "detached" });
+    await resultTab().locator("table.grid thead th", { hasText: /^status$/ }).waitFor();
+    assert.ok((await resultTab().locator("table.grid tbody tr").count()) > 1, "a row per status");
+    assert.equal(await editor.locator(".view-line", { hasText: "GROUP BY" }).count(), 1, "Ctrl+Enter ran; it did not insert a line");
+
+    const lenses = editor.locator(".codelens-decoration a", { hasText: "Run with AIQ" });
+    assert.equal(await lenses.count(), 2, "a lens above each statement");
+    await lenses.first().click();
+    const byLens = turns.nth(before + 1);
+    await byLens.locator(".code-block", { hasText: COUNT_SQL }).first().waitFor();
+    await byLens.locator(".status").waitFor({ state: "detached" });
+    await resultTab().locator("table.grid thead th", { hasText: /^orders$/ }).waitFor(); // the same tab, its new result
+    assert.equal(vs.model.requests.length, asked, "the model was not asked");
+    await shoot("vscode-run-sql-file.png", "window");
+    await runCommand(vs.page, "View: Close All Editors");
+  });
+
+  it("asks in the panel before a write run from a .sql file, and runs nothing on Reject", async () => {
+    const before = await countOrders();
+    const editor = await openFile(vs.page, "cleanup.sql");
+    await editor.locator(".view-line", { hasText: "DELETE" }).click();
+    await vs.page.keyboard.press("Control+Enter");
+    const confirm = writeDialog();
+    await confirm.waitFor();
+    assert.match((await confirm.textContent()) ?? "", /DELETE FROM orders WHERE status = 'cancelled'/);
+    const pending = vs.chat.locator("section.turn").last();
+    assert.equal(await pending.locator(".code-block.statement").count(), 0, "the statement shows once, in the dialog");
+    assert.match((await pending.locator(".status").textContent()) ?? "", /Waiting for your answer/);
+    await confirm.getByRole("button", { name: "Reject" }).click();
+    await confirm.waitFor({ state: "detached" });
+    await pending.locator(".status").waitFor({ state: "detached" });
+    assert.equal(await pending.locator("button.run-again").count(), 0, "no Run again for a write that never ran");
+    assert.equal(await countOrders(), before, "nothing was deleted");
+
+    // Allow always, then a statement it covers runs without asking, and says so.
+    const touch = await openFile(vs.page, "touch.sql");
+    await touch.locator(".view-line", { hasText: "id = 1" }).click();
+    await vs.page.keyboard.press("Control+Enter");
+    await confirm.getByRole("button", { name: "Allow always" }).click();
+    const first = vs.chat.locator("section.turn").last();
+    await first.locator(".status").waitFor({ state: "detached" });
+    assert.equal(await first.locator(".allowed-mark").count(), 0, "the answered one is not marked");
+    const turns = vs.chat.locator("section.turn");
+    const n = await turns.count();
+    await touch.locator(".view-line", { hasText: "id = 2" }).click();
+    await vs.page.keyboard.press("Control+Enter");
+    const covered = turns.nth(n);
+    await covered.locator(".allowed-mark", { hasText: "Allow UPDATE on orders" }).waitFor();
+    await covered.locator(".status").waitFor({ state: "detached" });
+    assert.equal(await covered.locator(".confirm").count(), 0, "it did not ask");
+    await runCommand(vs.page, "AIQ: Show Allowances..."); // picked, it is revoked
+    await vs.page.locator(".quick-input-list .monaco-list-row", { hasText: "Allow UPDATE on orders" }).first().click();
+    await notification(vs.page, /^Revoked|Revoked\./).first().waitFor();
+    await runCommand(vs.page, "View: Close All Editors");
   });
 
   it("recalls earlier questions with Up and Down in the empty input", async () => {
@@ -310,8 +392,15 @@ e2eSuite("the AIQ panel in code-server", () => {
     const wide = `SELECT ${cols.map((c, i) => (i === 0 ? "id AS c1" : `'${c}-' || id AS c${i + 1}`)).join(", ")} FROM orders ORDER BY id`;
     const t = await askAndWait("Show every order with twelve columns", sql("wide", wide), { text: ["Here they are."] });
     const shown = Number((await t.locator(".result-meta").first().textContent())?.match(/[\d,]+/)?.[0]?.replace(/,/g, ""));
+    // The side bar shows a few of the 12 columns: the panel says there are 12.
+    await t.locator(".result-columns", { hasText: /^12 columns/ }).waitFor();
+    // Each button's label is one line at the side bar's width.
+    for (const b of await t.locator(".code-bar button, .result-meta button").all()) {
+      const [height, font] = await b.evaluate((e) => [e.getBoundingClientRect().height, parseFloat((e.ownerDocument.defaultView as any).getComputedStyle(e).fontSize)]);
+      assert.ok(height < 2 * font, `${await b.textContent()} is ${height}px high at a ${font}px font: its label wrapped`);
+    }
     await t.locator("button.open-result").click();
-    const tab = vs.page.frameLocator('iframe.webview[src*="extensionId=aiq.aiq"]').last().frameLocator("#active-frame");
+    const tab = vs.page.frameLocator('iframe.webview[src*="extensionId=aiq.aiq"]:not([src*="purpose=webviewView"])').last().frameLocator("#active-frame");
     const twelfth = tab.locator("table.grid thead th", { hasText: /^c12$/ });
     await twelfth.waitFor();
     assert.equal(await tab.locator("table.grid thead th").count(), 12, "every column");
@@ -364,6 +453,20 @@ e2eSuite("the AIQ panel in code-server", () => {
     const deadline = Date.now() + WAIT_MS;
     while (!fs.existsSync(target) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     assert.ok(fs.existsSync(target), "Allow once exports");
+  });
+
+  it("shows a label added to sources.yaml in the header and the status bar, with no request", async () => {
+    const sources = path.join(vs.home, "config", "sources.yaml");
+    const demo = path.join(vs.home, "demo.sqlite");
+    const asked = vs.model.requests.length;
+    fs.writeFileSync(sources, `- name: demo\n  type: sqlite\n  database: ${JSON.stringify(demo)}\n  label: production\n`);
+    // Generous: only a server that never tells (or a panel that never follows) fails here.
+    await vs.chat.locator(".source-badge", { hasText: /^production$/ }).waitFor({ timeout: WAIT_MS });
+    await vs.page.locator(".statusbar-item", { hasText: "[production]" }).first().waitFor({ timeout: WAIT_MS });
+    assert.equal(vs.model.requests.length, asked, "nothing was asked");
+    await shoot("vscode-production.png", "panel");
+    fs.writeFileSync(sources, `- name: demo\n  type: sqlite\n  database: ${JSON.stringify(demo)}\n`);
+    await vs.chat.locator(".source-badge").waitFor({ state: "hidden", timeout: WAIT_MS });
   });
 
   it("selects another data source for the conversation", async () => {

@@ -74,8 +74,12 @@ export interface VsCode {
   close(): Promise<void>;
 }
 
-/** Starts code-server with the extension and opens its workspace (query.sql); the AIQ panel is not open yet. */
-export async function startVsCode(): Promise<VsCode> {
+/**
+ * Starts code-server with the extension and opens its workspace (query.sql
+ * and files, by name: written before VS Code starts, as Quick Open lists
+ * only the files it found then); the AIQ panel is not open yet.
+ */
+export async function startVsCode(files: Record<string, string> = {}): Promise<VsCode> {
   const [binary, model] = await Promise.all([aiqRpcBinary(), ScriptedModel.start()]);
   const dir = tempDir("aiq-e2e-");
   const home = makeHome(model.url);
@@ -84,6 +88,7 @@ export async function startVsCode(): Promise<VsCode> {
   fs.mkdirSync(path.join(userData, "User"), { recursive: true });
   fs.mkdirSync(workspace);
   fs.writeFileSync(path.join(workspace, "query.sql"), "-- Which category sells most?\nSELECT category, count(*) FROM products GROUP BY category;\n");
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(workspace, name), text);
   fs.writeFileSync(path.join(userData, "User", "settings.json"), JSON.stringify(settings(binary, home), null, 2));
   fs.writeFileSync(path.join(dir, "config.yaml"), "auth: none\n");
 
@@ -114,7 +119,7 @@ export async function startVsCode(): Promise<VsCode> {
     page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
     await page.goto(`${url}?folder=${encodeURIComponent(workspace)}`);
     await page.locator(".monaco-workbench .part.activitybar").waitFor({ timeout: 2 * WAIT_MS });
-    const chat = page.frameLocator('iframe.webview[src*="extensionId=aiq.aiq"]').frameLocator("#active-frame");
+    const chat = page.frameLocator('iframe.webview[src*="extensionId=aiq.aiq"][src*="purpose=webviewView"]').frameLocator("#active-frame");
     const opened = browser;
     return {
       page, model, home, chat, problems, workspace,
@@ -206,9 +211,13 @@ export async function openPanel(vs: VsCode): Promise<void> {
   }
 }
 
-/** Opens a file of the workspace with Quick Open (Ctrl+P); returns its editor. */
+/**
+ * Opens a file of the workspace with Quick Open; returns its editor. F1 and
+ * a name without ">" is Ctrl+P's file search, and F1 reaches the workbench
+ * from the chat panel too, where the webview keeps Ctrl+P.
+ */
 export async function openFile(page: Page, name: string): Promise<Locator> {
-  await page.keyboard.press("Control+P");
+  await page.keyboard.press("F1");
   await page.locator(".quick-input-widget input.input").fill(name);
   await page.locator(".quick-input-list .monaco-list-row", { hasText: name }).first().waitFor();
   await page.keyboard.press("Enter");

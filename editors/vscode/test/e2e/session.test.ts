@@ -98,6 +98,9 @@ e2eSuite("AIQ sessions in code-server", () => {
 
   it("brings the last conversation back after a window reload, scrolled to its end", async () => {
     const FOLLOW_Q = "And which cities have the fewest?";
+    await turn(vs, FOLLOW_Q).locator("button.open-result").first().click();
+    const tab = vs.page.frameLocator('iframe.webview[src*="extensionId=aiq.aiq"]:not([src*="purpose=webviewView"])').last().frameLocator("#active-frame");
+    await tab.locator("table.grid thead th", { hasText: /^city$/ }).waitFor();
     await runCommand(vs.page, "Developer: Reload Window");
     await vs.page.locator(".monaco-workbench .part.activitybar").waitFor();
     // VS Code shows the side bar's last view, AIQ, again by itself.
@@ -115,6 +118,15 @@ e2eSuite("AIQ sessions in code-server", () => {
     await runCommand(vs.page, "AIQ: Show History");
     await vs.page.waitForTimeout(1000);
     assert.deepEqual(await vs.chat.locator("section.turn .question").allTextContents(), [`You${CITY_Q}`, `You${FOLLOW_Q}`]);
+    // The result tab came back too, and its Run again runs the statement and shows the new result in it.
+    await tab.locator("table.grid thead th", { hasText: /^city$/ }).waitFor();
+    assert.ok((await tab.locator("table.grid tbody tr").count()) > 0, "the tab's rows came back");
+    const turns = vs.chat.locator("section.turn");
+    const before = await turns.count();
+    await tab.locator("button.run-again").click();
+    await turns.nth(before).locator(".status").waitFor({ state: "detached" });
+    await tab.locator("table.grid thead th", { hasText: /^city$/ }).waitFor();
+    await runCommand(vs.page, "View: Close All Editors");
   });
 
   it("keeps the conversation when the Clear dialog gets Enter or Escape, and clears on Clear", async () => {
