@@ -71,7 +71,9 @@
       plugins: { legend: { display: false }, tooltip },
     };
     if (plan.kind === "pie") {
-      const total = plan.values.reduce((a, b) => a + b, 0);
+      /** @type {number[]} */
+      const values = plan.values;
+      const total = values.reduce((a, b) => a + b, 0);
       options.plugins.legend = {
         display: true,
         position: "right",
@@ -87,7 +89,7 @@
       tooltip.callbacks = { label: (/** @type {any} */ c) => ` ${plain.format(c.raw)} (${Math.round((c.raw / total) * 100)}%)` };
       return {
         type: "pie",
-        data: { labels: plan.labels, datasets: [{ data: plan.values, backgroundColor: plan.values.map((_, i) => t.series[i % t.series.length]), borderColor: t.bg, borderWidth: 1.5 }] },
+        data: { labels: plan.labels, datasets: [{ data: plan.values, backgroundColor: values.map((_, i) => t.series[i % t.series.length]), borderColor: t.bg, borderWidth: 1.5 }] },
         options,
       };
     }

@@ -472,6 +472,7 @@ interface DrawnChart {
  * text metrics, since a canvas has no label elements to measure.
  */
 async function charts(page: Page, sel: string): Promise<DrawnChart[]> {
+  await page.locator(`${sel} figure.chart canvas`).first().waitFor({ timeout: WAIT_MS });
   return page.locator(`${sel} figure.chart canvas`).evaluateAll((els: any[]) =>
     els.map((canvas) => {
       const chart = (globalThis as any).Chart.getChart(canvas);
@@ -600,6 +601,25 @@ async function checkLabels(page: Page, shot: string): Promise<void> {
   }, DARK_THEME);
 }
 
+/** In a German editor, the charts' numbers are German: 1.500, 0,5. */
+async function checkLocale(): Promise<void> {
+  const served = await serve({ before: BEFORE, defaultStyles: VSCODE_DEFAULT_STYLES, locale: "de-DE" });
+  let browser: Awaited<ReturnType<typeof openChat>> | undefined;
+  try {
+    browser = await openChat(served);
+    const page = browser.page;
+    await waitPosted(page, { type: "ready" }, "a German page posts ready");
+    await postAll(page, chartTurn(50, { chartType: "bar", x: "k", y: "v", title: "Mengen", labels: ["a", "b", "c"], values: [1500, 700.5, 2200] }));
+    const [c] = await charts(page, turn(50));
+    const ticks = c.y.map((b) => b.text);
+    check(ticks.includes("1.500") && ticks.includes("2.000"), `the y axis groups digits as German does (${ticks.join(" ")})`);
+    check(browser.problems.length === 0, `no console errors or page errors${browser.problems.length ? ": " + browser.problems.join("; ") : ""}`);
+  } finally {
+    await browser?.close();
+    served.close();
+  }
+}
+
 async function run(outFile: string): Promise<void> {
   const served = await serve({ before: BEFORE, defaultStyles: VSCODE_DEFAULT_STYLES });
   let browser: Awaited<ReturnType<typeof openChat>> | undefined;
@@ -668,6 +688,7 @@ async function main(): Promise<void> {
   }, 10 * 60_000);
   try {
     await run(path.join(dir, "vscode-chat.png"));
+    await checkLocale();
     console.log(`render check passed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   } catch (e) {
     console.error(`render check FAILED: ${e instanceof CheckFailed ? e.message : e instanceof Error ? e.stack : String(e)}`);

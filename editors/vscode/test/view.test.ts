@@ -699,20 +699,29 @@ test("chatHtml escapes what it inserts and refuses a nonce or source that would 
   assert.notEqual(newNonce(), newNonce());
 });
 
-test("view.js and chat.js hold to their JSDoc types", () => {
+test("view.js, charts.js and chat.js hold to their JSDoc types", () => {
   const tsc = path.join(root, "node_modules", "typescript", "bin", "tsc");
   const args = [tsc, "--noEmit", "--allowJs", "--checkJs", "--strict", "--lib", "ES2022,DOM,DOM.Iterable", "--target", "ES2022",
-    "--module", "commonjs", "--types", "node", path.join(root, "media", "view.js"), path.join(root, "media", "chat.js")];
+    "--module", "commonjs", "--types", "node", path.join(root, "media", "view.js"), path.join(root, "media", "charts.js"), path.join(root, "media", "chat.js")];
   // Minutes, not seconds: tsc takes most of a minute on a loaded machine.
   const r = spawnSync(process.execPath, args, { encoding: "utf8", timeout: 10 * 60_000 });
   assert.equal(r.status, 0, `tsc --checkJs found problems:\n${r.stdout}${r.stderr}`);
 });
 
 test("the webview scripts never parse text as HTML", () => {
-  for (const file of ["chat.js", "view.js"]) {
+  for (const file of ["chat.js", "view.js", "charts.js"]) {
     const code = fs.readFileSync(path.join(root, "media", file), "utf8");
     for (const bad of ["innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "DOMParser", "createContextualFragment", "setAttribute(\"style\"", "eval("]) {
       assert.ok(!code.includes(bad), `${file} uses ${bad}`);
+    }
+  }
+});
+
+test("the bundled Chart.js runs under the panel's CSP: no eval, no new Function, no remote load", () => {
+  for (const file of ["chart.umd.js", "chartjs-adapter-date-fns.bundle.min.js"]) {
+    const code = fs.readFileSync(path.join(root, "media", "vendor", file), "utf8");
+    for (const bad of [/\beval\(/, /new Function\(/, /https?:\/\/[^\s"'`]*\.js\b/]) {
+      assert.ok(!bad.test(code), `${file} matches ${bad}`);
     }
   }
 });

@@ -44,6 +44,8 @@ export interface PageScripts {
   after?: string;
   /** A stylesheet served at /vscode-defaults.css, for `before` to link (VS Code's default webview style). */
   defaultStyles?: string;
+  /** The editor's locale, as the extension gives chatHtml (vscode.env.language). */
+  locale?: string;
 }
 
 export interface Served {
@@ -67,7 +69,7 @@ export async function serve(scripts: PageScripts = {}): Promise<Served> {
   const server = http.createServer((req, res) => {
     const url = (req.url || "/").split("?")[0];
     if (url === "/") {
-      const html = chatHtml({ cspSource: origin, nonce: newNonce(), scriptUris: order.map((u) => origin + u), styleUri: `${origin}/media/chat.css` });
+      const html = chatHtml({ cspSource: origin, nonce: newNonce(), scriptUris: order.map((u) => origin + u), styleUri: `${origin}/media/chat.css`, locale: scripts.locale });
       res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
       res.end(html);
     } else if (own[url] !== undefined) {
