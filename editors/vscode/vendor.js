@@ -11,6 +11,8 @@ const FILES = [
   ["chart.js/LICENSE.md", "chart.js-LICENSE.md"],
   ["chartjs-adapter-date-fns/dist/chartjs-adapter-date-fns.bundle.min.js", "chartjs-adapter-date-fns.bundle.min.js"],
   ["chartjs-adapter-date-fns/LICENSE.md", "chartjs-adapter-date-fns-LICENSE.md"],
+  // The adapter's bundle holds date-fns.
+  ["date-fns/LICENSE.md", "date-fns-LICENSE.md"],
 ];
 
 const out = path.join(__dirname, "media", "vendor");

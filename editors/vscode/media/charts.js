@@ -14,8 +14,14 @@
   const locale = document.documentElement.lang || navigator.language || "en";
   const plain = new Intl.NumberFormat(locale, { maximumFractionDigits: 6 });
   const compact = new Intl.NumberFormat(locale, { notation: "compact", maximumFractionDigits: 1 });
-  /** Long category labels are cut on the axis; the tooltip has them whole. */
+  /** Long category labels are cut on the axis and in a legend; the tooltip has them whole. */
   const LABEL_CHARS = 18;
+  const LEGEND_CHARS = 18;
+
+  /** Where a pie's legend goes in a canvas this wide. @param {number} width */
+  function legendSide(width) {
+    return width < 360 ? "bottom" : "right";
+  }
 
   /** @param {string} s @param {number} n */
   function shorten(s, n) {
@@ -37,7 +43,7 @@
       fg: v("--vscode-foreground", "#616161"),
       muted: v("--vscode-descriptionForeground", "#717171"),
       grid: v("--aiq-grid", "rgba(128, 128, 128, 0.28)"),
-      bg: v("--vscode-editor-background", "#ffffff"),
+      bg: v("--aiq-bg", v("--vscode-editor-background", "#ffffff")),
       tooltipBg: v("--vscode-editorHoverWidget-background", v("--vscode-editorWidget-background", "#252526")),
       tooltipFg: v("--vscode-editorHoverWidget-foreground", v("--vscode-foreground", "#cccccc")),
       tooltipBorder: v("--vscode-editorHoverWidget-border", v("--vscode-widget-border", "#454545")),
@@ -50,7 +56,7 @@
    * The Chart.js configuration of a plan, in colours t.
    * @param {any} plan view.js's chartPlan @param {ReturnType<typeof theme>} t
    */
-  function config(plan, t) {
+  function config(plan, t, canvasWidth = 480) {
     const font = { family: t.font, size: 11 };
     const tooltip = {
       backgroundColor: t.tooltipBg,
@@ -76,17 +82,25 @@
       const total = values.reduce((a, b) => a + b, 0);
       options.plugins.legend = {
         display: true,
-        position: "right",
+        position: legendSide(canvasWidth),
         labels: {
           color: t.fg,
           font,
           boxWidth: 10,
           // The legend's line is cut; the tooltip has the whole label.
           generateLabels: (/** @type {any} */ chart) =>
-            ChartJS.overrides.pie.plugins.legend.labels.generateLabels(chart).map((/** @type {any} */ l) => ({ ...l, text: shorten(String(l.text), 22) })),
+            ChartJS.overrides.pie.plugins.legend.labels.generateLabels(chart).map((/** @type {any} */ l) => ({ ...l, text: shorten(String(l.text), LEGEND_CHARS) })),
         },
       };
       tooltip.callbacks = { label: (/** @type {any} */ c) => ` ${plain.format(c.raw)} (${Math.round((c.raw / total) * 100)}%)` };
+      // A narrow panel has no room beside the pie: the legend goes under it.
+      options.onResize = (/** @type {any} */ chart, /** @type {{ width: number }} */ size) => {
+        const side = legendSide(size.width);
+        if (chart.options.plugins.legend.position !== side) {
+          chart.options.plugins.legend.position = side;
+          chart.update("none");
+        }
+      };
       return {
         type: "pie",
         data: { labels: plan.labels, datasets: [{ data: plan.values, backgroundColor: values.map((_, i) => t.series[i % t.series.length]), borderColor: t.bg, borderWidth: 1.5 }] },
@@ -135,8 +149,8 @@
   }
 
   /**
-   * A figure with the chart drawn into it; Chart.js sizes it to its box and
-   * redraws it when the panel is resized.
+   * Draws chart into its figure; Chart.js sizes it to its box and draws it
+   * again when the panel is resized.
    * @param {any} chart the chart event's or chooseChart's chart @param {HTMLElement} fig its figure
    */
   function draw(chart, fig) {
@@ -149,35 +163,27 @@
     box.append(canvas);
     fig.append(box);
     fig.classList.add(`chart-${plan.kind}`);
-    new ChartJS(canvas, config(plan, theme()));
-    return box;
+    const instance = new ChartJS(canvas, config(plan, theme(), fig.isConnected ? fig.clientWidth : 480));
+    instance.$aiqChart = chart; // for retheme
   }
 
-  /** Every chart into the theme's new colours when VS Code changes the theme (body's class). */
+  /**
+   * Every chart into the theme's new colours when VS Code changes the
+   * theme (body's class), those of figures the panel keeps out of view too.
+   */
   function retheme() {
     const t = theme();
     for (const c of Object.values(ChartJS.instances)) {
       const chart = /** @type {any} */ (c);
-      if (!chart.canvas || !chart.canvas.isConnected) {
-        chart.destroy(); // a figure the panel dropped
-        continue;
-      }
-      const next = config(V.chartPlan(chart.$aiqChart), t);
+      if (!chart.$aiqChart) continue;
+      const next = config(V.chartPlan(chart.$aiqChart), t, chart.width);
       chart.options = next.options;
       chart.data.datasets[0] = { ...chart.data.datasets[0], ...next.data.datasets[0], data: chart.data.datasets[0].data };
       chart.update("none");
     }
   }
 
-  /** @param {any} chart @param {HTMLElement} fig */
-  function drawKept(chart, fig) {
-    const box = draw(chart, fig);
-    const instance = ChartJS.getChart(box.querySelector("canvas"));
-    if (instance) instance.$aiqChart = chart;
-    return box;
-  }
-
   new MutationObserver(retheme).observe(document.body, { attributes: true, attributeFilter: ["class"] });
 
-  /** @type {any} */ (window).aiqCharts = { draw: drawKept };
+  /** @type {any} */ (window).aiqCharts = { draw };
 })();

@@ -462,6 +462,7 @@ interface DrawnChart {
   x: LabelBox[];
   y: LabelBox[];
   legend: string[];
+  legendBoxes: LabelBox[];
   labels: string[];
 }
 
@@ -508,6 +509,10 @@ async function charts(page: Page, sel: string): Promise<DrawnChart[]> {
         });
       };
       const legend = chart.legend?.legendItems?.map((l: any) => String(l.text)) || [];
+      // Chart.js's own boxes of the legend's entries: the swatch and its text.
+      const legendBoxes = (chart.legend?.legendHitBoxes || []).map((b: any, i: number) => ({
+        text: legend[i], rx0: b.left, ry0: b.top, rx1: b.left + b.width, ry1: b.top + b.height, x0: b.left, y0: b.top, x1: b.left + b.width, y1: b.top + b.height,
+      }));
       return {
         title: canvas.getAttribute("aria-label"),
         type: chart.config.type,
@@ -519,6 +524,7 @@ async function charts(page: Page, sel: string): Promise<DrawnChart[]> {
         x: boxes(chart.scales.x),
         y: boxes(chart.scales.y),
         legend,
+        legendBoxes,
         labels: (chart.data.labels || []).map(String),
       };
     }),
@@ -527,7 +533,7 @@ async function charts(page: Page, sel: string): Promise<DrawnChart[]> {
 
 /** Checks that no two tick labels of an axis overlap and none is cut at the canvas's edge. */
 function labelsFit(c: DrawnChart, what: string): void {
-  for (const [axis, boxes] of [["x", c.x], ["y", c.y]] as const) {
+  for (const [axis, boxes] of [["x", c.x], ["y", c.y], ["legend", c.legendBoxes]] as const) {
     const overlaps: string[] = [];
     for (let i = 1; i < boxes.length; i++) {
       const a = boxes[i - 1], b = boxes[i];
@@ -577,8 +583,12 @@ async function checkLabels(page: Page, shot: string): Promise<void> {
   labelsFit(daily, "60 days");
   const [even] = await charts(page, turn(42));
   check(even?.type === "bar", "five near-equal shares get bars, not a pie");
+  // The two charts, from the first's question to the second's figure.
   await page.locator(turn(40)).evaluate((el: any) => el.scrollIntoView({ block: "start" }));
-  await page.screenshot({ path: shot });
+  const top = await page.locator(`${turn(40)} figure.chart`).boundingBox();
+  const bottom = await page.locator(`${turn(41)} figure.chart`).boundingBox();
+  if (!top || !bottom) throw new CheckFailed("the two charts have no boxes to take a screenshot of");
+  await page.screenshot({ path: shot, clip: { x: 0, y: top.y - 8, width: page.viewportSize()?.width || 480, height: bottom.y + bottom.height - top.y + 16 } });
   console.log(`screenshot: ${shot}`);
 
   // A light theme: VS Code changes the variables and body's class.
