@@ -654,7 +654,7 @@ async function run(outFile: string): Promise<void> {
     await page.screenshot({ path: endFile });
     console.log(`screenshot: ${endFile}`);
 
-    await checkLabels(page, outFile.replace(/\.png$/, "-labels.png"));
+    await checkLabels(page, path.join(path.dirname(outFile), "vscode-chart-labels.png"));
     await checkNarrow(page, outFile.replace(/\.png$/, "-narrow.png"));
     await checkEarlyRows(page);
     await checkConfirm(page);
