@@ -1,7 +1,8 @@
 // @ts-check
 // The chat panel's DOM: draws media/view.js's model and sends the user's
 // actions to the extension. Everything from the database or the model goes
-// in as textContent or an SVG attribute, never as HTML.
+// in as textContent (or as a chart's data, drawn on a canvas by
+// media/charts.js), never as HTML.
 (function () {
   "use strict";
 
