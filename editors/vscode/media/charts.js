@@ -11,7 +11,16 @@
   const V = /** @type {any} */ (window).aiqView;
 
   /** The editor's locale: chatHtml sets it as the document's language. */
-  const locale = document.documentElement.lang || navigator.language || "en";
+  const locale = supported(document.documentElement.lang) || supported(navigator.language) || "en";
+
+  /** tag when Intl takes it (a tag it refuses would stop every chart), else "". @param {string} tag */
+  function supported(tag) {
+    try {
+      return tag && Intl.NumberFormat.supportedLocalesOf([tag]).length ? tag : "";
+    } catch {
+      return "";
+    }
+  }
   const plain = new Intl.NumberFormat(locale, { maximumFractionDigits: 6 });
   const compact = new Intl.NumberFormat(locale, { notation: "compact", maximumFractionDigits: 1 });
   /** Long category labels are cut on the axis and in a legend; the tooltip has them whole. */
