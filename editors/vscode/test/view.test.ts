@@ -691,6 +691,9 @@ test("chatHtml escapes what it inserts and refuses a nonce or source that would 
   assert.doesNotMatch(html, /<img/);
   assert.match(html, /src="x&quot;&gt;&lt;img src=y onerror=alert\(1\)&gt;"/);
   assert.match(html, /href="s&amp;t"/);
+  assert.match(html, /<html lang="en">/, "English when the editor's locale is not given");
+  const de = chatHtml({ cspSource: "vscode-webview://a", nonce: "A".repeat(22), scriptUris: [], styleUri: "s", locale: 'de"><script>' });
+  assert.match(de, /<html lang="de&quot;&gt;&lt;script&gt;">/, "the editor's locale, escaped");
   assert.throws(() => chatHtml({ cspSource: "x", nonce: "abc' 'unsafe-inline", scriptUris: [], styleUri: "s" }), /nonce/);
   assert.throws(() => chatHtml({ cspSource: "x; script-src *", nonce: newNonce(), scriptUris: [], styleUri: "s" }), /cspSource/);
   assert.throws(() => chatHtml({ cspSource: "'self' 'unsafe-inline'", nonce: newNonce(), scriptUris: [], styleUri: "s" }), /cspSource/);
