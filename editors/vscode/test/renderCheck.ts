@@ -576,6 +576,23 @@ async function checkLabels(page: Page, shot: string): Promise<void> {
   check(cats.labels.join("|") === CATEGORIES.join("|"), "the chart keeps the whole names for its tooltips");
   check(cats.x.length >= 4, `at least a third of the categories are labelled (${cats.x.length})`);
   check(cats.x.every((b) => b.text.length <= 18), "long names are cut on the axis");
+  // The pointer on a bar whose name is cut: the tooltip has the whole name and the value in the locale.
+  const canvas = page.locator(`${turn(40)} figure.chart canvas`);
+  await canvas.scrollIntoViewIfNeeded();
+  const bar = await canvas.evaluate((c: any) => {
+    const el = (globalThis as any).Chart.getChart(c).getDatasetMeta(0).data[3];
+    return { x: el.x, y: (el.y + el.base) / 2 };
+  });
+  const box = await canvas.boundingBox();
+  if (!box) throw new CheckFailed("the 12-category chart has no box");
+  await page.mouse.move(box.x + bar.x, box.y + bar.y);
+  await page.waitForFunction((c: any) => (globalThis as any).Chart.getChart(c).tooltip.opacity > 0, await canvas.elementHandle(), { timeout: WAIT_MS });
+  const tip = await canvas.evaluate((c: any) => {
+    const t = (globalThis as any).Chart.getChart(c).tooltip;
+    return { title: t.title, body: t.body.map((b: any) => b.lines.join(" ")) };
+  });
+  check(tip.title.join("") === CATEGORIES[3] && tip.body.join("").trim() === "16,000.5", `hovering a cut name's bar shows it whole with its value (${JSON.stringify(tip)})`);
+  await page.mouse.move(0, 0);
   labelsFit(cats, "12 categories");
   const [daily] = await charts(page, turn(41));
   check(daily?.type === "line" && daily.count === 60 && daily.xType === "time", "sixty days get a line on a time axis");
