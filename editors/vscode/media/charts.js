@@ -192,7 +192,27 @@
     }
   }
 
+  /**
+   * Frees the charts of figures the panel no longer shows (a cleared or
+   * reloaded conversation, a default chart that a chart event replaced):
+   * each holds a canvas of a few hundred kilobytes that Chart.js keeps in
+   * its registry. Run after the panel has placed every block; a figure
+   * shown again after this is drawn anew (see alive).
+   */
+  function sweep() {
+    for (const c of Object.values(ChartJS.instances)) {
+      const chart = /** @type {any} */ (c);
+      if (chart.$aiqChart && !chart.canvas.isConnected) chart.destroy();
+    }
+  }
+
+  /** Whether a figure from draw still has its chart (sweep has not freed it). @param {Element} fig */
+  function alive(fig) {
+    const canvas = fig.querySelector("canvas");
+    return !!canvas && ChartJS.getChart(canvas) !== undefined;
+  }
+
   new MutationObserver(retheme).observe(document.body, { attributes: true, attributeFilter: ["class"] });
 
-  /** @type {any} */ (window).aiqCharts = { draw };
+  /** @type {any} */ (window).aiqCharts = { draw, sweep, alive };
 })();

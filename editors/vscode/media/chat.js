@@ -11,6 +11,8 @@
   const vscode = acquireVsCodeApi();
   /** @type {any} */
   const V = /** @type {any} */ (window).aiqView;
+  /** media/charts.js: draws the charts. @type {any} */
+  const charts = /** @type {any} */ (window).aiqCharts;
 
   const saved = vscode.getState() || {};
   /** @type {any} */
@@ -167,8 +169,10 @@
         if (turn && !updateTurn(turn).isConnected) dirty.all = true;
       }
     }
+    const placed = dirty.all;
     if (dirty.all) placeEntries();
     dirty.all = false;
+    if (placed) charts.sweep();
     dirty.turns.clear();
     renderFrame();
     if (keepBottom || forceBottom) scrollToBottom();
@@ -352,7 +356,7 @@
       case "sql":
         return sqlNode(turn, item, index);
       case "chart":
-        if (!hit) drawn.set(item, { node: chartFigure(item.chart, false) });
+        if (!hit || !charts.alive(hit.node)) drawn.set(item, { node: chartFigure(item.chart, false) });
         return drawn.get(item).node;
       case "confirm":
         return confirmNode(item, hit);
@@ -717,9 +721,9 @@
   /** @param {any} item @param {any} chart @returns {Node} */
   function autoChartNode(item, chart) {
     const hit = autoCharts.get(item);
-    if (hit && hit.st === item.statement) return hit.node;
+    if (hit && hit.st === item.statement && charts.alive(hit.node)) return hit.node;
     const json = JSON.stringify(chart);
-    const node = hit && hit.json === json ? hit.node : chartFigure(chart, true);
+    const node = hit && hit.json === json && charts.alive(hit.node) ? hit.node : chartFigure(chart, true);
     autoCharts.set(item, { st: item.statement, json, node });
     return node;
   }
@@ -735,7 +739,7 @@
     const caption = el("figcaption", "chart-title", chart.title || `${chart.y} by ${chart.x}`);
     if (automatic) caption.append(el("span", "chart-auto", "auto"));
     fig.append(caption);
-    /** @type {any} */ (window).aiqCharts.draw(chart, fig);
+    charts.draw(chart, fig);
     const notes = [];
     if (chart.skipped) notes.push(`${chart.skipped} row${chart.skipped === 1 ? "" : "s"} with NULL not drawn.`);
     if (chart.truncated) notes.push("Only the first rows are drawn.");

@@ -640,6 +640,11 @@ async function checkLocale(): Promise<void> {
     const [c] = await charts(page, turn(50));
     const ticks = c.y.map((b) => b.text);
     check(ticks.includes("1.500") && ticks.includes("2.000"), `the y axis groups digits as German does (${ticks.join(" ")})`);
+    // A cleared conversation frees its charts' canvases.
+    await postAll(page, [{ type: "clear" }]);
+    await page.waitForFunction(() => Object.keys((globalThis as any).Chart.instances).length === 0, undefined, { timeout: WAIT_MS })
+      .then(() => console.log("ok - a cleared conversation frees its charts"))
+      .catch(async () => { throw new CheckFailed(`a cleared conversation keeps ${await page.evaluate(() => Object.keys((globalThis as any).Chart.instances).length)} charts`); });
     check(browser.problems.length === 0, `no console errors or page errors${browser.problems.length ? ": " + browser.problems.join("; ") : ""}`);
   } finally {
     await browser?.close();
