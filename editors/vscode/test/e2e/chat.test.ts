@@ -148,7 +148,7 @@ e2eSuite("the AIQ panel in code-server", () => {
       await ask(vs, question);
       await confirm.waitFor();
       assert.match((await confirm.textContent()) ?? "", /DELETE FROM orders WHERE status = 'cancelled'/);
-      assert.match((await confirm.textContent()) ?? "", /"Allow always" covers only this: Allow DELETE on orders, up to 10 rows at a time, for this conversation\./);
+      assert.match((await confirm.textContent()) ?? "", /"Allow always" covers only this: Allow DELETE on orders, up to 107 rows at a time, for this conversation\./);
       assert.deepEqual(await confirm.locator(".confirm-buttons button").allTextContents(), ["Reject", "Allow once", "Allow always"]);
       await waitUntil(() => confirm.locator("button", { hasText: "Reject" }).evaluate((b) => b.ownerDocument.activeElement === b), "Reject to have the focus");
       if (key === "Escape") {
