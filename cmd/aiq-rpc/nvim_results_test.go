@@ -16,7 +16,8 @@ import (
 // 12-column result in the panel says how many columns it leaves out; gl
 // in the panel opens the whole result in a tab, whose header stays above
 // the rows as they scroll sideways; :AiqExport writes the CSV; :AiqRun
-// runs the statement under the cursor of the SQL file. With
+// runs the statement under the cursor of the SQL file; :AiqAllowances
+// shows in a floating window. With
 // AIQ_SCREENSHOT_DIR set, the tab's screen is saved as nvim-result-tab.txt.
 func TestNvimResultsInTmux(t *testing.T) {
 	nvim := findNvim(t)
@@ -68,5 +69,15 @@ func TestNvimResultsInTmux(t *testing.T) {
 		return strings.Contains(s, "| delivered |   2 |") && strings.Contains(s, "(3 rows)")
 	})
 	assert.Len(t, n.model.Requests(), 2, ":AiqRun does not ask the model")
+
+	// :AiqAllowances opens a floating window over the editor; q closes it.
+	tn.keys(":")
+	tn.typeText("AiqAllowances")
+	tn.keys("Enter")
+	tn.waitScreen("the allowances' floating window", func(s string) bool {
+		return strings.Contains(s, "╭") && strings.Contains(s, `│No "Allow always" is in force`)
+	})
+	tn.keys("q")
+	tn.waitScreen("the floating window closed", func(s string) bool { return !strings.Contains(s, "╭") })
 	tn.quit()
 }

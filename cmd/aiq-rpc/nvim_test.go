@@ -263,7 +263,9 @@ func TestNvimPlugin(t *testing.T) {
 
 	t.Run("Results", func(t *testing.T) {
 		t.Parallel()
-		n := newNvimTest(t, nvim, sqlCall("call_1", wideSelect), llmtest.Step{Text: "Here they are."})
+		// Column 3 holds a value longer than a column of the result's tab.
+		sql := strings.Replace(wideSelect, "'three-' || id AS c3", "'three-' || id || ', a note longer than a column of the tab shows' AS c3", 1)
+		n := newNvimTest(t, nvim, sqlCall("call_1", sql), llmtest.Step{Text: "Here they are."})
 		n.run("results")
 		assert.Len(t, n.model.Requests(), 2, ":AiqRun and :AiqRerun do not ask the model")
 	})

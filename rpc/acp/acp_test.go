@@ -433,3 +433,27 @@ func jsonOf(t *testing.T, v any) string {
 	require.NoError(t, err)
 	return string(data)
 }
+
+// TestPermissionKeepsTitle: the permission request for a write carries its
+// card's title, so a client that shows the request on the card does not
+// see the title change while the user decides, nor after.
+func TestPermissionKeepsTitle(t *testing.T) {
+	sql := "-- add the late order\nINSERT INTO orders VALUES (200, 'new')"
+	f := newFixture(t, sqlCall("call_t", sql), llmtest.Step{Text: "Not inserted."})
+	id := f.newSession()
+	f.client.choose("reject_once")
+	f.say(id, "add order 200")
+	asked := f.client.permissions()
+	require.Len(t, asked, 1)
+	updates := f.client.take()
+	card := toolCall(updates, "call_t")
+	require.NotNil(t, card, "no tool_call")
+	assert.Equal(t, "INSERT into orders", card.Title)
+	require.NotNil(t, asked[0].ToolCall.Title, "the permission request has no title")
+	assert.Equal(t, card.Title, *asked[0].ToolCall.Title, "the permission request renames the card")
+	for _, u := range updates {
+		if u.ToolCallUpdate != nil && u.ToolCallUpdate.ToolCallId == "call_t" && u.ToolCallUpdate.Title != nil {
+			assert.Equal(t, card.Title, *u.ToolCallUpdate.Title, "an update renames the card")
+		}
+	}
+}

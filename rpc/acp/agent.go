@@ -77,6 +77,7 @@ type session struct {
 	ended     chan struct{}      // closed when it ends
 	stopping  chan struct{}      // closed when it is cancelled
 	callID    string             // the tool call that runs, which a permission is asked for
+	callTitle string             // its card's title, which the permission request keeps
 	rejectAll bool               // the user answered "reject always"
 	usedIDs   map[string]bool    // the tool call ids the client was shown (see cardID)
 }
@@ -278,7 +279,7 @@ func (a *Agent) tryStart(s *session, cancel context.CancelFunc) (stopping, ended
 func (a *Agent) done(s *session) {
 	s.mu.Lock()
 	close(s.ended)
-	s.cancel, s.callID, s.ended, s.stopping = nil, "", nil, nil
+	s.cancel, s.callID, s.callTitle, s.ended, s.stopping = nil, "", "", nil, nil
 	s.mu.Unlock()
 }
 

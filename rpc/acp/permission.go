@@ -76,8 +76,11 @@ func permissionText(req conversation.ConfirmRequest) string {
 func (a *Agent) confirmer(s *session) conversation.Confirmer {
 	return func(ctx context.Context, req conversation.ConfirmRequest) (conversation.Decision, error) {
 		s.mu.Lock()
-		callID, rejectAll := s.callID, s.rejectAll
+		callID, title, rejectAll := s.callID, s.callTitle, s.rejectAll
 		s.mu.Unlock()
+		if title == "" {
+			title = sqlTitle(req.SQL)
+		}
 		if rejectAll {
 			// The user's own answer, given before: a reject like any
 			// other ("You declined"), not a confirmation that failed.
@@ -89,11 +92,13 @@ func (a *Agent) confirmer(s *session) conversation.Confirmer {
 		}
 		call := sdk.ToolCallUpdate{
 			ToolCallId: sdk.ToolCallId(callID),
-			Title:      sdk.Ptr(firstLine(req.SQL, "Run SQL")),
-			Kind:       &kind,
-			Status:     sdk.Ptr(sdk.ToolCallStatusPending),
-			RawInput:   permissionInput(req),
-			Content:    textContent(permissionText(req)),
+			// The card's own title: a client that shows the request on the
+			// card must not see its title change while the user decides.
+			Title:    &title,
+			Kind:     &kind,
+			Status:   sdk.Ptr(sdk.ToolCallStatusPending),
+			RawInput: permissionInput(req),
+			Content:  textContent(permissionText(req)),
 		}
 		optionID, err := a.askPermission(ctx, s, call, writeOptions(req.Scope))
 		if err != nil {

@@ -180,10 +180,10 @@ func (u *updates) event(e conversation.Event) {
 	case conversation.EventToolCall:
 		id := u.s.cardID(e.CallID)
 		u.ids[e.CallID] = id
-		u.s.mu.Lock()
-		u.s.callID = id
-		u.s.mu.Unlock()
 		title, kind := callTitle(e.Tool, e.Arguments, e.SQL, u.databaseType)
+		u.s.mu.Lock()
+		u.s.callID, u.s.callTitle = id, title
+		u.s.mu.Unlock()
 		opts := []sdk.ToolCallStartOpt{sdk.WithStartKind(kind), sdk.WithStartStatus(sdk.ToolCallStatusInProgress),
 			sdk.WithStartRawInput(rawInput(e.Arguments))}
 		if e.SQL != "" {

@@ -42,7 +42,13 @@ end, { desc = "Clear the aiq conversation (asks first)" })
 
 command("AiqAllowances", function(aiq, o)
   aiq.allowances(o.args)
-end, { nargs = "*", desc = 'List what "Allow always" covers in the aiq session; revoke ID (or all) ends one' })
+end, {
+  nargs = "*",
+  complete = function(lead, cmdline)
+    return require("aiq").complete_allowances(lead, cmdline)
+  end,
+  desc = 'List what "Allow always" covers in the aiq session; revoke ID (or all) ends one',
+})
 
 command("AiqSave", function(aiq, o)
   aiq.save(o.args, o.bang)

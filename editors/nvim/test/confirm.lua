@@ -48,13 +48,32 @@ T.run(function()
   T.truthy(last.msg:find("It asks every time", 1, true), "the dialog says it asks every time: " .. last.msg)
   T.truthy(last.msg:match("This DELETE would remove [%d,]+ rows"), "the dialog says how many rows: " .. last.msg)
 
+  -- :AiqAllowances opens a floating window, not :messages.
+  local function float_text()
+    for _, win in ipairs(vim.api.nvim_list_wins()) do
+      if vim.api.nvim_win_get_config(win).relative ~= "" then
+        return table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false), "\n"), win
+      end
+    end
+  end
   vim.cmd("AiqAllowances")
-  T.wait("the allowances", function()
-    return T.messages():find("a1: Allow DELETE on orders, up to 10 rows at a time, for this conversation", 1, true) ~= nil
+  T.wait("the allowances' window", function()
+    local text = float_text()
+    return text and text:find("  a1: Allow DELETE on orders, up to 10 rows at a time, for this conversation", 1, true) ~= nil
   end)
+  local _, win = float_text()
+  T.eq(vim.api.nvim_get_current_win(), win, "the allowances' window has the focus")
+  T.truthy(not T.messages():find("Allow DELETE on orders", 1, true), "the allowances are not in :messages")
+  vim.api.nvim_feedkeys("q", "x", false)
+  T.truthy(not vim.api.nvim_win_is_valid(win), "q closes the allowances' window")
+  T.eq(vim.fn.getcompletion("AiqAllowances ", "cmdline"), { "revoke" }, "the completion of :AiqAllowances")
+  T.eq(vim.fn.getcompletion("AiqAllowances revoke ", "cmdline"), { "a1", "all" }, "the completion of revoke: the ids and all")
+  T.eq(vim.fn.getcompletion("AiqAllowances revoke a", "cmdline"), { "a1", "all" }, "the completion of revoke a")
   vim.cmd("AiqAllowances revoke a1")
   T.wait("the revoke", function()
-    return T.messages():find('Revoked a1. No "Allow always" is in force', 1, true) ~= nil
+    local text = float_text()
+    return text and text:find('Revoked a1.\nNo "Allow always" is in force', 1, true) ~= nil
   end)
+  T.eq(vim.fn.getcompletion("AiqAllowances revoke ", "cmdline"), { "all" }, "no id left to complete")
   T.eq(#T.errors(), 0, "error messages")
 end)

@@ -41,6 +41,18 @@ T.run(function()
   T.truthy(head[1]:find("| c12 ", 1, true), "the header shows column 12: " .. head[1])
   T.truthy(body[1]:find("| twelve-1 ", 1, true), "the first row shows column 12: " .. body[1])
   T.eq(#body, 5, "four rows and the count")
+  -- A long value is cut with "…", and the columns stay aligned.
+  T.truthy(body[1]:find("| three-1, a note longer than a column of… | four-1 ", 1, true), "the long value is cut: " .. body[1])
+  local function bars(line)
+    local at = {}
+    for i in line:gmatch("()|") do
+      at[#at + 1] = vim.fn.strdisplaywidth(line:sub(1, i))
+    end
+    return at
+  end
+  for i = 1, 4 do
+    T.eq(bars(body[i]), bars(head[1]), "row " .. i .. "'s columns line up with the header")
+  end
   T.eq(vim.wo[wins[2]].wrap, false, "the table does not wrap")
   T.eq(vim.api.nvim_win_get_height(wins[1]), 2, "the header keeps two lines")
   -- Scrolled sideways, the header follows.

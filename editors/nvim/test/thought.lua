@@ -35,11 +35,29 @@ T.run(function()
     return vim.fn.foldclosed(at)
   end) == at, "the reasoning is folded")
 
+  -- :AiqModel alone offers the models, marking config.yaml's and the session's.
+  local select = vim.ui.select
+  local function offered()
+    local items
+    vim.ui.select = function(list, opts, on_choice)
+      items = vim.tbl_map(opts.format_item, list)
+      on_choice(nil)
+    end
+    vim.cmd("AiqModel")
+    T.wait("the models offered", function()
+      return items ~= nil
+    end, 10000)
+    vim.ui.select = select
+    return items
+  end
+  T.eq(offered(), { "test-model (config.yaml, current)", "b-model" }, "the models offered")
+
   T.eq(vim.fn.getcompletion("AiqModel b", "cmdline"), { "b-model" }, "the completion of :AiqModel")
   vim.cmd("AiqModel b-model")
   T.wait("the model to be set", function()
     return T.note_matching("the session now uses the model b-model")
   end, 10000)
+  T.eq(offered(), { "test-model (config.yaml)", "b-model (current)" }, "the models offered after the pick")
   vim.cmd("AiqAsk And now?")
   T.wait_turn()
   T.expect("From b.", "the answer of the picked model")

@@ -1,7 +1,8 @@
 // @ts-check
 // The chat panel's DOM: draws media/view.js's model and sends the user's
 // actions to the extension. Everything from the database or the model goes
-// in as textContent or an SVG attribute, never as HTML.
+// in as textContent (or as a chart's data, drawn on a canvas by
+// media/charts.js), never as HTML.
 (function () {
   "use strict";
 
@@ -10,7 +11,8 @@
   const vscode = acquireVsCodeApi();
   /** @type {any} */
   const V = /** @type {any} */ (window).aiqView;
-  const SVG_NS = "http://www.w3.org/2000/svg";
+  /** media/charts.js: draws the charts. @type {any} */
+  const charts = /** @type {any} */ (window).aiqCharts;
 
   const saved = vscode.getState() || {};
   /** @type {any} */
@@ -30,20 +32,6 @@
     if (cls) e.className = cls;
     if (text !== undefined) e.textContent = text;
     return e;
-  }
-
-  /** @param {string} tag @param {Record<string, string | number>} attrs @param {string} [text] */
-  function svg(tag, attrs, text) {
-    const e = document.createElementNS(SVG_NS, tag);
-    for (const k of Object.keys(attrs)) e.setAttribute(k, String(attrs[k]));
-    if (text !== undefined) e.textContent = text;
-    return e;
-  }
-
-  /** A tooltip on an SVG shape. @param {Element} parent @param {string} text */
-  function svgTitle(parent, text) {
-    parent.appendChild(svg("title", {}, text));
-    return parent;
   }
 
   /** @param {string} label @param {() => void} onClick @param {string} [cls] */
@@ -181,8 +169,10 @@
         if (turn && !updateTurn(turn).isConnected) dirty.all = true;
       }
     }
+    const placed = dirty.all;
     if (dirty.all) placeEntries();
     dirty.all = false;
+    if (placed) charts.sweep();
     dirty.turns.clear();
     renderFrame();
     if (keepBottom || forceBottom) scrollToBottom();
@@ -374,7 +364,7 @@
       case "sql":
         return sqlNode(turn, item, index);
       case "chart":
-        if (!hit || hit.width !== chartWidth) drawn.set(item, { width: chartWidth, node: chartFigure(item.chart, false) });
+        if (!hit || !charts.alive(hit.node)) drawn.set(item, { node: chartFigure(item.chart, false) });
         return drawn.get(item).node;
       case "confirm":
         return confirmNode(item, hit);
@@ -761,111 +751,37 @@
   /**
    * A result's default chart, drawn again only when the result changes, by
    * item as its table is.
-   * @type {WeakMap<object, { st: any, json: string, width: number, node: Node }>}
+   * @type {WeakMap<object, { st: any, json: string, node: Node }>}
    */
   const autoCharts = new WeakMap();
 
   /** @param {any} item @param {any} chart @returns {Node} */
   function autoChartNode(item, chart) {
     const hit = autoCharts.get(item);
-    if (hit && hit.st === item.statement && hit.width === chartWidth) return hit.node;
+    if (hit && hit.st === item.statement && charts.alive(hit.node)) return hit.node;
     const json = JSON.stringify(chart);
-    const node = hit && hit.json === json && hit.width === chartWidth ? hit.node : chartFigure(chart, true);
-    autoCharts.set(item, { st: item.statement, json, width: chartWidth, node });
+    const node = hit && hit.json === json && charts.alive(hit.node) ? hit.node : chartFigure(chart, true);
+    autoCharts.set(item, { st: item.statement, json, node });
     return node;
   }
 
   // ---- Charts ----
 
-  // Charts are drawn at the width they are shown at, so that their labels
-  // keep their size in a narrow sidebar; a panel resized by more than a few
-  // pixels draws them again.
-  let chartWidth = measureChartWidth();
-
-  function measureChartWidth() {
-    // The conversation's padding (12 + 12), the answer's (2 + 2), the figure's (10 + 10) and its border.
-    const w = conversation.clientWidth - 24 - 4 - 22;
-    return w > 0 ? Math.max(180, Math.min(560, Math.floor(w))) : 440;
-  }
-
-  new ResizeObserver(() => {
-    const w = measureChartWidth();
-    if (Math.abs(w - chartWidth) < 8) return;
-    chartWidth = w;
-    dirty.all = true;
-    scheduleDraw();
-  }).observe(conversation);
+  // media/charts.js draws them with Chart.js, which fits them to the
+  // panel's width and draws them again when it changes.
 
   /** @param {any} chart @param {boolean} automatic */
   function chartFigure(chart, automatic) {
-    const fig = el("figure", `chart chart-${chart.chartType}`);
+    const fig = el("figure", "chart");
     const caption = el("figcaption", "chart-title", chart.title || `${chart.y} by ${chart.x}`);
     if (automatic) caption.append(el("span", "chart-auto", "auto"));
     fig.append(caption);
-    const g = V.chartGeometry(chart, { width: chartWidth, height: chartWidth < 320 ? 200 : 240 });
-    const root = svg("svg", { viewBox: `0 0 ${g.width} ${g.height}`, width: g.width, height: g.height, role: "img", class: "chart-svg" });
-    root.setAttribute("aria-label", caption.textContent || "chart");
-    if (g.kind === "pie") drawPie(root, g);
-    else {
-      drawAxes(root, g, chart);
-      if (g.kind === "bar") drawBars(root, g);
-      else if (g.kind === "line") drawLine(root, g);
-      else drawScatter(root, g);
-    }
-    fig.append(root);
+    charts.draw(chart, fig);
     const notes = [];
     if (chart.skipped) notes.push(`${chart.skipped} row${chart.skipped === 1 ? "" : "s"} with NULL not drawn.`);
     if (chart.truncated) notes.push("Only the first rows are drawn.");
     if (notes.length) fig.append(el("div", "chart-note", notes.join(" ")));
     return fig;
-  }
-
-  /** @param {SVGElement} root @param {any} g @param {any} chart */
-  function drawAxes(root, g, chart) {
-    const p = g.plot;
-    const right = p.left + p.width;
-    for (const t of g.yTicks) {
-      root.append(svg("line", { x1: p.left, x2: right, y1: t.y, y2: t.y, class: "grid" }));
-      root.append(svg("text", { x: p.left - 6, y: t.y + 4, "text-anchor": "end", class: "tick" }, t.text));
-    }
-    root.append(svg("line", { x1: p.left, x2: right, y1: p.top + p.height, y2: p.top + p.height, class: "axis" }));
-    for (const l of g.xLabels) {
-      /** @type {Record<string, string | number>} */
-      const attrs = g.rotateLabels
-        ? { x: l.x, y: l.y, "text-anchor": "end", transform: `rotate(-40 ${l.x} ${l.y - 4})`, class: "tick" }
-        : { x: l.x, y: l.y, "text-anchor": "middle", class: "tick" };
-      root.append(svgTitle(svg("text", attrs, l.text), l.full));
-    }
-    // The y column's name above the y labels; the x column's under the x labels.
-    root.append(svg("text", { x: 2, y: 9, class: "axis-name" }, chart.y));
-    root.append(svg("text", { x: right, y: g.height - 3, "text-anchor": "end", class: "axis-name" }, chart.x));
-  }
-
-  /** @param {SVGElement} root @param {any} g */
-  function drawBars(root, g) {
-    for (const b of g.bars) root.append(svgTitle(svg("rect", { x: b.x, y: b.y, width: b.width, height: b.height, rx: 2, class: "bar" }), `${b.label}: ${V.formatValue(b.value)}`));
-  }
-
-  /** @param {SVGElement} root @param {any} g */
-  function drawLine(root, g) {
-    root.append(svg("path", { d: g.path, class: "line" }));
-    for (const p of g.points) root.append(svgTitle(svg("circle", { cx: p.x, cy: p.y, r: 3, class: "point" }), `${p.label}: ${V.formatValue(p.value)}`));
-  }
-
-  /** @param {SVGElement} root @param {any} g */
-  function drawScatter(root, g) {
-    for (const p of g.points) root.append(svgTitle(svg("circle", { cx: p.x, cy: p.y, r: 3.5, class: "point" }), p.label));
-  }
-
-  /** @param {SVGElement} root @param {any} g */
-  function drawPie(root, g) {
-    for (const s of g.slices) {
-      root.append(svgTitle(svg("path", { d: s.d, class: `slice slice-${s.color}` }), `${s.label}: ${V.formatValue(s.value)} (${Math.round(s.fraction * 100)}%)`));
-    }
-    for (const l of g.legend) {
-      root.append(svg("rect", { x: l.x, y: l.y - 5, width: 10, height: 10, rx: 2, class: `slice slice-${l.color}` }));
-      root.append(svgTitle(svg("text", { x: l.x + 16, y: l.y + 4, class: "legend" }, l.text), l.full));
-    }
   }
 
   // ---- Messages from the extension ----

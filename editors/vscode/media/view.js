@@ -614,7 +614,7 @@
       chartType = "line";
     } else if (!grouped || labels.length > MAX_BARS) {
       return null; // single rows, or too many to read
-    } else if (labels.length <= 6 && values.every((v) => v > 0) && !NOT_PARTS.test(cols[yi])) {
+    } else if (pieReads(values) && !NOT_PARTS.test(cols[yi])) {
       chartType = "pie";
     }
     const truncated = !!st.truncated;
@@ -737,210 +737,57 @@
     return sentence;
   }
 
-  // ---- Chart geometry ----
+  // ---- What a chart draws ----
 
-  /** A round step near raw. @param {number} raw */
-  function niceStep(raw) {
-    const exp = Math.floor(Math.log10(raw));
-    const f = raw / Math.pow(10, exp);
-    const nice = f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10;
-    return nice * Math.pow(10, exp);
+  /** A pie has at most this many slices; more read better as bars. */
+  const PIE_MAX = 6;
+
+  /**
+   * Whether a pie reads: a few positive parts whose shares differ (the
+   * largest at least 1.5 times the smallest). Near-equal shares are angles
+   * no one can tell apart, so they get bars.
+   * @param {number[]} values
+   */
+  function pieReads(values) {
+    if (values.length < 2 || values.length > PIE_MAX || !values.every((v) => v > 0)) return false;
+    return Math.max(...values) >= 1.5 * Math.min(...values);
   }
 
   /**
-   * Round ticks covering [min, max], about count of them.
-   * @param {number} min @param {number} max @param {number} [count]
+   * The instant a date label stands for, or NaN: a day or a month at local
+   * midnight (as the user reads it), an instant as written.
+   * @param {string} label
    */
-  function niceTicks(min, max, count = 5) {
-    if (!(max > min)) {
-      const pad = Math.abs(min) * 0.1 || 1;
-      min -= pad;
-      max += pad;
-    }
-    const step = niceStep((max - min) / Math.max(1, count - 1));
-    const lo = Math.floor(min / step) * step;
-    const hi = Math.ceil(max / step) * step;
-    const decimals = Math.max(0, -Math.floor(Math.log10(step)) + 1);
-    /** @type {number[]} */ const ticks = [];
-    for (let v = lo; v <= hi + step / 2; v += step) ticks.push(Number(v.toFixed(decimals)));
-    return ticks;
-  }
-
-  const compact = new Intl.NumberFormat(undefined, { notation: "compact", maximumFractionDigits: 1 });
-  const plain = new Intl.NumberFormat(undefined, { maximumFractionDigits: 2 });
-
-  /** An axis label. @param {number} v */
-  function formatTick(v) {
-    return Math.abs(v) >= 10000 ? compact.format(v) : plain.format(v);
-  }
-
-  /** A value in a tooltip or legend. @param {number} v */
-  function formatValue(v) {
-    return plain.format(v);
-  }
-
-  /** Text cut to n characters. @param {string} s @param {number} n */
-  function shorten(s, n) {
-    return s.length <= n ? s : s.slice(0, n - 1) + "…";
-  }
-
-  const CHAR_WIDTH = 6.2; // at the 11px of the axis labels
-  const round = (/** @type {number} */ v) => Math.round(v * 10) / 10;
-
-  /**
-   * The plot area with room for the y labels and, below, the x labels.
-   * @param {number} width @param {number} height @param {string[]} yLabels @param {number} bottom
-   */
-  function plotArea(width, height, yLabels, bottom) {
-    const left = Math.ceil(Math.max(...yLabels.map((l) => l.length), 1) * CHAR_WIDTH) + 14;
-    const top = 22; // room for the y column's name above the top label
-    return { left, top, width: width - left - 12, height: height - top - bottom };
+  function labelTime(label) {
+    const m = /^(\d{4})-(\d{2})(?:-(\d{2}))?$/.exec(label);
+    if (m) return new Date(Number(m[1]), Number(m[2]) - 1, m[3] ? Number(m[3]) : 1).getTime();
+    return DATE_LIKE.test(label) ? Date.parse(label.replace(" ", "T")) : NaN;
   }
 
   /**
-   * A linear scale from a domain to a range.
-   * @param {number} d0 @param {number} d1 @param {number} r0 @param {number} r1
+   * What the panel draws for a chart (the render_chart tool's or
+   * chooseChart's): its kind (a pie only where it reads, else bars), and
+   * for labels that are all dates in order a time axis ("day" when they
+   * are days or months, "instant" when they have a clock).
+   * @param {Chart} chart
+   * @returns {{ kind: "bar" | "line" | "pie" | "scatter", x: string, y: string, labels: string[], values: number[], times?: number[], time?: "day" | "instant", points?: {x: number, y: number}[] }}
    */
-  function scale(d0, d1, r0, r1) {
-    return (/** @type {number} */ v) => round(r0 + ((v - d0) / (d1 - d0 || 1)) * (r1 - r0));
-  }
-
-  /**
-   * Everything an SVG needs to draw the chart, as numbers and strings.
-   * @param {Chart} chart @param {{ width?: number, height?: number }} [size]
-   */
-  function chartGeometry(chart, size = {}) {
-    const width = size.width || 440;
-    const height = size.height || 240;
-    switch (chart.chartType) {
-      case "pie":
-        return pieGeometry(chart, width, Math.min(height, 200));
-      case "scatter":
-        return scatterGeometry(chart, width, height);
-      case "line":
-        return lineGeometry(chart, width, height);
-      default:
-        return barGeometry(chart, width, height);
-    }
-  }
-
-  /** Labels along x: shortened, and turned when they do not fit their band. @param {string[]} labels @param {number} band */
-  function xLabelLayout(labels, band) {
-    const longest = Math.max(...labels.map((l) => l.length), 1);
-    const rotate = longest * CHAR_WIDTH > band - 4;
-    const max = rotate ? 14 : longest;
-    const bottom = rotate ? Math.ceil(Math.min(longest, max) * CHAR_WIDTH * 0.71) + 22 : 34;
-    return { rotate, max, bottom };
-  }
-
-  /** @param {Chart} chart @param {number} width @param {number} height */
-  function barGeometry(chart, width, height) {
+  function chartPlan(chart) {
     const labels = (chart.labels || []).map(String);
-    const values = chart.values || [];
-    const n = Math.min(labels.length, values.length);
-    const ticks = niceTicks(Math.min(0, ...values.slice(0, n)), Math.max(0, ...values.slice(0, n)));
-    const yLabels = ticks.map(formatTick);
-    const guess = plotArea(width, height, yLabels, 34);
-    const layout = xLabelLayout(labels.slice(0, n), guess.width / Math.max(n, 1));
-    const plot = plotArea(width, height, yLabels, layout.bottom);
-    const y = scale(ticks[0], ticks[ticks.length - 1], plot.top + plot.height, plot.top);
-    const band = plot.width / Math.max(n, 1);
-    const barWidth = round(Math.max(1, band * 0.7));
-    const bars = [];
-    for (let i = 0; i < n; i++) {
-      const x = round(plot.left + band * i + (band - barWidth) / 2);
-      const top = Math.min(y(values[i]), y(0));
-      bars.push({ x, y: top, width: barWidth, height: round(Math.abs(y(values[i]) - y(0))), label: labels[i], value: values[i] });
+    const values = (chart.values || []).map(Number);
+    const base = { x: String(chart.x || ""), y: String(chart.y || ""), labels, values };
+    if (chart.chartType === "scatter") {
+      const points = (chart.points || []).filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y));
+      return { ...base, kind: "scatter", points };
     }
-    const xLabels = bars.map((b) => ({ x: round(b.x + b.width / 2), y: plot.top + plot.height + 14, text: shorten(b.label, layout.max), full: b.label }));
-    return {
-      kind: "bar", width, height, plot, bars, rotateLabels: layout.rotate, xLabels,
-      yTicks: ticks.map((t, i) => ({ y: y(t), text: yLabels[i] })), baseline: y(0),
-    };
-  }
-
-  /** @param {Chart} chart @param {number} width @param {number} height */
-  function lineGeometry(chart, width, height) {
-    const labels = (chart.labels || []).map(String);
-    const values = chart.values || [];
-    const n = Math.min(labels.length, values.length);
-    const ticks = niceTicks(Math.min(...values.slice(0, n)), Math.max(...values.slice(0, n)));
-    const yLabels = ticks.map(formatTick);
-    const plot = plotArea(width, height, yLabels, 34);
-    const y = scale(ticks[0], ticks[ticks.length - 1], plot.top + plot.height, plot.top);
-    const x = scale(0, Math.max(n - 1, 1), plot.left + 6, plot.left + plot.width - 6);
-    const points = [];
-    for (let i = 0; i < n; i++) points.push({ x: n === 1 ? round(plot.left + plot.width / 2) : x(i), y: y(values[i]), label: labels[i], value: values[i] });
-    const path = points.map((p, i) => `${i ? "L" : "M"}${p.x} ${p.y}`).join(" ");
-    // At most about 5 labels, evenly spread, the last one included.
-    const every = Math.max(1, Math.ceil(n / 5));
-    const xLabels = points
-      .filter((_, i) => i % every === 0 || i === n - 1)
-      .filter((p, i, arr) => i === arr.length - 1 || arr[arr.length - 1].x - p.x > 60)
-      .map((p) => ({ x: p.x, y: plot.top + plot.height + 14, text: shorten(p.label, 16), full: p.label }));
-    return { kind: "line", width, height, plot, points, path, xLabels, yTicks: ticks.map((t, i) => ({ y: y(t), text: yLabels[i] })) };
-  }
-
-  /** @param {Chart} chart @param {number} width @param {number} height */
-  function scatterGeometry(chart, width, height) {
-    const pts = chart.points || [];
-    const xt = niceTicks(Math.min(...pts.map((p) => p.x)), Math.max(...pts.map((p) => p.x)));
-    const yt = niceTicks(Math.min(...pts.map((p) => p.y)), Math.max(...pts.map((p) => p.y)));
-    const yLabels = yt.map(formatTick);
-    const plot = plotArea(width, height, yLabels, 34);
-    const x = scale(xt[0], xt[xt.length - 1], plot.left, plot.left + plot.width);
-    const y = scale(yt[0], yt[yt.length - 1], plot.top + plot.height, plot.top);
-    return {
-      kind: "scatter", width, height, plot,
-      points: pts.map((p) => ({ x: x(p.x), y: y(p.y), label: `${formatValue(p.x)}, ${formatValue(p.y)}`, value: p.y })),
-      xLabels: xt.map((t) => ({ x: x(t), y: plot.top + plot.height + 14, text: formatTick(t), full: formatTick(t) })),
-      yTicks: yt.map((t, i) => ({ y: y(t), text: yLabels[i] })),
-    };
-  }
-
-  const LEGEND_LINE = 18;
-  const LEGEND_MIN_WIDTH = 170; // room for "a label  1,234 (56%)" beside the pie
-
-  /**
-   * A pie with its legend beside it, or under it when the panel is too
-   * narrow for both (the sidebar): its labels keep their size either way.
-   * @param {Chart} chart @param {number} width @param {number} height
-   */
-  function pieGeometry(chart, width, height) {
-    const labels = (chart.labels || []).map(String);
-    const values = chart.values || [];
-    const parts = [];
-    for (let i = 0; i < Math.min(labels.length, values.length); i++) if (values[i] > 0) parts.push({ label: labels[i], value: values[i] });
-    const total = parts.reduce((s, p) => s + p.value, 0);
-    const besideR = Math.min(height / 2 - 8, width / 4);
-    const below = width - (2 * besideR + 40) < LEGEND_MIN_WIDTH;
-    const r = below ? Math.min(height / 2 - 8, width / 2 - 8) : besideR;
-    const cx = round(below ? width / 2 : r + 8);
-    const cy = round(below ? r + 8 : height / 2);
-    let angle = -Math.PI / 2;
-    const at = (/** @type {number} */ a) => `${round(cx + r * Math.cos(a))} ${round(cy + r * Math.sin(a))}`;
-    const slices = parts.map((p, i) => {
-      const fraction = p.value / total;
-      const start = angle;
-      const end = angle + fraction * 2 * Math.PI;
-      angle = end;
-      const mid = (start + end) / 2;
-      // A whole circle is two half arcs: an arc's ends may not meet.
-      const d = fraction > 0.9999
-        ? `M${at(start)} A${round(r)} ${round(r)} 0 1 1 ${at(start + Math.PI)} A${round(r)} ${round(r)} 0 1 1 ${at(start)} Z`
-        : `M${cx} ${cy} L${at(start)} A${round(r)} ${round(r)} 0 ${end - start > Math.PI ? 1 : 0} 1 ${at(end)} Z`;
-      return { d, label: p.label, value: p.value, fraction, color: i % 8, labelX: round(cx + r * 0.62 * Math.cos(mid)), labelY: round(cy + r * 0.62 * Math.sin(mid)) };
-    });
-    const legendX = below ? 8 : round(cx + r + 24);
-    const room = Math.max(8, Math.floor((width - legendX - 16 - 60) / CHAR_WIDTH)); // 60: the value and share
-    const lineH = below ? LEGEND_LINE : Math.min(20, (height - 16) / Math.max(slices.length, 1));
-    const top = below ? 2 * r + 24 : cy - (lineH * slices.length) / 2;
-    const legend = slices.map((s, i) => ({
-      x: legendX, y: round(top + lineH * i + lineH / 2),
-      text: `${shorten(s.label, Math.min(22, room))}  ${formatValue(s.value)} (${Math.round(s.fraction * 100)}%)`, full: s.label, color: s.color,
-    }));
-    const h = below ? round(top + lineH * slices.length + 4) : height;
-    return { kind: "pie", width, height: h, cx, cy, r: round(r), slices, legend, legendBelow: below };
+    if (chart.chartType === "pie" && pieReads(values)) return { ...base, kind: "pie" };
+    const kind = chart.chartType === "line" ? "line" : "bar";
+    const times = labels.map(labelTime);
+    const ordered = times.every((t, i) => Number.isFinite(t) && (i === 0 || times[i - 1] <= t));
+    if (labels.length > 0 && ordered) {
+      return { ...base, kind, times, time: labels.every((l) => l.length <= 10) ? "day" : "instant" };
+    }
+    return { ...base, kind };
   }
 
   // ---- SQL highlighting ----
@@ -1108,7 +955,7 @@
   }
 
   return {
-    HANDLED_TYPES, openConfirm, confirmKey, turnStatus, statementRan, emptyModel, sourceLabel, modelLabel, restart, sortKey, apply, historyTurns, turnBlocks, statementNote, chooseChart, chartGeometry, niceTicks, formatTick, formatValue,
+    HANDLED_TYPES, openConfirm, confirmKey, turnStatus, statementRan, emptyModel, sourceLabel, modelLabel, restart, sortKey, apply, historyTurns, turnBlocks, statementNote, chooseChart, chartPlan, pieReads,
     sortRows, nextSort, compareValues, formatCell, formatNumber, isKeyColumn, SEPARATORS, isNumericColumn, asNumber, tokenizeSQL, parseMarkdown, parseInline, settledEnd,
   };
 });

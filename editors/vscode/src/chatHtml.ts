@@ -3,6 +3,13 @@
 
 import { randomBytes } from "crypto";
 
+/**
+ * The chat panel's scripts under media/, in the order they run: view.js's
+ * logic, Chart.js and its time adapter (copied to media/vendor/ by
+ * `npm run compile`), the charts drawn with them, and the panel.
+ */
+export const CHAT_SCRIPTS = ["view.js", "vendor/chart.umd.js", "vendor/chartjs-adapter-date-fns.bundle.min.js", "charts.js", "chat.js"];
+
 export interface ChatHtmlOptions {
   /** webview.cspSource: where the panel may load its script and style from. */
   cspSource: string;
@@ -11,6 +18,8 @@ export interface ChatHtmlOptions {
   /** The scripts, in the order they must run (view.js before chat.js). */
   scriptUris: string[];
   styleUri: string;
+  /** The editor's locale (vscode.env.language): charts format numbers and dates in it. */
+  locale?: string;
 }
 
 /** A nonce for chatHtml: 128 random bits, base64url. */
@@ -54,7 +63,7 @@ export function chatHtml(opts: ChatHtmlOptions): string {
   const nonce = escapeAttr(opts.nonce);
   const scripts = opts.scriptUris.map((uri) => `  <script nonce="${nonce}" src="${escapeAttr(uri)}"></script>`).join("\n");
   return `<!DOCTYPE html>
-<html lang="en">
+<html lang="${escapeAttr(opts.locale || "en")}">
 <head>
   <meta charset="UTF-8">
   <meta http-equiv="Content-Security-Policy" content="${escapeAttr(chatCsp(opts.cspSource, opts.nonce))}">

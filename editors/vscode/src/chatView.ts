@@ -5,7 +5,7 @@
 
 import { randomBytes } from "node:crypto";
 import * as vscode from "vscode";
-import { chatHtml } from "./chatHtml";
+import { CHAT_SCRIPTS, chatHtml } from "./chatHtml";
 import { parseFromView } from "./fromView";
 import type { FromView, ToView } from "./messages";
 
@@ -66,8 +66,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
     return chatHtml({
       cspSource: webview.cspSource,
       nonce: randomBytes(16).toString("base64url"),
-      scriptUris: [uri("view.js"), uri("chat.js")],
+      scriptUris: CHAT_SCRIPTS.map(uri),
       styleUri: uri("chat.css"),
+      locale: vscode.env.language,
     });
   }
 

@@ -194,8 +194,8 @@ function nodeBench(): Row[] {
     { name: "sortRows 500 by quantity (int, NULLs)", samples: timeIt(NODE_RUNS, () => st.rows, (r) => V.sortRows(r, col("quantity"), "asc")) },
     { name: "sortRows 500 by customer (text, localeCompare)", samples: timeIt(NODE_RUNS, () => st.rows, (r) => V.sortRows(r, col("customer"), "asc")) },
     { name: "chooseChart 500 rows -> line", samples: timeIt(NODE_RUNS, () => perMinute, (s) => V.chooseChart(s)), note: `${line.chartType}, ${line.labels.length} points` },
-    { name: "chartGeometry line, 500 points", samples: timeIt(NODE_RUNS, () => line, (c) => V.chartGeometry(c, { width: 440, height: 240 })) },
-    { name: "chooseChart + chartGeometry 40 groups -> bar", samples: timeIt(NODE_RUNS, () => bar, (s) => V.chartGeometry(V.chooseChart(s))), note: `${barChart.chartType}, ${barChart.labels.length} bars` },
+    { name: "chartPlan line, 500 points", samples: timeIt(NODE_RUNS, () => line, (c) => V.chartPlan(c)) },
+    { name: "chooseChart + chartPlan 40 groups -> bar", samples: timeIt(NODE_RUNS, () => bar, (s) => V.chartPlan(V.chooseChart(s))), note: `${barChart.chartType}, ${barChart.labels.length} bars` },
     { name: `reduce ${PIECES} text pieces (~20 chars)`, samples: timeIt(NODE_RUNS, streamSetup, ({ model, msgs }) => msgs.forEach((m: unknown) => V.apply(model, m))), note: `${full.length} chars` },
     { name: `parseMarkdown of the whole answer once`, samples: timeIt(NODE_RUNS, () => full, (t) => V.parseMarkdown(t)) },
     {
@@ -403,7 +403,7 @@ async function resultCases(page: Page, cdp: CDPSession, st: any): Promise<PageCa
     await page.evaluate((msgs) => ((globalThis as any).__bench.msgs = msgs), { result: sqlResult(1, st), end: turnEnd(1, st, "Here are the last 500 orders.") });
     shown.add(await withSplit(cdp, () => page.evaluate(([sel, rows]) => {
       const g = globalThis as any;
-      const drawn = () => g.document.querySelectorAll(`${sel} table.data tbody tr`).length === rows && g.document.querySelector(`${sel} figure.chart svg`) !== null;
+      const drawn = () => g.document.querySelectorAll(`${sel} table.data tbody tr`).length === rows && g.document.querySelector(`${sel} figure.chart canvas`) !== null;
       return g.__bench.measure(() => g.postMessage(g.__bench.msgs.result, "*"), drawn, 30000);
     }, [turnSel(1), ROWS] as const)));
     ended.add(await withSplit(cdp, () => page.evaluate((sel) => {
@@ -437,7 +437,7 @@ async function earlyRowsCases(page: Page, cdp: CDPSession, st: any): Promise<Pag
       const drawn = () =>
         g.document.querySelector(`${sel} .running-mark`) === null &&
         g.document.querySelectorAll(`${sel} table.data tbody tr`).length === rows &&
-        g.document.querySelector(`${sel} figure.chart svg`) !== null;
+        g.document.querySelector(`${sel} figure.chart canvas`) !== null;
       return g.__bench.measure(() => g.postMessage(g.__bench.msgs.result, "*"), drawn, 30000);
     }, [turnSel(3), ROWS] as const)));
   }

@@ -135,13 +135,16 @@ async function checkConversation(page: Page): Promise<void> {
   firstCol = await texts(page, `${table} tbody tr td:first-child`);
   check(firstCol[0] === "Electronics" && firstCol[8] === "Grocery", "clicking it again sorts descending");
 
-  check((await page.locator(`${turn(1)} figure.chart svg rect.bar`).count()) === 9, "the chart event draws 9 bars");
+  const [bars] = await charts(page, turn(1));
+  check(bars?.type === "bar" && bars.count === 9, "the chart event draws 9 bars");
   check((await page.locator(`${turn(1)} figure.chart`).count()) === 1, "a result the model charted gets no second, default chart");
-  check((await texts(page, `${turn(1)} figure.chart svg text.tick`)).some((t) => t.startsWith("Electronics")), "the bar chart labels its x axis");
-  check((await texts(page, `${turn(1)} figure.chart svg text.tick`)).some((t) => t === "120K"), "the bar chart labels its y axis");
-  check((await page.locator(`${turn(2)} figure.chart svg circle.point`).count()) === 14, "orders per day (text day + number) get a default line chart with 14 points");
-  check((await page.locator(`${turn(2)} figure.chart svg path.line`).count()) === 1, "the line is drawn");
-  check((await page.locator(`${turn(3)} figure.chart svg path.slice`).count()) === 5, "orders per status get a default pie chart with 5 slices");
+  check(bars.x.some((b) => b.text.startsWith("Electronics")), "the bar chart labels its x axis");
+  check(bars.y.some((b) => b.text === "120K"), `the bar chart labels its y axis in the editor's locale (${bars.y.map((b) => b.text).join(" ")})`);
+  const [line] = await charts(page, turn(2));
+  check(line?.type === "line" && line.count === 14, "orders per day (text day + number) get a default line chart with 14 points");
+  check(line.xType === "time", "on a time axis");
+  const [pie] = await charts(page, turn(3));
+  check(pie?.type === "pie" && pie.count === 5, "orders per status get a default pie chart with 5 slices");
 
   const blocks = page.locator(".code-block.statement");
   check((await blocks.count()) === 3, "each turn's SQL is shown as a statement block");
@@ -159,7 +162,7 @@ async function checkConversation(page: Page): Promise<void> {
 
   check((await page.locator("img").count()) === 0, "no img element exists");
   check((await texts(page, `${turn(3)} td`)).includes(HOSTILE), "the database's <img ...> value shows as literal text in the table");
-  check((await texts(page, `${turn(3)} svg text`)).some((t) => t.startsWith("<img src=x")), "and as literal text in the chart's legend");
+  check(pie.legend.some((t) => t.startsWith("<img src=x")), "and as literal text in the chart's legend");
   check((await texts(page, `${turn(3)} .answer .md code`)).includes(HOSTILE), "and in the answer's inline code");
 }
 
@@ -264,7 +267,8 @@ async function checkStreaming(page: Page): Promise<void> {
   ]);
   const t = turn(10);
   await page.locator(`${t} table.data tbody tr:nth-child(${BIG_ROWS})`).waitFor({ timeout: WAIT_MS });
-  check((await page.locator(`${t} figure.chart svg circle.point`).count()) === BIG_ROWS, "a 500-row result is drawn as a table and a default line chart of 500 points");
+  const [big] = await charts(page, t);
+  check(big?.type === "line" && big.count === BIG_ROWS, "a 500-row result is drawn as a table and a default line chart of 500 points");
   await page.evaluate((sel) => {
     const doc = (globalThis as any).document;
     (globalThis as any).__kept = { section: doc.querySelector(sel), table: doc.querySelector(`${sel} table.data`), chart: doc.querySelector(`${sel} figure.chart`) };
@@ -407,18 +411,15 @@ async function checkNarrow(page: Page, shot: string): Promise<void> {
     { type: "turnEnd", turnId: 20, result: { stopReason: "end_turn", answer: "", statements: [wide], warnings: [] } },
   ]);
   await page.setViewportSize({ width: 290, height: 900 });
-  // The charts are drawn again at the new width on the next frame.
-  await page.waitForFunction(() => [...(globalThis as any).document.querySelectorAll("svg.chart-svg")].every((s: any) => Number(s.getAttribute("width")) <= 290), undefined, { timeout: WAIT_MS });
+  // Chart.js draws the charts again at the new width on the next frame.
+  await page.waitForFunction(() => [...(globalThis as any).document.querySelectorAll("figure.chart canvas")].every((c: any) => (globalThis as any).Chart.getChart(c).width <= 290), undefined, { timeout: WAIT_MS });
   const panel = await page.locator("main.conversation").evaluate((c: any) => ({ scroll: c.scrollWidth, client: c.clientWidth }));
   check(panel.scroll <= panel.client, `at 290 px the panel does not scroll sideways (${panel.scroll} <= ${panel.client})`);
-  const svgs = await page.locator("svg.chart-svg").evaluateAll((els: any[]) =>
-    els.map((s) => ({ attr: Number(s.getAttribute("width")), shown: s.getBoundingClientRect().width, right: s.getBoundingClientRect().right, fig: s.parentElement.getBoundingClientRect().right })),
+  const sizes = await page.locator("figure.chart canvas").evaluateAll((els: any[]) =>
+    els.map((c) => ({ drawn: (globalThis as any).Chart.getChart(c).width, shown: c.getBoundingClientRect().width, right: c.getBoundingClientRect().right, fig: c.closest("figure").getBoundingClientRect().right })),
   );
-  check(svgs.length > 0 && svgs.every((s) => Math.abs(s.attr - s.shown) < 1 && s.right <= s.fig + 1), `each chart is drawn at the width it is shown at, inside its box: its 11px labels are not scaled down (${JSON.stringify(svgs)})`);
-  const legend = await page.locator(`${turn(3)} svg text.legend`).evaluateAll((els: any[]) =>
-    els.map((t) => ({ right: t.getBoundingClientRect().right, svgRight: t.ownerSVGElement.getBoundingClientRect().right, size: (globalThis as any).getComputedStyle(t).fontSize })),
-  );
-  check(legend.length === 5 && legend.every((l) => l.right <= l.svgRight + 1 && l.size === "11px"), "the pie's legend is whole and 11px");
+  check(sizes.length > 0 && sizes.every((s) => Math.abs(s.drawn - s.shown) < 1 && s.right <= s.fig + 1), `each chart is drawn at the width it is shown at, inside its box: its 11px labels are not scaled down (${JSON.stringify(sizes)})`);
+  for (const c of await charts(page, "")) labelsFit(c, `at 290 px, the ${c.type} chart "${c.title}"`);
   const wrap = page.locator(`${turn(20)} .table-wrap`);
   const dims = await wrap.evaluate((w: any) => ({ scroll: w.scrollWidth, client: w.clientWidth }));
   check(dims.scroll > dims.client, "a wide table is wider than its box");
@@ -439,6 +440,216 @@ async function checkNarrow(page: Page, shot: string): Promise<void> {
   await page.screenshot({ path: shot });
   console.log(`screenshot: ${shot}`);
   await page.setViewportSize({ width: 480, height: 900 });
+}
+
+/** A tick label as Chart.js laid it out, in the canvas's CSS pixels. */
+interface LabelBox {
+  text: string;
+  /** Its box in its own (rotated) frame, relative to the axis's first label: for the overlap test. */
+  rx0: number; ry0: number; rx1: number; ry1: number;
+  /** Its axis-aligned box in the canvas: for the edge test. */
+  x0: number; y0: number; x1: number; y1: number;
+}
+
+interface DrawnChart {
+  title: string;
+  type: string;
+  count: number;
+  xType: string;
+  width: number;
+  height: number;
+  tickColor: string;
+  x: LabelBox[];
+  y: LabelBox[];
+  legend: string[];
+  legendBoxes: LabelBox[];
+  labels: string[];
+}
+
+/**
+ * The charts under sel as Chart.js drew them: kind, values, and each axis's
+ * tick labels as boxes measured from Chart.js's own label layout
+ * (getLabelItems: position, rotation, alignment, font) and the canvas's
+ * text metrics, since a canvas has no label elements to measure.
+ */
+async function charts(page: Page, sel: string): Promise<DrawnChart[]> {
+  await page.locator(`${sel} figure.chart canvas`).first().waitFor({ timeout: WAIT_MS });
+  return page.locator(`${sel} figure.chart canvas`).evaluateAll((els: any[]) =>
+    els.map((canvas) => {
+      const chart = (globalThis as any).Chart.getChart(canvas);
+      const ctx = canvas.getContext("2d");
+      const boxes = (scale: any): any[] => {
+        if (!scale) return [];
+        let first: [number, number] | undefined;
+        return scale.getLabelItems().map((it: any) => {
+          const text = String(it.label);
+          ctx.save();
+          ctx.font = it.font.string;
+          const w = ctx.measureText(text).width;
+          ctx.restore();
+          const h = it.font.size;
+          const o = it.options;
+          const [tx, ty] = o.translation;
+          const rot = o.rotation || 0;
+          const lx = o.textAlign === "right" || o.textAlign === "end" ? -w : o.textAlign === "center" ? -w / 2 : 0;
+          const base = it.textOffset;
+          const ly = o.textBaseline === "middle" ? base - h / 2 : o.textBaseline === "bottom" ? base - h : base;
+          const cos = Math.cos(rot), sin = Math.sin(rot);
+          const corners = [[lx, ly], [lx + w, ly], [lx, ly + h], [lx + w, ly + h]].map(([x, y]) => [tx + x * cos - y * sin, ty + x * sin + y * cos]);
+          first = first || [tx, ty];
+          // This label's origin in the rotated frame of the axis's first label.
+          const dx = tx - first[0], dy = ty - first[1];
+          const ox = dx * cos + dy * sin, oy = -dx * sin + dy * cos;
+          return {
+            text,
+            rx0: ox + lx, ry0: oy + ly, rx1: ox + lx + w, ry1: oy + ly + h,
+            x0: Math.min(...corners.map((c) => c[0])), x1: Math.max(...corners.map((c) => c[0])),
+            y0: Math.min(...corners.map((c) => c[1])), y1: Math.max(...corners.map((c) => c[1])),
+          };
+        });
+      };
+      const legend = chart.legend?.legendItems?.map((l: any) => String(l.text)) || [];
+      // Chart.js's own boxes of the legend's entries: the swatch and its text.
+      const legendBoxes = (chart.legend?.legendHitBoxes || []).map((b: any, i: number) => ({
+        text: legend[i], rx0: b.left, ry0: b.top, rx1: b.left + b.width, ry1: b.top + b.height, x0: b.left, y0: b.top, x1: b.left + b.width, y1: b.top + b.height,
+      }));
+      return {
+        title: canvas.getAttribute("aria-label"),
+        type: chart.config.type,
+        count: chart.data.datasets[0].data.length,
+        xType: chart.scales.x?.type || "",
+        width: chart.width,
+        height: chart.height,
+        tickColor: String(chart.options.scales?.x?.ticks?.color || ""),
+        x: boxes(chart.scales.x),
+        y: boxes(chart.scales.y),
+        legend,
+        legendBoxes,
+        labels: (chart.data.labels || []).map(String),
+      };
+    }),
+  );
+}
+
+/** Checks that no two tick labels of an axis overlap and none is cut at the canvas's edge. */
+function labelsFit(c: DrawnChart, what: string): void {
+  for (const [axis, boxes] of [["x", c.x], ["y", c.y], ["legend", c.legendBoxes]] as const) {
+    const overlaps: string[] = [];
+    for (let i = 1; i < boxes.length; i++) {
+      const a = boxes[i - 1], b = boxes[i];
+      if (a.rx0 < b.rx1 - 0.5 && b.rx0 < a.rx1 - 0.5 && a.ry0 < b.ry1 - 0.5 && b.ry0 < a.ry1 - 0.5) overlaps.push(`${a.text} / ${b.text}`);
+    }
+    check(overlaps.length === 0, `${what}: no two ${axis} labels overlap (${boxes.length} shown${overlaps.length ? "; overlapping: " + overlaps.join(", ") : ""})`);
+    const cut = boxes.filter((b) => b.x0 < -0.5 || b.y0 < -0.5 || b.x1 > c.width + 0.5 || b.y1 > c.height + 0.5);
+    check(cut.length === 0, `${what}: no ${axis} label is cut at an edge${cut.length ? ": " + JSON.stringify(cut) : ""}`);
+  }
+}
+
+/** A chart event of a turn of its own. */
+function chartTurn(id: number, chart: Record<string, unknown>): any[] {
+  return [
+    { type: "turnStart", turnId: id, query: String(chart.title) },
+    progress(id, { kind: "chart", tool: "render_chart", callId: `c${id}`, chart }),
+    { type: "turnEnd", turnId: id, result: { stopReason: "end_turn", answer: "", statements: [], warnings: [] } },
+  ];
+}
+
+const CATEGORIES = [
+  "Electronics and Computers", "Home & Kitchen", "Sports and Outdoors", "Clothing, Shoes and Jewelry", "Books", "Toys & Games",
+  "Health and Household", "Beauty & Personal Care", "Garden and Patio", "Automotive Parts & Accessories", "Grocery & Gourmet Food", "Office Products",
+];
+
+/**
+ * Twelve long category names, sixty days, near-equal and differing shares:
+ * the labels are thinned or turned, never overlap nor leave the canvas; a
+ * pie only where its shares differ; the chart follows a theme change.
+ */
+async function checkLabels(page: Page, shot: string): Promise<void> {
+  const days = Array.from({ length: 60 }, (_, i) => new Date(Date.UTC(2026, 7, 1 + i)).toISOString().slice(0, 10));
+  await postAll(page, [
+    ...chartTurn(40, { chartType: "bar", x: "category", y: "revenue", title: "Revenue by category", labels: CATEGORIES, values: CATEGORIES.map((_, i) => 1000 * (i + 1) ** 2 + 0.5) }),
+    ...chartTurn(41, { chartType: "line", x: "day", y: "orders", title: "Orders by day", labels: days, values: days.map((_, i) => 40 + ((i * 7) % 23)) }),
+    ...chartTurn(42, { chartType: "pie", x: "region", y: "orders", title: "Orders by region (even)", labels: ["North", "South", "East", "West", "Centre"], values: [201, 199, 200, 198, 202] }),
+  ]);
+  const [cats] = await charts(page, turn(40));
+  check(cats?.type === "bar" && cats.count === 12 && cats.xType === "category", "twelve categories get twelve bars on a category axis");
+  check(cats.labels.join("|") === CATEGORIES.join("|"), "the chart keeps the whole names for its tooltips");
+  check(cats.x.length >= 4, `at least a third of the categories are labelled (${cats.x.length})`);
+  check(cats.x.every((b) => b.text.length <= 18), "long names are cut on the axis");
+  // The pointer on a bar whose name is cut: the tooltip has the whole name and the value in the locale.
+  const canvas = page.locator(`${turn(40)} figure.chart canvas`);
+  await canvas.scrollIntoViewIfNeeded();
+  const bar = await canvas.evaluate((c: any) => {
+    const el = (globalThis as any).Chart.getChart(c).getDatasetMeta(0).data[3];
+    return { x: el.x, y: (el.y + el.base) / 2 };
+  });
+  const box = await canvas.boundingBox();
+  if (!box) throw new CheckFailed("the 12-category chart has no box");
+  await page.mouse.move(box.x + bar.x, box.y + bar.y);
+  await page.waitForFunction((c: any) => (globalThis as any).Chart.getChart(c).tooltip.opacity > 0, await canvas.elementHandle(), { timeout: WAIT_MS });
+  const tip = await canvas.evaluate((c: any) => {
+    const t = (globalThis as any).Chart.getChart(c).tooltip;
+    return { title: t.title, body: t.body.map((b: any) => b.lines.join(" ")) };
+  });
+  check(tip.title.join("") === CATEGORIES[3] && tip.body.join("").trim() === "16,000.5", `hovering a cut name's bar shows it whole with its value (${JSON.stringify(tip)})`);
+  await page.mouse.move(0, 0);
+  labelsFit(cats, "12 categories");
+  const [daily] = await charts(page, turn(41));
+  check(daily?.type === "line" && daily.count === 60 && daily.xType === "time", "sixty days get a line on a time axis");
+  check(daily.x.length >= 3, `the time axis has dates on it (${daily.x.map((b) => b.text).join(", ")})`);
+  labelsFit(daily, "60 days");
+  const [even] = await charts(page, turn(42));
+  check(even?.type === "bar", "five near-equal shares get bars, not a pie");
+  // The two charts, from the first's question to the second's figure.
+  await page.locator(turn(40)).evaluate((el: any) => el.scrollIntoView({ block: "start" }));
+  const top = await page.locator(`${turn(40)} figure.chart`).boundingBox();
+  const bottom = await page.locator(`${turn(41)} figure.chart`).boundingBox();
+  if (!top || !bottom) throw new CheckFailed("the two charts have no boxes to take a screenshot of");
+  await page.screenshot({ path: shot, clip: { x: 0, y: top.y - 8, width: page.viewportSize()?.width || 480, height: bottom.y + bottom.height - top.y + 16 } });
+  console.log(`screenshot: ${shot}`);
+
+  // A light theme: VS Code changes the variables and body's class.
+  const before = cats.tickColor;
+  await page.evaluate(() => {
+    const b = (globalThis as any).document.body;
+    b.style.setProperty("--vscode-descriptionForeground", "#717171");
+    b.style.setProperty("--vscode-foreground", "#3b3b3b");
+    b.classList.replace("vscode-dark", "vscode-light");
+  });
+  await page.waitForFunction((sel) => {
+    const c = (globalThis as any).document.querySelector(`${sel} figure.chart canvas`);
+    return (globalThis as any).Chart.getChart(c).options.scales.x.ticks.color === "#717171";
+  }, turn(40), { timeout: WAIT_MS });
+  check(before === "#9d9d9d", `the chart follows the theme: its labels turn from ${before} to the light theme's #717171`);
+  await page.evaluate((theme) => {
+    const b = (globalThis as any).document.body;
+    for (const k of ["--vscode-descriptionForeground", "--vscode-foreground"]) b.style.setProperty(k, theme[k]);
+    b.classList.replace("vscode-light", "vscode-dark");
+  }, DARK_THEME);
+}
+
+/** In a German editor, the charts' numbers are German: 1.500, 0,5. */
+async function checkLocale(): Promise<void> {
+  const served = await serve({ before: BEFORE, defaultStyles: VSCODE_DEFAULT_STYLES, locale: "de-DE" });
+  let browser: Awaited<ReturnType<typeof openChat>> | undefined;
+  try {
+    browser = await openChat(served);
+    const page = browser.page;
+    await waitPosted(page, { type: "ready" }, "a German page posts ready");
+    await postAll(page, chartTurn(50, { chartType: "bar", x: "k", y: "v", title: "Mengen", labels: ["a", "b", "c"], values: [1500, 700.5, 2200] }));
+    const [c] = await charts(page, turn(50));
+    const ticks = c.y.map((b) => b.text);
+    check(ticks.includes("1.500") && ticks.includes("2.000"), `the y axis groups digits as German does (${ticks.join(" ")})`);
+    // A cleared conversation frees its charts' canvases.
+    await postAll(page, [{ type: "clear" }]);
+    await page.waitForFunction(() => Object.keys((globalThis as any).Chart.instances).length === 0, undefined, { timeout: WAIT_MS })
+      .then(() => console.log("ok - a cleared conversation frees its charts"))
+      .catch(async () => { throw new CheckFailed(`a cleared conversation keeps ${await page.evaluate(() => Object.keys((globalThis as any).Chart.instances).length)} charts`); });
+    check(browser.problems.length === 0, `no console errors or page errors${browser.problems.length ? ": " + browser.problems.join("; ") : ""}`);
+  } finally {
+    await browser?.close();
+    served.close();
+  }
 }
 
 async function run(outFile: string): Promise<void> {
@@ -465,6 +676,7 @@ async function run(outFile: string): Promise<void> {
     await page.screenshot({ path: endFile });
     console.log(`screenshot: ${endFile}`);
 
+    await checkLabels(page, path.join(path.dirname(outFile), "vscode-chart-labels.png"));
     await checkNarrow(page, outFile.replace(/\.png$/, "-narrow.png"));
     await checkEarlyRows(page);
     await checkConfirm(page);
@@ -508,6 +720,7 @@ async function main(): Promise<void> {
   }, 10 * 60_000);
   try {
     await run(path.join(dir, "vscode-chat.png"));
+    await checkLocale();
     console.log(`render check passed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   } catch (e) {
     console.error(`render check FAILED: ${e instanceof CheckFailed ? e.message : e instanceof Error ? e.stack : String(e)}`);

@@ -459,7 +459,8 @@ test("chooseChart: only a category and a measure that make sense", () => {
   assert.equal(view.chooseChart(st(["sku", "n"], [["X1", 3], ["X2", 4]])), null);
   // Averages and prices are no parts of a whole: bars, not a pie.
   assert.equal(view.chooseChart(st(["status", "avg_total"], [["a", 3], ["b", 4]])).chartType, "bar");
-  assert.equal(view.chooseChart(st(["status", "orders"], [["a", 3], ["b", 4]])).chartType, "pie");
+  assert.equal(view.chooseChart(st(["status", "orders"], [["a", 3], ["b", 9]])).chartType, "pie");
+  assert.equal(view.chooseChart(st(["status", "orders"], [["a", 3], ["b", 4]])).chartType, "bar", "near-equal shares");
   // Groups of two columns repeat their labels; too many groups are not readable.
   assert.equal(view.chooseChart(st(["status", "n"], [["a", 3], ["a", 4], ["b", 1]])), null);
   assert.equal(view.chooseChart(st(["k", "n"], Array.from({ length: 41 }, (_, i) => [`k${i}`, i + 1]))), null);
@@ -525,77 +526,35 @@ test("turnBlocks: a result gets its default chart unless a chart event draws it"
   assert.ok(view.turnBlocks(replayed).some((b: any) => b.item?.kind === "sql" && b.item.statement), "the result is still shown");
 });
 
-test("niceTicks cover the range with round steps", () => {
-  assert.deepEqual(view.niceTicks(0, 115089.34), [0, 20000, 40000, 60000, 80000, 100000, 120000]);
-  assert.deepEqual(view.niceTicks(16, 29), [15, 20, 25, 30]);
-  assert.deepEqual(view.niceTicks(-3, 7), [-4, -2, 0, 2, 4, 6, 8]);
-  const flat = view.niceTicks(5, 5);
-  assert.ok(flat[0] < 5 && flat[flat.length - 1] > 5, `flat data gets room: ${flat}`);
-  assert.deepEqual(view.niceTicks(0, 0.3), [0, 0.1, 0.2, 0.3]);
+test("chartPlan: a pie only for a few parts whose shares differ, bars otherwise", () => {
+  const pie = (values: number[]) => view.chartPlan({ chartType: "pie", x: "s", y: "n", labels: values.map((_, i) => `s${i}`), values }).kind;
+  assert.equal(pie([1204, 402, 251, 143]), "pie");
+  assert.equal(pie([21, 20, 20, 19, 20]), "bar", "five nearly equal shares");
+  assert.equal(pie([5, 4, 3, 2, 1, 1, 1]), "bar", "seven slices");
+  assert.equal(pie([3, 0, 1]), "bar", "a zero share");
+  assert.equal(pie([3]), "bar", "one slice");
 });
 
-test("bar geometry: one bar per value, heights in proportion, inside the plot, negatives below the baseline", () => {
-  const g = view.chartGeometry({ chartType: "bar", x: "k", y: "v", labels: ["a", "b", "c"], values: [10, 20, -5] });
-  assert.equal(g.kind, "bar");
-  assert.equal(g.bars.length, 3);
-  const [a, b, c] = g.bars;
-  assert.ok(Math.abs(b.height / a.height - 2) < 0.02, `heights ${a.height} ${b.height}`);
-  assert.equal(a.y + a.height, g.baseline, "a positive bar stands on the baseline");
-  assert.equal(c.y, g.baseline, "a negative bar hangs from it");
-  for (const bar of g.bars) {
-    assert.ok(bar.x >= g.plot.left && bar.x + bar.width <= g.plot.left + g.plot.width + 0.5);
-    assert.ok(bar.y >= g.plot.top - 0.5 && bar.y + bar.height <= g.plot.top + g.plot.height + 0.5);
-  }
-  assert.deepEqual(g.xLabels.map((l: any) => l.text), ["a", "b", "c"]);
-  assert.equal(g.rotateLabels, false);
-  assert.ok(g.yTicks.length >= 3);
-
-  const many = view.chartGeometry({ chartType: "bar", x: "k", y: "v", labels: Array.from({ length: 20 }, (_, i) => `category number ${i}`), values: Array(20).fill(1) });
-  assert.equal(many.rotateLabels, true, "long labels that do not fit are turned");
-  assert.ok(many.xLabels.every((l: any) => l.text.length <= 14 && l.full.startsWith("category")));
+test("chartPlan: dates in order get a time axis, other labels a category axis", () => {
+  const days = Array.from({ length: 60 }, (_, i) => new Date(Date.UTC(2026, 8, 1 + i)).toISOString().slice(0, 10));
+  const line = view.chartPlan({ chartType: "line", x: "day", y: "n", labels: days, values: days.map((_, i) => i) });
+  assert.equal(line.kind, "line");
+  assert.equal(line.time, "day");
+  assert.equal(line.times.length, 60);
+  assert.equal(new Date(line.times[0]).getDate(), 1, "a day at local midnight");
+  assert.ok(line.times.every((t: number, i: number) => i === 0 || t > line.times[i - 1]));
+  const instants = view.chartPlan({ chartType: "line", x: "t", y: "n", labels: ["2026-10-01 10:00", "2026-10-01T11:30:00Z"], values: [1, 2] });
+  assert.equal(instants.time, "instant");
+  const months = view.chartPlan({ chartType: "bar", x: "m", y: "n", labels: ["2026-01", "2026-02"], values: [1, 2] });
+  assert.equal(months.kind, "bar");
+  assert.equal(months.time, "day");
+  const shuffled = view.chartPlan({ chartType: "bar", x: "d", y: "n", labels: ["2026-02-01", "2026-01-01"], values: [1, 2] });
+  assert.equal(shuffled.time, undefined, "dates out of order stay categories");
+  const cats = view.chartPlan({ chartType: "bar", x: "k", y: "n", labels: ["a", "b"], values: [1, 2] });
+  assert.equal(cats.time, undefined);
+  const sc = view.chartPlan({ chartType: "scatter", x: "a", y: "b", points: [{ x: 1, y: 2 }, { x: Number.NaN, y: 1 }] });
+  assert.deepEqual([sc.kind, sc.points.length], ["scatter", 1]);
 });
-
-test("line and scatter geometry: points left to right, one per value", () => {
-  const line = view.chartGeometry({ chartType: "line", x: "d", y: "n", labels: ["d1", "d2", "d3", "d4"], values: [1, 3, 2, 4] });
-  assert.equal(line.points.length, 4);
-  assert.ok(line.points.every((p: any, i: number) => i === 0 || p.x > line.points[i - 1].x));
-  assert.ok(line.points[3].y < line.points[0].y, "a larger value is higher");
-  assert.match(line.path, /^M[\d.]+ [\d.]+( L[\d.]+ [\d.]+){3}$/);
-  const sc = view.chartGeometry({ chartType: "scatter", x: "a", y: "b", points: [{ x: 1, y: 1 }, { x: 10, y: 5 }] });
-  assert.equal(sc.points.length, 2);
-  assert.ok(sc.points[1].x > sc.points[0].x && sc.points[1].y < sc.points[0].y);
-});
-
-test("pie geometry: slices add up to the whole, non-positive values left out, one slice is a circle", () => {
-  const g = view.chartGeometry({ chartType: "pie", x: "s", y: "n", labels: ["a", "b", "c", "d"], values: [1, 1, 2, 0] });
-  assert.equal(g.slices.length, 3);
-  assert.ok(Math.abs(g.slices.reduce((s: number, x: any) => s + x.fraction, 0) - 1) < 1e-9);
-  assert.equal(g.slices[2].fraction, 0.5);
-  assert.equal(g.legend.length, 3);
-  assert.match(g.legend[2].text, /^c {2}2 \(50%\)$/);
-  const one = view.chartGeometry({ chartType: "pie", x: "s", y: "n", labels: ["all"], values: [3] });
-  assert.equal((one.slices[0].d.match(/A/g) || []).length, 2, "a whole circle is drawn as two arcs");
-});
-
-test("narrow panel (~290 px): a pie's legend goes under it, and every label fits the width it is drawn at", () => {
-  const width = 244; // a 290 px sidebar less the paddings, as chat.js measures it
-  const CHAR = 6.2; // view.js's width of a character at 11 px
-  const pie = view.chartGeometry({ chartType: "pie", x: "status", y: "orders", labels: ["delivered", "shipped", "cancelled", "pending", "returned"], values: [1728, 122, 107, 43, 1] }, { width, height: 200 });
-  assert.equal(pie.legendBelow, true);
-  assert.equal(pie.width, width);
-  for (const l of pie.legend) {
-    assert.ok(l.x + 16 + l.text.length * CHAR <= width + 1, `legend "${l.text}" fits: ${l.x + 16 + l.text.length * CHAR} <= ${width}`);
-    assert.ok(l.y > pie.cy + pie.r && l.y < pie.height, "under the pie, inside the drawing");
-  }
-  assert.match(pie.legend[0].text, /^delivered {2}1.728 \(86%\)$/);
-  const wide = view.chartGeometry({ chartType: "pie", x: "s", y: "n", labels: ["a", "b"], values: [1, 2] }, { width: 440, height: 240 });
-  assert.equal(wide.legendBelow, false, "beside it when there is room");
-
-  const bar = view.chartGeometry({ chartType: "bar", x: "category", y: "revenue", labels: ["Electronics", "Sports", "Clothing", "Home & Kitchen", "Books"], values: [115089.34, 57633.13, 43538.86, 30000, 12000] }, { width, height: 200 });
-  assert.ok(bar.bars.every((b: any) => b.x >= bar.plot.left && b.x + b.width <= width), "bars inside");
-  assert.ok(bar.plot.width > 120, `a plot still wide enough to read: ${bar.plot.width}`);
-});
-
 test("formatNumber: digits grouped as the locale groups them, every decimal kept", () => {
   const { group: G, decimal: D } = view.SEPARATORS;
   assert.equal(view.formatNumber(1234567), `1${G}234${G}567`);
@@ -732,6 +691,9 @@ test("chatHtml escapes what it inserts and refuses a nonce or source that would 
   assert.doesNotMatch(html, /<img/);
   assert.match(html, /src="x&quot;&gt;&lt;img src=y onerror=alert\(1\)&gt;"/);
   assert.match(html, /href="s&amp;t"/);
+  assert.match(html, /<html lang="en">/, "English when the editor's locale is not given");
+  const de = chatHtml({ cspSource: "vscode-webview://a", nonce: "A".repeat(22), scriptUris: [], styleUri: "s", locale: 'de"><script>' });
+  assert.match(de, /<html lang="de&quot;&gt;&lt;script&gt;">/, "the editor's locale, escaped");
   assert.throws(() => chatHtml({ cspSource: "x", nonce: "abc' 'unsafe-inline", scriptUris: [], styleUri: "s" }), /nonce/);
   assert.throws(() => chatHtml({ cspSource: "x; script-src *", nonce: newNonce(), scriptUris: [], styleUri: "s" }), /cspSource/);
   assert.throws(() => chatHtml({ cspSource: "'self' 'unsafe-inline'", nonce: newNonce(), scriptUris: [], styleUri: "s" }), /cspSource/);
@@ -740,20 +702,29 @@ test("chatHtml escapes what it inserts and refuses a nonce or source that would 
   assert.notEqual(newNonce(), newNonce());
 });
 
-test("view.js and chat.js hold to their JSDoc types", () => {
+test("view.js, charts.js and chat.js hold to their JSDoc types", () => {
   const tsc = path.join(root, "node_modules", "typescript", "bin", "tsc");
   const args = [tsc, "--noEmit", "--allowJs", "--checkJs", "--strict", "--lib", "ES2022,DOM,DOM.Iterable", "--target", "ES2022",
-    "--module", "commonjs", "--types", "node", path.join(root, "media", "view.js"), path.join(root, "media", "chat.js")];
+    "--module", "commonjs", "--types", "node", path.join(root, "media", "view.js"), path.join(root, "media", "charts.js"), path.join(root, "media", "chat.js")];
   // Minutes, not seconds: tsc takes most of a minute on a loaded machine.
   const r = spawnSync(process.execPath, args, { encoding: "utf8", timeout: 10 * 60_000 });
   assert.equal(r.status, 0, `tsc --checkJs found problems:\n${r.stdout}${r.stderr}`);
 });
 
 test("the webview scripts never parse text as HTML", () => {
-  for (const file of ["chat.js", "view.js"]) {
+  for (const file of ["chat.js", "view.js", "charts.js"]) {
     const code = fs.readFileSync(path.join(root, "media", file), "utf8");
     for (const bad of ["innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "DOMParser", "createContextualFragment", "setAttribute(\"style\"", "eval("]) {
       assert.ok(!code.includes(bad), `${file} uses ${bad}`);
+    }
+  }
+});
+
+test("the bundled Chart.js runs under the panel's CSP: no eval, no new Function, no remote load", () => {
+  for (const file of ["chart.umd.js", "chartjs-adapter-date-fns.bundle.min.js"]) {
+    const code = fs.readFileSync(path.join(root, "media", "vendor", file), "utf8");
+    for (const bad of [/\beval\(/, /new Function\(/, /https?:\/\/[^\s"'`]*\.js\b/]) {
+      assert.ok(!bad.test(code), `${file} matches ${bad}`);
     }
   }
 });

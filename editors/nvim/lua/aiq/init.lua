@@ -32,6 +32,10 @@ function M.allowances(args)
   require("aiq.allowances").run(args)
 end
 
+function M.complete_allowances(lead, cmdline)
+  return require("aiq.allowances").complete(lead, cmdline)
+end
+
 function M.setup(opts)
   local o = config.set(opts)
   local key = o.keymaps.ask

@@ -138,7 +138,8 @@ end
 -- statement returned, when the rows given are not all of them;
 -- opts.max_width, when given, is the width the table must fit in: the
 -- widest columns are narrowed and their longer cells cut with "…", so that
--- a wide result is not wrapped into an unreadable block.
+-- a wide result is not wrapped into an unreadable block. opts.max_cell,
+-- when given, is the widest any column gets, its longer cells cut so.
 function M.table(columns, rows, opts)
   opts = opts or {}
   local max_rows = opts.max_rows or 50
@@ -165,6 +166,13 @@ function M.table(columns, rows, opts)
   local all, narrowed = ncols, false
   if opts.max_width then
     ncols, narrowed = fit(widths, opts.max_width)
+  end
+  if opts.max_cell then
+    for c = 1, ncols do
+      if widths[c] > opts.max_cell then
+        widths[c], narrowed = math.max(opts.max_cell, 3), true
+      end
+    end
   end
   local function line(values, right, known)
     local parts = {}

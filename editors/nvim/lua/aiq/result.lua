@@ -70,6 +70,10 @@ end
 
 local tabs = 0
 
+-- TAB_CELL is the widest a column of the tab gets: a longer value is cut
+-- with "…" (the columns stay aligned); :AiqExport writes it whole.
+local TAB_CELL = 40
+
 -- open shows every kept row and column of a statement in a new tab: the
 -- table in a window that does not wrap, its header in a window of two
 -- lines above that follows it sideways, so that it stays in view.
@@ -79,7 +83,7 @@ function M.open(st)
     return
   end
   local rows = type(st.rows) == "table" and st.rows or {}
-  local lines = render.table(st.columns, rows, { max_rows = #rows, total = tonumber(st.rowCount) })
+  local lines = render.table(st.columns, rows, { max_rows = #rows, total = tonumber(st.rowCount), max_cell = TAB_CELL })
   local n = tonumber(st.rowCount) or #rows
   if st.truncated then
     lines[#lines + 1] = string.format("(the first %d of %d rows; :AiqExport writes them all)", #rows, n)

@@ -449,7 +449,14 @@ function M.model(name)
       vim.ui.select(result.models or {}, {
         prompt = "aiq model:",
         format_item = function(m)
-          return m == result.current and (m .. " (current)") or m
+          local marks = {}
+          if m == result.configured then
+            marks[#marks + 1] = "config.yaml"
+          end
+          if m == result.current then
+            marks[#marks + 1] = "current"
+          end
+          return #marks > 0 and string.format("%s (%s)", m, table.concat(marks, ", ")) or m
         end,
       }, function(choice)
         if choice and choice ~= result.current then

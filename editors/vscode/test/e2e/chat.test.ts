@@ -126,7 +126,12 @@ e2eSuite("the AIQ panel in code-server", () => {
     assert.deepEqual(await t.locator("table.data thead th").allTextContents(), ["category", "revenue"]);
     assert.equal(await t.locator("table.data tbody tr").count(), result.row_count, "a row per category");
     assert.equal(await t.locator("table.data tbody td").first().textContent(), result.rows[0][0]);
-    assert.equal(await t.locator("figure.chart svg rect.bar").count(), result.row_count, "a bar per category");
+    // Chart.js, loaded from the packaged extension under the webview's CSP, draws a bar per category.
+    const drawn = await t.locator("figure.chart canvas").evaluate((c) => {
+      const chart = (globalThis as any).Chart.getChart(c);
+      return { type: chart.config.type, bars: chart.getDatasetMeta(0).data.length };
+    });
+    assert.deepEqual(drawn, { type: "bar", bars: result.row_count }, "a bar per category");
     assert.match((await t.locator(".code-block.statement").textContent()) ?? "", /GROUP BY p\.category/);
     assert.match((await t.locator(".answer").textContent()) ?? "", /Electronics brings in the most revenue, Grocery the least\./);
 

@@ -8,7 +8,7 @@ import * as os from "os";
 import * as path from "path";
 import type { AddressInfo } from "net";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
-import { chatHtml, newNonce } from "../../src/chatHtml";
+import { CHAT_SCRIPTS, chatHtml, newNonce } from "../../src/chatHtml";
 import { WAIT_MS } from "./aiqRpc";
 
 export const CHROMIUM = "/usr/bin/chromium";
@@ -44,6 +44,8 @@ export interface PageScripts {
   after?: string;
   /** A stylesheet served at /vscode-defaults.css, for `before` to link (VS Code's default webview style). */
   defaultStyles?: string;
+  /** The editor's locale, as the extension gives chatHtml (vscode.env.language). */
+  locale?: string;
 }
 
 export interface Served {
@@ -61,12 +63,13 @@ export async function serve(scripts: PageScripts = {}): Promise<Served> {
   if (scripts.before) own["/before.js"] = scripts.before;
   if (scripts.after) own["/after.js"] = scripts.after;
   if (scripts.defaultStyles) own["/vscode-defaults.css"] = scripts.defaultStyles;
-  const media: Record<string, string> = { "/media/view.js": "text/javascript", "/media/chat.js": "text/javascript", "/media/chat.css": "text/css" };
-  const order = ["/vscode-api.js", ...(scripts.before ? ["/before.js"] : []), "/media/view.js", "/media/chat.js", ...(scripts.after ? ["/after.js"] : [])];
+  const media: Record<string, string> = { "/media/chat.css": "text/css" };
+  for (const name of CHAT_SCRIPTS) media[`/media/${name}`] = "text/javascript";
+  const order = ["/vscode-api.js", ...(scripts.before ? ["/before.js"] : []), ...CHAT_SCRIPTS.map((name) => `/media/${name}`), ...(scripts.after ? ["/after.js"] : [])];
   const server = http.createServer((req, res) => {
     const url = (req.url || "/").split("?")[0];
     if (url === "/") {
-      const html = chatHtml({ cspSource: origin, nonce: newNonce(), scriptUris: order.map((u) => origin + u), styleUri: `${origin}/media/chat.css` });
+      const html = chatHtml({ cspSource: origin, nonce: newNonce(), scriptUris: order.map((u) => origin + u), styleUri: `${origin}/media/chat.css`, locale: scripts.locale });
       res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
       res.end(html);
     } else if (own[url] !== undefined) {
@@ -74,7 +77,7 @@ export async function serve(scripts: PageScripts = {}): Promise<Served> {
       res.end(own[url]);
     } else if (media[url]) {
       res.writeHead(200, { "Content-Type": `${media[url]}; charset=utf-8`, "Cache-Control": "no-store" });
-      res.end(fs.readFileSync(path.join(mediaDir, path.basename(url)), "utf8"));
+      res.end(fs.readFileSync(path.join(mediaDir, url.slice("/media/".length)), "utf8"));
     } else if (url === "/favicon.ico") {
       // The browser asks for it on its own; a VS Code webview has none.
       res.writeHead(204);
