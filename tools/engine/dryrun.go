@@ -218,7 +218,7 @@ func (p *postgres) dryRun(ctx context.Context, query string, args []any, table s
 		return 0, nil, "", fmt.Errorf("count the rows of other tables: %w", err)
 	}
 	reuse = endRead(ctx, c, tx) // rolled back, the session reset
-	return tag.RowsAffected(), pgCascade(before, after), "", nil
+	return tag.RowsAffected(), pgCascade(before, after, tag.RowsAffected()), "", nil
 }
 
 // pgTableCounts reads the rows this backend removed, changed and added in
@@ -227,11 +227,17 @@ func (p *postgres) dryRun(ctx context.Context, query string, args []any, table s
 // transactions, so the difference of two reads in one transaction is what
 // the statements between them did.
 func pgTableCounts(ctx context.Context, tx pgx.Tx, table string) (map[string]TableChange, error) {
+	var target string
+	if err := tx.QueryRow(ctx, `SELECT CASE WHEN n.nspname = ANY (current_schemas(false)) THEN quote_ident(c.relname)
+			ELSE quote_ident(n.nspname) || '.' || quote_ident(c.relname) END
+		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass($1)`, table).Scan(&target); err != nil {
+		return nil, err
+	}
 	rows, err := tx.Query(ctx, `SELECT CASE WHEN schemaname = ANY (current_schemas(false)) THEN quote_ident(relname)
 			ELSE quote_ident(schemaname) || '.' || quote_ident(relname) END,
 		n_tup_del, n_tup_upd, n_tup_ins
 		FROM pg_stat_xact_user_tables
-		WHERE relid <> to_regclass($1) AND n_tup_del + n_tup_upd + n_tup_ins > 0`, table)
+		WHERE n_tup_del + n_tup_upd + n_tup_ins > 0`)
 	if err != nil {
 		return nil, err
 	}
@@ -242,18 +248,35 @@ func pgTableCounts(ctx context.Context, tx pgx.Tx, table string) (map[string]Tab
 		if err := rows.Scan(&c.Table, &c.Removed, &c.Changed, &c.Added); err != nil {
 			return nil, err
 		}
+		if c.Table == target {
+			c.Table = ""
+		}
 		out[c.Table] = c
 	}
 	return out, rows.Err()
 }
 
 // pgCascade is what changed between two reads of pgTableCounts, by table
-// name.
-func pgCascade(before, after map[string]TableChange) []TableChange {
+// name; the target's counts (under "") are its own rows plus what a
+// foreign key of the table to itself did, and only the latter is cascade.
+func pgCascade(before, after map[string]TableChange, own int64) []TableChange {
 	var out []TableChange
 	for name, a := range after {
 		b := before[name]
 		c := TableChange{Table: name, Removed: a.Removed - b.Removed, Changed: a.Changed - b.Changed, Added: a.Added - b.Added}
+		if name == "" {
+			// The statement's own rows are in the count of its kind,
+			// the largest.
+			switch max(c.Removed, c.Changed, c.Added) {
+			case c.Removed:
+				c.Removed -= own
+			case c.Changed:
+				c.Changed -= own
+			default:
+				c.Added -= own
+			}
+			c.Table = "the same table"
+		}
 		if c.Total() > 0 {
 			out = append(out, c)
 		}
@@ -295,8 +318,47 @@ func (m *mysqlDB) dryRun(ctx context.Context, query string, args []any, table st
 	if err := m.prepareSession(ctx, c, true); err != nil {
 		return 0, nil, "", err
 	}
+	if skip, err := mysqlUncounted(ctx, c, query, table, reaching); skip != "" || err != nil {
+		return 0, nil, skip, err
+	}
 	n, cascade, err := countRolledBack(ctx, c, query, args, reaching)
 	return n, cascade, "", err
+}
+
+// mysqlUncounted says why a dry run cannot count what the statement does
+// through foreign keys, if it cannot: MySQL and MariaDB keep no per-table
+// counts, so a dry run counts the rows each table lost or gained, and a
+// cascade that changes rows (ON UPDATE CASCADE, SET NULL, SET DEFAULT)
+// changes none of those counts.
+func mysqlUncounted(ctx context.Context, c *sql.Conn, query, table string, reaching []string) (string, error) {
+	kind := ""
+	if f := strings.Fields(query); len(f) > 0 {
+		kind = strings.ToUpper(f[0])
+	}
+	if kind != "UPDATE" && kind != "DELETE" {
+		return "", nil
+	}
+	names := []any{}
+	marks := []string{}
+	for _, t := range append([]string{table}, reaching...) {
+		parts := nameParts(t)
+		names = append(names, parts[len(parts)-1])
+		marks = append(marks, "?")
+	}
+	rule := "DELETE_RULE IN ('SET NULL', 'SET DEFAULT')"
+	if kind == "UPDATE" {
+		rule = "UPDATE_RULE IN ('CASCADE', 'SET NULL', 'SET DEFAULT')"
+	}
+	var n int
+	err := c.QueryRowContext(ctx, `SELECT count(*) FROM information_schema.REFERENTIAL_CONSTRAINTS
+		WHERE CONSTRAINT_SCHEMA = DATABASE() AND REFERENCED_TABLE_NAME IN (`+strings.Join(marks, ", ")+`) AND `+rule, names...).Scan(&n)
+	if err != nil {
+		return "", fmt.Errorf("read the foreign keys: %w", err)
+	}
+	if n > 0 {
+		return "foreign keys that lead to " + table + " change rows of their tables in cascade, which a trial run here cannot count", nil
+	}
+	return "", nil
 }
 
 // dryRun on SQLite: a table without triggers. The rollback releases the

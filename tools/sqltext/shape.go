@@ -55,10 +55,33 @@ func StatementShape(sql string, d Dialect) (Shape, bool) {
 		}
 	}
 	shape, ok := p.shape()
-	if !ok || p.callsOtherFunction() != "" {
+	if !ok || p.callsOtherFunction() != "" || p.hidesReads() {
 		return Shape{}, false
 	}
 	return shape, true
+}
+
+// hidesReads reports whether the statement names tables where the shape's
+// reader does not look for them: a parenthesised join after FROM, JOIN or
+// USING (FROM (customers c CROSS JOIN orders o)), PostgreSQL's TABLE t,
+// or a sequence's next value, which no rollback gives back. Such a
+// statement asks every time.
+func (p *shapeParser) hidesReads() bool {
+	for i, t := range p.toks {
+		switch {
+		case t.IsWord("TABLE"):
+			return true
+		case t.IsWord("NEXT") && i+2 < len(p.toks) && p.toks[i+1].IsWord("VALUE") && p.toks[i+2].IsWord("FOR"):
+			return true
+		case (t.IsWord("FROM") || t.IsWord("JOIN") || t.IsWord("STRAIGHT_JOIN") || t.IsWord("USING") || t.IsPunct(",")) &&
+			i+2 < len(p.toks) && p.toks[i+1].IsPunct("(") && p.toks[i+2].Kind == TokWord && !p.toks[i+2].IsWord("SELECT") && !p.toks[i+2].IsWord("WITH") && !p.toks[i+2].IsWord("VALUES"):
+			if t.IsWord("USING") && i > 0 && p.toks[i-1].Kind == TokWord {
+				continue // JOIN t USING (id): a column list
+			}
+			return true
+		}
+	}
+	return false
 }
 
 // callsOtherFunction returns the name of a function the statement calls
@@ -268,7 +291,7 @@ func (p *shapeParser) Target() (kind string, targetAt int, text, key string, ok 
 			depth--
 		case depth == 0 && t.IsWord("WHERE"):
 			where = true
-		case depth == 0 && !where && (t.IsPunct(",") || t.IsWord("JOIN")) && kind != "INSERT" && !p.afterClause(j):
+		case depth == 0 && !where && (t.IsPunct(",") || t.IsWord("JOIN") || t.IsWord("STRAIGHT_JOIN")) && kind != "INSERT" && !p.afterClause(j):
 			return "", 0, "", "", false
 		case depth == 0 && t.IsWord("USING") && kind == "DELETE" && p.d == DialectMySQL:
 			return "", 0, "", "", false
@@ -319,6 +342,16 @@ func (p *shapeParser) name() (text, key string, ok bool) {
 // one exactly as written, since "Orders" and orders may be two tables.
 func (p *shapeParser) key(t Token) string {
 	if t.Kind != TokQuoted {
+		if p.d == DialectMySQL {
+			// MySQL's and MariaDB's table names are case-sensitive on
+			// Linux (lower_case_table_names=0): orders and ORDERS are
+			// two tables.
+			end := t.Pos
+			for end < len(p.sql) && lexIdentPart(p.sql[end]) {
+				end++
+			}
+			return p.sql[t.Pos:end]
+		}
 		return t.Text
 	}
 	if q := p.sql[t.Pos]; q != '[' {
@@ -355,6 +388,9 @@ func (p *shapeParser) readObjects(targetAt int) [][2]string {
 			}
 			objs = append(objs, [2]string{text, key})
 			k = q.i
+			if k < len(p.toks) && p.toks[k].IsWord("AS") {
+				k++
+			}
 			// An alias, then perhaps a comma and another table.
 			for k < len(p.toks) && (p.toks[k].Kind == TokWord || p.toks[k].Kind == TokQuoted) && !isClauseWord(p.toks[k].Text) {
 				k++

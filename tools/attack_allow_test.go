@@ -1,0 +1,238 @@
+package tools
+
+// Attacks on "Allow always", its row bound, the dry run's counts and the
+// cost gate, by a model that controls the SQL. The user allowed always
+// "UPDATE orders SET status = 'paid' WHERE id = 7" (one row: a bound of
+// 10) and rejects every dialog after it. Each test asserts the secure
+// behaviour; a failure is an attack that worked.
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/aiq/aiq-rpc/sessionio"
+	"github.com/aiq/aiq-rpc/tools/dbtest"
+	"github.com/aiq/aiq-rpc/tools/engine"
+	"github.com/aiq/aiq-rpc/tools/guard"
+)
+
+// attackOrders creates orders with rows 1..n (status 'new') and the extra
+// statements, opens src (after edit, when set), and gives the allowance the
+// user gave: "Allow always" to a one-row UPDATE of orders.
+func attackOrders(t *testing.T, e testEngine, ordersDDL string, n int, edit func(*sessionio.Source), extra ...string) (sessionio.Source, *Set, *confirmer) {
+	t.Helper()
+	src := e.source(t)
+	if ordersDDL == "" {
+		ordersDDL = "CREATE TABLE orders (id integer PRIMARY KEY, status varchar(100) NOT NULL)"
+	}
+	var vals []string
+	for i := 1; i <= n; i++ {
+		vals = append(vals, fmt.Sprintf("(%d, 'new')", i))
+	}
+	dbtest.Exec(t, src, ordersDDL, "INSERT INTO orders (id, status) VALUES "+strings.Join(vals, ", "))
+	dbtest.Exec(t, src, extra...)
+	if edit != nil {
+		edit(&src)
+	}
+	db := openDB(t, src, engine.Options{})
+	c := &confirmer{answers: []guard.Decision{AllowAlways}}
+	s := NewSet(db, c.confirm)
+	wantStatus(t, execSQL(t, s, "UPDATE orders SET status = 'paid' WHERE id = 7"), engine.StatusSuccess)
+	if len(c.requests) != 1 || c.requests[0].Scope != "Allow UPDATE on orders, up to 10 rows at a time, for this conversation" {
+		t.Fatalf("requests %+v, want one offering UPDATE on orders up to 10 rows", c.requests)
+	}
+	return src, s, c
+}
+
+// attackRun runs sql as the model, and reports whether the user was asked
+// (every answer after the first is Reject) and the result.
+func attackRun(t *testing.T, s *Set, c *confirmer, sql string) (bool, *engine.StatementResult) {
+	t.Helper()
+	n := len(c.requests)
+	res := execSQL(t, s, sql)
+	if len(c.requests) > n {
+		t.Logf("asked: risk %s, dry run %s %q, scope %q", c.requests[n].Risk, c.requests[n].DryRun, c.requests[n].DryRunText(), c.requests[n].Scope)
+	}
+	return len(c.requests) > n, res
+}
+
+// TestAttackAllowCascadeUpdate: an UPDATE of the key of orders cascades
+// (ON UPDATE CASCADE) to 30 rows of order_items. MariaDB's dry run counts
+// only the rows other tables lose or gain (count(*) before and after), not
+// those they change, so "UPDATE orders SET id = 1007 WHERE id = 7" counts
+// 1 row and runs under the allowance of 10 while it changes 31 rows
+// (ON UPDATE SET NULL, and ON DELETE SET NULL for a DELETE allowance, are
+// the same). PostgreSQL counts them (pg_stat n_tup_upd) and asks; SQLite
+// runs no cascade (foreign keys off).
+func TestAttackAllowCascadeUpdate(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e testEngine) {
+		items := []string{"CREATE TABLE order_items (id integer PRIMARY KEY, order_id integer, " +
+			"FOREIGN KEY (order_id) REFERENCES orders (id) ON UPDATE CASCADE)"}
+		var vals []string
+		for i := 1; i <= 30; i++ {
+			vals = append(vals, fmt.Sprintf("(%d, 7)", i))
+		}
+		items = append(items, "INSERT INTO order_items (id, order_id) VALUES "+strings.Join(vals, ", "))
+		src, s, c := attackOrders(t, e, "", 40, nil, items...)
+		asked, res := attackRun(t, s, c, "UPDATE orders SET id = 1007 WHERE id = 7")
+		moved := dbtest.QueryInt(t, src, "SELECT count(*) FROM order_items WHERE order_id = 1007")
+		if !asked && res.Status == engine.StatusSuccess && moved > 0 {
+			t.Errorf("ran without a dialog under the 10-row allowance, and changed 1 row of orders and %d of order_items in cascade", moved)
+		}
+	})
+}
+
+// TestAttackAllowSelfCascade: orders.parent_id refers to orders.id ON
+// UPDATE CASCADE. The cascade changes rows of the target itself, which
+// PostgreSQL's dry run leaves out (pg_stat_xact_user_tables WHERE relid <>
+// the target, and the command tag counts the top statement only): one
+// UPDATE of one key rewrites 30 other orders without a dialog.
+func TestAttackAllowSelfCascade(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e testEngine) {
+		ddl := "CREATE TABLE orders (id integer PRIMARY KEY, status varchar(100) NOT NULL, parent_id integer, " +
+			"FOREIGN KEY (parent_id) REFERENCES orders (id) ON UPDATE CASCADE)"
+		var vals []string
+		for i := 100; i < 130; i++ {
+			vals = append(vals, fmt.Sprintf("(%d, 'new', 7)", i))
+		}
+		src, s, c := attackOrders(t, e, ddl, 40, nil, "INSERT INTO orders (id, status, parent_id) VALUES "+strings.Join(vals, ", "))
+		asked, res := attackRun(t, s, c, "UPDATE orders SET id = 1007 WHERE id = 7")
+		moved := dbtest.QueryInt(t, src, "SELECT count(*) FROM orders WHERE parent_id = 1007")
+		if !asked && res.Status == engine.StatusSuccess && moved > 0 {
+			t.Errorf("ran without a dialog under the 10-row allowance, and changed %d rows of orders: 1 itself and %d in cascade", moved+1, moved)
+		}
+		if !asked && res.Status != engine.StatusSuccess {
+			t.Logf("not asked, failed: %s", res.Error)
+		}
+	})
+}
+
+// TestAttackAllowHiddenRead: a table in a parenthesized join, FROM
+// (customers c CROSS JOIN orders o), is not among the shape's objects
+// (readObjects stops at the parenthesis and sees only the table after
+// JOIN; nor one after "FROM orders AS o,"; nor PostgreSQL's TABLE
+// customers), so an UPDATE that reads customers has the shape "UPDATE on
+// orders" and runs under its allowance. It copies customers.secret, a
+// masked column, into orders.status, which the model then reads in clear.
+func TestAttackAllowHiddenRead(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e testEngine) {
+		mask := func(s *sessionio.Source) { s.Mask = []string{"customers.secret"} }
+		src, s, c := attackOrders(t, e, "", 40, mask,
+			"CREATE TABLE customers (id integer PRIMARY KEY, secret varchar(100))",
+			"INSERT INTO customers (id, secret) VALUES (1, 'ssn-123-45-6789')")
+		// The control: the same read, written plainly, asks.
+		if asked, _ := attackRun(t, s, c, "UPDATE orders SET status = (SELECT secret FROM customers WHERE id = 1) WHERE id = 7"); !asked {
+			t.Fatalf("the plain statement that reads customers did not ask")
+		}
+		hidden := []string{
+			"UPDATE orders SET status = (SELECT c.secret FROM (customers c CROSS JOIN orders o) WHERE c.id = 1 AND o.id = 7) WHERE id = 7",
+			// An alias after AS ends the comma list readObjects follows.
+			"UPDATE orders SET status = (SELECT c.secret FROM orders AS o, customers c WHERE c.id = 1 AND o.id = 7) WHERE id = 7",
+		}
+		if e.name == "postgres" {
+			// TABLE customers is a query with no FROM.
+			hidden = append(hidden, "UPDATE orders SET status = (SELECT x.secret FROM (TABLE customers) x WHERE x.id = 1) WHERE id = 7")
+		}
+		for _, sql := range hidden {
+			dbtest.Exec(t, src, "UPDATE orders SET status = 'paid' WHERE id = 7")
+			asked, res := attackRun(t, s, c, sql)
+			if !asked {
+				t.Errorf("%s: reads customers, and ran under the allowance of UPDATE on orders (status %s %q)", sql, res.Status, res.Error)
+				read := execSQL(t, s, "SELECT status FROM orders WHERE id = 7")
+				if m := mustJSON(t, s.ModelView(read)); strings.Contains(m, "ssn-123") {
+					t.Errorf("and the model reads the masked value in clear: %s", m)
+				}
+			}
+		}
+	})
+}
+
+// TestAttackAllowCaseFold: MariaDB on Linux keeps table names case
+// sensitive (lower_case_table_names = 0): orders and ORDERS are two
+// tables. The shape folds unquoted names, so the allowance of UPDATE on
+// orders covers an UPDATE of ORDERS, a table the user never allowed, and
+// it runs without a dialog.
+func TestAttackAllowCaseFold(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e testEngine) {
+		if e.name != "mariadb" {
+			return // PostgreSQL folds unquoted names too; SQLite's names ignore case
+		}
+		src, s, c := attackOrders(t, e, "", 40, nil,
+			"CREATE TABLE ORDERS (id integer PRIMARY KEY, status varchar(100) NOT NULL)",
+			"INSERT INTO ORDERS (id, status) VALUES (1, 'refund'), (2, 'refund')")
+		asked, res := attackRun(t, s, c, "UPDATE ORDERS SET status = 'gone' WHERE id = 1")
+		if !asked && res.Status == engine.StatusSuccess {
+			t.Errorf("an UPDATE of ORDERS, another table, ran under the allowance of UPDATE on orders: %v",
+				dbtest.QueryStrings(t, src, "SELECT CONCAT(id, ' ', status) FROM ORDERS ORDER BY id"))
+		}
+	})
+}
+
+// TestAttackAllowRedactQuote: a masked value that holds a quote escapes
+// redactValues, which takes the first closing quote for the end of the
+// value: MariaDB's warning "Truncated incorrect DOUBLE value:
+// 'O'Brien-ssn-123-45-6789'" reaches the model as "'<masked>'Brien-ssn-...",
+// and PostgreSQL's error quotes "O"Brien..." the same way.
+func TestAttackAllowRedactQuote(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e testEngine) {
+		if e.name == "sqlite" {
+			return // no such warnings
+		}
+		src := e.source(t)
+		dbtest.Exec(t, src, "CREATE TABLE customers (id integer PRIMARY KEY, secret varchar(100))",
+			`INSERT INTO customers (id, secret) VALUES (1, 'O''Brien-ssn-123-45-6789'), (2, 'Ann"ssn-987-65-4321')`)
+		src.Mask = []string{"customers.secret"}
+		db := openDB(t, src, engine.Options{})
+		s := NewSet(db, (&confirmer{}).confirm)
+		sql := map[string]string{
+			"mariadb":  "SELECT count(*) FROM customers WHERE secret + 0 = 1",
+			"postgres": "SELECT count(*) FROM customers WHERE id = 2 AND secret::integer = 1",
+		}[e.name]
+		res := execSQL(t, s, sql)
+		m := mustJSON(t, s.ModelView(res))
+		if strings.Contains(m, "ssn-123") || strings.Contains(m, "ssn-987") {
+			t.Errorf("the model reads part of a masked value: %s", m)
+		}
+	})
+}
+
+// TestAttackAllowStraightJoin: MariaDB's multi-table UPDATE joined with
+// STRAIGHT_JOIN, which target() does not take for a JOIN (it looks for
+// the word JOIN and a comma), has the shape "UPDATE on orders" and runs
+// under its allowance, while it changes customers, a table the user
+// never allowed.
+func TestAttackAllowStraightJoin(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e testEngine) {
+		if e.name != "mariadb" {
+			return
+		}
+		src, s, c := attackOrders(t, e, "", 40, nil,
+			"CREATE TABLE customers (id integer PRIMARY KEY, secret varchar(100))",
+			"INSERT INTO customers (id, secret) VALUES (7, 'keep')")
+		asked, res := attackRun(t, s, c, "UPDATE orders STRAIGHT_JOIN customers ON customers.id = orders.id SET customers.secret = 'overwritten' WHERE orders.id = 7")
+		if !asked && res.Status == engine.StatusSuccess {
+			t.Errorf("a multi-table UPDATE ran under the allowance of UPDATE on orders: customers now %v",
+				dbtest.QueryStrings(t, src, "SELECT secret FROM customers"))
+		}
+	})
+}
+
+// TestAttackAllowNextValueFor: MariaDB's NEXT VALUE FOR seq takes a value
+// of a sequence, a change no rollback undoes, with no parenthesis for
+// callsOtherFunction to see: under the allowance of UPDATE on orders, each
+// statement advances the sequence without a dialog, in its dry run and
+// in its run.
+func TestAttackAllowNextValueFor(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e testEngine) {
+		if e.name != "mariadb" {
+			return
+		}
+		src, s, c := attackOrders(t, e, "", 40, nil, "CREATE SEQUENCE invoice_no START WITH 1000")
+		asked, res := attackRun(t, s, c, "UPDATE orders SET status = CONCAT('inv-', NEXT VALUE FOR invoice_no) WHERE id = 7")
+		if !asked && res.Status == engine.StatusSuccess {
+			t.Errorf("NEXT VALUE FOR ran under the allowance; the sequence is now at %v, the order %v",
+				dbtest.QueryStrings(t, src, "SELECT NEXT VALUE FOR invoice_no"), dbtest.QueryStrings(t, src, "SELECT status FROM orders WHERE id = 7"))
+		}
+	})
+}
