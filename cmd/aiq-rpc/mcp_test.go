@@ -264,7 +264,10 @@ func TestMCPNoCallLog(t *testing.T) {
 		for !answered && lines.Scan() {
 			answered = strings.Contains(lines.Text(), `"id":2,"result"`)
 		}
-		require.True(t, answered, "the call was answered; stderr:\n%s", stderr.String())
+		if !answered {
+			cmd.Wait() // stderr is read only once the process is done with it
+			t.Fatalf("the call was not answered; stderr:\n%s", stderr.String())
+		}
 		require.NoError(t, stdin.Close())
 		io.Copy(io.Discard, stdout)
 		require.NoError(t, cmd.Wait(), "stderr:\n%s", stderr.String())
