@@ -80,7 +80,7 @@ func TestBrowserConfirms(t *testing.T) {
 			require.Len(t, urls, 1, "the page is opened once")
 			assert.Regexp(t, `^http://127\.0\.0\.1:\d+/[A-Z2-7]{52}$`, urls[0])
 			for _, want := range []string{"DELETE FROM orders WHERE status = &#39;pending&#39;", "db (sqlite)",
-				"writes to the database", "This DELETE would remove 1 row"} {
+				"writes to the database (DELETE removes rows from a table)", "This DELETE would remove 1 row"} {
 				assert.Contains(t, pages[0], want)
 			}
 			secret := urls[0][strings.LastIndex(urls[0], "/")+1:]

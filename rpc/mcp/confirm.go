@@ -98,7 +98,7 @@ func (s *Server) askInBrowser(ctx context.Context, cr conversation.ConfirmReques
 		return conversation.Reject, unconfirmed(cr, why, "aiq's confirmation page in the browser is turned off (--no-browser-confirm)")
 	}
 	st := confirmpage.Statement{SQL: strings.TrimSpace(cr.SQL), Source: source, Label: cr.Label,
-		What: "It " + what(cr) + ". It runs only if you allow it.", DryRun: cr.DryRunText()}
+		What: "It " + whatWhy(cr) + ". It runs only if you allow it.", DryRun: cr.DryRunText()}
 	for _, m := range cr.Masked {
 		st.Masked = append(st.Masked, confirmpage.Masked{Token: m.Token, Value: m.Value})
 	}
@@ -173,17 +173,22 @@ func what(cr conversation.ConfirmRequest) string {
 	return "writes to the database"
 }
 
+// whatWhy is what, with the classifier's reason when it gives one: the
+// elicitation and the browser page say the same.
+func whatWhy(cr conversation.ConfirmRequest) string {
+	if cr.Reason == "" {
+		return what(cr)
+	}
+	return what(cr) + " (" + strings.TrimSuffix(cr.Reason, ".") + ")"
+}
+
 // confirmMessage says what the statement is and what it does.
 func confirmMessage(cr conversation.ConfirmRequest, source string) string {
 	if cr.Label != "" {
 		source += " (" + cr.Label + ")"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Your agent asks aiq to run this statement on the data source %s:\n\n%s\n\nIt %s", source, strings.TrimSpace(cr.SQL), what(cr))
-	if cr.Reason != "" {
-		fmt.Fprintf(&b, " (%s)", strings.TrimSuffix(cr.Reason, "."))
-	}
-	b.WriteString(".")
+	fmt.Fprintf(&b, "Your agent asks aiq to run this statement on the data source %s:\n\n%s\n\nIt %s.", source, strings.TrimSpace(cr.SQL), whatWhy(cr))
 	if dry := cr.DryRunText(); dry != "" {
 		b.WriteString(" " + dry)
 	}

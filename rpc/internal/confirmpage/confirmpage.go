@@ -6,6 +6,12 @@
 // log. Only the page's own form answers it (the secret, a nonce in the
 // form, the Origin of the page, POST, one answer), and Reject is its
 // default.
+//
+// The page's Referrer-Policy is same-origin, not no-referrer: under
+// no-referrer a browser sends "Origin: null" with the form's POST, and
+// the Origin check, which must see the page's own origin, would refuse
+// every real press. same-origin still sends no Referer (which would
+// hold the secret) to any other site.
 package confirmpage
 
 import (
@@ -144,7 +150,7 @@ func (p *page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 	h.Set("X-Frame-Options", "DENY")
-	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Referrer-Policy", "same-origin")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Cache-Control", "no-store")
 	switch {
@@ -182,9 +188,12 @@ func (p *page) show(w http.ResponseWriter) {
 	}{p.st, "/" + p.secret, p.nonce})
 }
 
-// take takes the answer of the page's own form, once.
+// take takes the answer of the page's own form, once. The POST must come
+// from the page's origin, as the browser says it: Origin exactly the
+// page's, and Sec-Fetch-Site, which browsers send and scripts cannot
+// forge there, same-origin when it is sent at all.
 func (p *page) take(w http.ResponseWriter, r *http.Request) {
-	if r.Header.Get("Origin") != p.origin() {
+	if r.Header.Get("Origin") != p.origin() || !sameSite(r.Header) {
 		http.Error(w, "Only the page's own form can answer it.", http.StatusForbidden)
 		return
 	}
@@ -206,6 +215,13 @@ func (p *page) take(w http.ResponseWriter, r *http.Request) {
 	p.answer <- allowed
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	doneTemplate.Execute(w, allowed)
+}
+
+// sameSite reports whether a request's Sec-Fetch-Site, if it has one,
+// says it came from the page's own origin.
+func sameSite(h http.Header) bool {
+	v, ok := h["Sec-Fetch-Site"]
+	return !ok || len(v) == 1 && v[0] == "same-origin"
 }
 
 // same compares a secret in constant time.

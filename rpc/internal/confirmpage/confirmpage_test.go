@@ -93,8 +93,11 @@ func TestOnlyItsOwnForm(t *testing.T) {
 	defer p.close()
 	origin := p.origin()
 	allow := url.Values{"nonce": {p.nonce}, "decision": {"allow_once"}}
-	do := func(method, path, host, origin, contentType string, values url.Values) int {
+	do := func(method, path, host, origin, contentType string, values url.Values, header ...string) int {
 		req := httptest.NewRequest(method, "http://"+host+path, strings.NewReader(values.Encode()))
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
 		req.Host = host
 		if contentType != "" {
 			req.Header.Set("Content-Type", contentType)
@@ -116,7 +119,12 @@ func TestOnlyItsOwnForm(t *testing.T) {
 		{"another nonce", do("POST", path, p.addr, origin, form, url.Values{"nonce": {"x" + p.nonce}, "decision": {"allow_once"}})},
 		{"another origin", do("POST", path, p.addr, "http://evil.example", form, allow)},
 		{"no origin", do("POST", path, p.addr, "", form, allow)},
+		// What a browser sends from a page under Referrer-Policy:
+		// no-referrer, or from a sandboxed frame or a file.
 		{"null origin", do("POST", path, p.addr, "null", form, allow)},
+		{"cross-site fetch", do("POST", path, p.addr, origin, form, allow, "Sec-Fetch-Site", "cross-site")},
+		{"same-site fetch", do("POST", path, p.addr, origin, form, allow, "Sec-Fetch-Site", "same-site")},
+		{"fetch from no site", do("POST", path, p.addr, origin, form, allow, "Sec-Fetch-Site", "none")},
 		{"another path", do("POST", "/"+p.secret+"x", p.addr, origin, form, allow)},
 		{"no secret", do("POST", "/", p.addr, origin, form, allow)},
 		{"another host", do("POST", path, "localhost"+p.addr[strings.LastIndex(p.addr, ":"):], origin, form, allow)},
@@ -132,7 +140,7 @@ func TestOnlyItsOwnForm(t *testing.T) {
 	default:
 	}
 
-	assert.Equal(t, http.StatusOK, do("POST", path, p.addr, origin, form, allow), "the page's own form")
+	assert.Equal(t, http.StatusOK, do("POST", path, p.addr, origin, form, allow, "Sec-Fetch-Site", "same-origin"), "the page's own form")
 	assert.Equal(t, http.StatusGone, do("POST", path, p.addr, origin, form, url.Values{"nonce": {p.nonce}}), "a second answer")
 	assert.Equal(t, http.StatusGone, do("GET", path, p.addr, "", "", nil), "the page after its answer")
 	assert.True(t, <-p.answer)
@@ -152,7 +160,9 @@ func TestHeaders(t *testing.T) {
 	res.Body.Close()
 	assert.Contains(t, res.Header.Get("Content-Security-Policy"), "frame-ancestors 'none'")
 	assert.Equal(t, "DENY", res.Header.Get("X-Frame-Options"))
-	assert.Equal(t, "no-referrer", res.Header.Get("Referrer-Policy"))
+	// Not no-referrer: under it a browser sends "Origin: null" with the
+	// form, which the page must refuse (TestInChromium presses it).
+	assert.Equal(t, "same-origin", res.Header.Get("Referrer-Policy"))
 	assert.Equal(t, "no-store", res.Header.Get("Cache-Control"))
 }
 
@@ -219,4 +229,51 @@ func TestBrowser(t *testing.T) {
 	}
 	assert.Equal(t, []string{"b", "--new", u, "x"}, withURL([]string{"b", "--new", "%s", "x"}, u))
 	assert.Equal(t, []string{"b", u}, withURL([]string{"b"}, u))
+}
+
+// TestInChromium: the user presses "Allow once", "Reject", or Enter, in a
+// real headless Chromium, whose form post carries the browser's own
+// headers (Origin, Sec-Fetch-Site, Referer), not a test's: the page takes
+// the answer and says so.
+func TestInChromium(t *testing.T) {
+	chromium := pagetest.RequireChromium(t)
+	for _, c := range []struct {
+		decision string
+		allowed  bool
+		says     string
+	}{{"allow_once", true, "Allowed once"}, {"reject", false, "Rejected"}, {"enter", false, "Rejected"}} {
+		t.Run(c.decision, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+			defer cancel()
+			said := make(chan string, 1)
+			// The browser outlives Ask, which returns at the press:
+			// it shows the page's answer after.
+			open := func(_ context.Context, pageURL string) error {
+				text, err := pagetest.Chromium(ctx, chromium, pageURL, c.decision)
+				assert.NoError(t, err)
+				said <- text
+				return err
+			}
+			type answer struct {
+				allowed bool
+				err     error
+			}
+			asked := make(chan answer, 1)
+			go func() {
+				allowed, err := Ask(ctx, statement, open, waitTimeout)
+				asked <- answer{allowed, err}
+			}()
+			// What the browser shows after the press comes first: a
+			// refusal there fails the test now, not at the timeout.
+			select {
+			case text := <-said:
+				require.Contains(t, text, c.says, "the page's answer in the browser")
+			case <-ctx.Done():
+				t.Fatal("Chromium never showed the page's answer")
+			}
+			a := <-asked
+			require.NoError(t, a.err)
+			assert.Equal(t, c.allowed, a.allowed)
+		})
+	}
 }

@@ -1,6 +1,7 @@
 // Package pagetest acts as the user in front of a confirmation page of
-// confirmpage, for tests: it fetches the page as a browser would and
-// presses one of its buttons.
+// confirmpage, for tests: Press fetches the page as a browser would and
+// posts its form with the headers a browser sends; Chromium presses a
+// button in a real headless Chromium, whose headers are its own.
 package pagetest
 
 import (
@@ -63,7 +64,10 @@ func Press(pageURL, decision string) (string, error) {
 		return "", err
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	// What a browser sends with a form posted from the page itself
+	// (Chromium, whose real press TestInChromium tests, does the same).
 	req.Header.Set("Origin", u.Scheme+"://"+u.Host)
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
 	res, err := client.Do(req)
 	if err != nil {
 		return "", fmt.Errorf("submit the form: %w", err)
