@@ -233,20 +233,21 @@ func newHostRig(t *testing.T, pkg, what string) hostRig {
 	h := home{Dir: t.TempDir()}
 	h.writeFile(t, "config/sources.yaml", fmt.Sprintf("- name: pg\n  type: postgresql\n  database: %q\n  host: %s\n  port: %d\n  username: %s\n  password: %q\n",
 		pg.Database, pg.Host, pg.Port, pg.Username, pg.Password.Reveal()))
-	browser := filepath.Join(t.TempDir(), "browser")
-	build := exec.Command("go", "build", "-o", browser, browserPkg)
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "build the test browser:\n%s", out)
+	browser := testBrowserProgram(t)
 	dir, err := filepath.Abs(hostsDir)
 	require.NoError(t, err)
 	return hostRig{node: node, dir: dir, home: h, pg: pg, browser: browser}
 }
 
-// browserEnv is $BROWSER for a user who presses decision, and the file
-// that records each page the user saw.
+// browserEnv is $BROWSER for a user who presses decision with the mouse
+// in a real headless Chromium (so that the form post carries the
+// browser's own Origin, not one the test wrote), and the file that
+// records each page the user saw. Without Chromium the test is skipped,
+// or fails under AIQ_DBTEST_REQUIRE=1.
 func (r hostRig) browserEnv(t *testing.T, decision string) (string, string) {
+	chromium := findChromium(t)
 	record := filepath.Join(t.TempDir(), "opened.log")
-	return r.browser + " " + decision + " " + record, record
+	return r.browser + " -chromium " + chromium + " " + decision + " " + record, record
 }
 
 // pageRecord is what the test browser recorded ("" when it never ran).
