@@ -19,11 +19,27 @@ import (
 	"github.com/aiq/aiq-rpc/tools/dbtest"
 )
 
+// stopBound is how soon after the host goes away its statement must be
+// gone from the database server, and the server must have exited: 2 s, as
+// issue 29 asks. Measured on an idle machine: 4-138 ms after a signal,
+// 1.05-1.13 s after a closed input (the server's endGrace of 1 s, which
+// lets a script that closes its end get the answers of quick calls).
+//
+// stopMargin is what the test allows on top, 3 s (5 s in all), because CI
+// runs it under stress-ng --cpu 2 on two cores, where the server, the
+// database and each poll of it wait for a CPU. A statement left to run to
+// its timeout, or a grace of minutes, still fails.
+const (
+	stopBound  = 2 * time.Second
+	stopMargin = 3 * time.Second
+)
+
 // TestMCPStopsWithTheHost: when the host goes away in any of the ways
 // hosts do (SIGTERM, SIGINT as Ctrl-C sends it, or closing the server's
 // input), a long statement is stopped on its server at once rather than
-// left to run to the statement timeout, the server exits, and the call is
-// in the log with its status, cancelled.
+// left to run to the statement timeout: it is gone within stopBound (with
+// stopMargin for a loaded machine), the server exits as soon, and the
+// call is in the log with its status, cancelled.
 func TestMCPStopsWithTheHost(t *testing.T) {
 	for _, db := range []struct {
 		name    string
@@ -72,9 +88,13 @@ func TestMCPStopsWithTheHost(t *testing.T) {
 				case <-time.After(waitTimeout):
 					t.Fatalf("aiq-rpc mcp did not exit after %s; stderr:\n%s", way.name, p.stderr.String())
 				}
-				// For the record, not a check: a busy machine is slower.
+				exited := time.Since(stopped)
 				t.Logf("after %s: the statement was gone within %v, the server exited within %v", way.name,
-					gone.Round(time.Millisecond), time.Since(stopped).Round(time.Millisecond))
+					gone.Round(time.Millisecond), exited.Round(time.Millisecond))
+				assert.LessOrEqual(t, gone, stopBound+stopMargin, "the statement is gone from the server within %v of %s (%v allowed for a loaded machine)",
+					stopBound, way.name, stopMargin)
+				assert.LessOrEqual(t, exited, stopBound+stopMargin, "the server exits within %v of %s (%v allowed for a loaded machine)",
+					stopBound, way.name, stopMargin)
 				assert.Zero(t, p.cmd.ProcessState.ExitCode(), "a host that goes away is a normal end; stderr:\n%s", p.stderr.String())
 				if res := <-called; res != nil {
 					// The end of input still answers the call: cancelled.
