@@ -16,9 +16,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// goInternals is what a message to a client must not quote: Go's types
-// and its decoder's words.
-var goInternals = regexp.MustCompile(`Go value|Go struct|\*mcp\.|mcp\.[A-Z]|json: |map\[|interface \{\}|unmarshal`)
+// goInternals is what a message to a client must not quote: Go's types,
+// exported or not (mcp.Implementation, clientCapabilitiesV2), and its
+// decoder's words.
+var goInternals = regexp.MustCompile(`Go value|Go struct|\*mcp\.|mcp\.[A-Za-z]|json: |map\[|interface \{\}|unmarshal|` +
+	`\b[a-z]\w*V\d+\b|\b[a-z]+[A-Z]\w*(Params|Capabilities|Result|Request)\b|\b(Implementation|[A-Z]\w*Capabilities|[A-Z]\w*Params(Raw)?)\b`)
 
 // wireCase is one request and the answer it must draw: its id exactly as
 // sent, and an error code and words (code 0: a result, whose text holds

@@ -69,7 +69,10 @@ func (s *Server) onlyReads(source string, args map[string]json.RawMessage) *sdk.
 	v, err := sqltext.Classify(sql, engine.DialectOf(src.Type))
 	switch {
 	case err != nil:
-		return toolError(fmt.Sprintf("query did not run the statement: %v.", strings.TrimSuffix(err.Error(), ".")))
+		// More than one statement, or one that cannot be read: say
+		// which tool takes what, as the refusal of a write does.
+		return toolError(fmt.Sprintf("query did not run the statement: %v. query runs one statement that only reads; "+
+			"send a statement that writes to execute_sql, which asks the user first, one statement per call.", strings.TrimSuffix(err.Error(), ".")))
 	case v.Class == sqltext.ReadOnly:
 		return nil
 	}

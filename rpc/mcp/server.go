@@ -192,7 +192,7 @@ func (q quieter) Handle(ctx context.Context, r slog.Record) error {
 	switch r.Message {
 	case "server run cancelled":
 		return nil
-	case "method invalid during initialization", "duplicate initialize request":
+	case "method invalid during initialization", "duplicate initialize request", "initialized before initialize":
 		r.Level = slog.LevelWarn
 	}
 	return q.Handler.Handle(ctx, r)

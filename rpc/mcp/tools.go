@@ -263,6 +263,9 @@ func (t toolDef) parseArgs(raw json.RawMessage) (map[string]json.RawMessage, err
 	}
 	for name := range args {
 		if _, ok := known[name]; !ok {
+			if len(t.params) == 0 {
+				return nil, fmt.Errorf("%s takes no argument %q; it takes no arguments", t.name, name)
+			}
 			return nil, fmt.Errorf("%s takes no argument %q; its arguments are %s", t.name, name, t.paramNames())
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/aiq/aiq-rpc/rpc/internal/jsonline"
 )
@@ -27,14 +28,58 @@ type output struct {
 	// answered, so that a client that closes its end right after a
 	// request still gets the answer.
 	unanswered atomic.Int64
+	// params are the params of the requests given to the SDK, by id, until
+	// they are answered: an error of the SDK's that names a member of
+	// them is said with the member's path in the request.
+	paramsMu sync.Mutex
+	params   map[string]json.RawMessage
+}
+
+// remember keeps the params of a request given to the SDK.
+func (o *output) remember(line []byte) {
+	var msg struct {
+		ID     json.RawMessage `json:"id"`
+		Params json.RawMessage `json:"params"`
+	}
+	if json.Unmarshal(line, &msg) != nil {
+		return
+	}
+	o.paramsMu.Lock()
+	defer o.paramsMu.Unlock()
+	if o.params == nil {
+		o.params = map[string]json.RawMessage{}
+	}
+	o.params[idKey(msg.ID)] = msg.Params
+}
+
+// forget returns the params of the request id and forgets them.
+func (o *output) forget(id json.RawMessage) json.RawMessage {
+	o.paramsMu.Lock()
+	defer o.paramsMu.Unlock()
+	key := idKey(id)
+	params := o.params[key]
+	delete(o.params, key)
+	return params
+}
+
+// idKey is an id as the SDK writes it back: a string id may be escaped
+// otherwise than it was sent.
+func idKey(id json.RawMessage) string {
+	var v any
+	if json.Unmarshal(id, &v) != nil {
+		return string(id)
+	}
+	key, _ := json.Marshal(v)
+	return string(key)
 }
 
 func (o *output) Write(p []byte) (int, error) {
 	n := len(p)
-	if isResponse, errMember := response(p); isResponse {
+	if isResponse, id, errMember := response(p); isResponse {
 		defer o.unanswered.Add(-1)
+		params := o.forget(id)
 		if errMember != nil {
-			if line := reword(p, errMember); line != nil {
+			if line := reword(p, errMember, params); line != nil {
 				p = line
 			}
 		}
@@ -48,17 +93,18 @@ func (o *output) Write(p []byte) (int, error) {
 }
 
 // response reports whether a message the SDK writes answers a request (it
-// has an id and no method), and returns its error member, if any.
-func response(line []byte) (bool, json.RawMessage) {
+// has an id and no method), and returns its id and its error member, if
+// any.
+func response(line []byte) (bool, json.RawMessage, json.RawMessage) {
 	var msg struct {
 		ID     json.RawMessage `json:"id"`
 		Method *string         `json:"method"`
 		Error  json.RawMessage `json:"error"`
 	}
 	if json.Unmarshal(line, &msg) != nil || msg.Method != nil || !jsonline.IsID(msg.ID, false) {
-		return false, nil
+		return false, nil, nil
 	}
-	return true, msg.Error
+	return true, msg.ID, msg.Error
 }
 
 // drain waits, limit at the most, until every request is answered.
@@ -77,8 +123,8 @@ func (o *output) Close() error { return nil }
 
 // reply writes the error response to a line the SDK is not given.
 func (o *output) reply(id json.RawMessage, code int, message string) error {
-	if id == nil {
-		id = json.RawMessage("null")
+	if id == nil || !utf8.Valid(id) {
+		id = json.RawMessage("null") // an id that is not text cannot be sent back as it came
 	}
 	type rpcError struct {
 		Code    int    `json:"code"`
@@ -110,7 +156,14 @@ const (
 // ends it calls ended, which cancels the calls still running, waits for
 // the answers to the requests passed on, then closes to.
 func filter(in io.Reader, to *io.PipeWriter, out *output, log *slog.Logger, ended func()) {
-	f := jsonline.Filter{Max: maxLine, Check: check, Reply: out.reply, Requests: &out.unanswered, Log: log.With("front", "mcp")}
+	checkAndKeep := func(line []byte, readErr error) (int, string, bool) {
+		code, problem, request := check(line, readErr)
+		if request {
+			out.remember(line)
+		}
+		return code, problem, request
+	}
+	f := jsonline.Filter{Max: maxLine, Check: checkAndKeep, Reply: out.reply, Requests: &out.unanswered, Log: log.With("front", "mcp")}
 	if err := f.Run(in, to); err != nil {
 		ended()
 		out.drain(drainLimit)
@@ -129,7 +182,7 @@ func check(line []byte, readErr error) (code int, problem string, request bool) 
 		return codeParseError, jsonline.NotJSON(line, "send one JSON-RPC 2.0 message per line"), false
 	}
 	var members map[string]json.RawMessage
-	if json.Unmarshal(line, &members) != nil {
+	if json.Unmarshal(line, &members) != nil || members == nil {
 		return codeInvalidRequest, fmt.Sprintf("invalid request: a message is one JSON object, not %s; batches are not accepted, send one message per line", jsonline.Kind(line)), false
 	}
 	id, hasID := members["id"]
@@ -150,6 +203,9 @@ func check(line []byte, readErr error) (code int, problem string, request bool) 
 		return codeInvalidRequest, "invalid request: a message with an id and no method must be a response, with a result or an error", false
 	case hasMethod && hasID && exactID(id) != "":
 		return codeInvalidRequest, exactID(id), false
+	case hasID && !utf8.Valid(id):
+		// Go would answer it with U+FFFD in place of the bytes sent.
+		return codeInvalidRequest, "invalid request: the id is not valid UTF-8 text, so it cannot be answered as sent", false
 	}
 	return 0, "", hasID && hasMethod
 }

@@ -76,11 +76,17 @@ func TestRewordError(t *testing.T) {
 			codeInvalidParams, `the params of "tools/list" must be a JSON object`},
 		{0, `unmarshaling "5" into a *mcp.initializeParamsV2: json: cannot unmarshal number into Go value of type mcp.initializeParamsV2`,
 			codeInvalidParams, "the params must be a JSON object"},
+		// Without the request's params: the parts that are no member name
+		// (an unexported type of the SDK's) go.
+		{-32602, `handling 'initialize': invalid params: unmarshaling "{}" into a *mcp.initializeParamsV2: json: cannot unmarshal number into Go struct field clientCapabilitiesV2.capabilities.elicitation of type mcp.ElicitationCapabilities`,
+			codeInvalidParams, `in the params of "initialize", "capabilities.elicitation" must be an object`},
+		{-32602, `handling 'initialize': invalid params: json: cannot unmarshal string into Go struct field clientCapabilitiesV2mcp.RootCapabilities.capabilities.roots.listChanged of type bool`,
+			codeInvalidParams, `"capabilities.roots.listChanged" must be true or false`},
 		{0, "something else went wrong", codeInternalError, "something else went wrong"},
 		{-32601, `method not found: "x"`, -32601, `method not found: "x"`},
 	} {
-		code, message := rewordError(c.code, c.message)
-		if code != c.want || !strings.Contains(message, c.words) || strings.Contains(message, "Go ") || strings.Contains(message, "mcp.") {
+		code, message := rewordError(c.code, c.message, nil)
+		if code != c.want || !strings.Contains(message, c.words) || strings.Contains(message, "Go ") || strings.Contains(message, "mcp.") || strings.Contains(message, "V2") {
 			t.Errorf("rewordError(%d, %.60q) = %d %q, want %d and %q", c.code, c.message, code, message, c.want, c.words)
 		}
 	}

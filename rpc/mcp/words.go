@@ -45,13 +45,14 @@ type sdkError struct {
 
 // reword returns the response line with its error said in words and given
 // a JSON-RPC code, when the SDK's answer quotes Go's types or has code 0;
-// otherwise nil, and the line goes out as it is.
-func reword(line []byte, raw json.RawMessage) []byte {
+// otherwise nil, and the line goes out as it is. params are the request's,
+// if known.
+func reword(line []byte, raw, params json.RawMessage) []byte {
 	var e sdkError
 	if json.Unmarshal(raw, &e) != nil {
 		return nil
 	}
-	code, message := rewordError(e.Code, e.Message)
+	code, message := rewordError(e.Code, e.Message, params)
 	if code == e.Code && message == e.Message {
 		return nil
 	}
@@ -78,7 +79,8 @@ var (
 
 // rewordError is the code and message a client gets for an error of the
 // SDK's: a code from the JSON-RPC specification, and a message in words.
-func rewordError(code int, message string) (int, string) {
+// params are the request's, if known.
+func rewordError(code int, message string, params json.RawMessage) (int, string) {
 	if m := beforeInit.FindStringSubmatch(message); m != nil {
 		return jsonline.CodeInvalidRequest, fmt.Sprintf("invalid request: %q came before initialize; send initialize first, then notifications/initialized, then the other requests", m[1])
 	}
@@ -89,7 +91,7 @@ func rewordError(code int, message string) (int, string) {
 		if code == 0 {
 			code = codeInvalidParams
 		}
-		return code, invalidParams(message)
+		return code, invalidParams(message, params)
 	}
 	if code == 0 {
 		code = codeInternalError
@@ -98,24 +100,73 @@ func rewordError(code int, message string) (int, string) {
 }
 
 // invalidParams says in words what a decoding error of the SDK's found
-// wrong with a request's params.
-func invalidParams(message string) string {
+// wrong with a request's params (params, if known).
+func invalidParams(message string, params json.RawMessage) string {
 	what := "the params"
 	if m := handling.FindStringSubmatch(message); m != nil {
 		what = fmt.Sprintf("the params of %q", m[1])
 	}
 	if m := structField.FindStringSubmatch(message); m != nil {
-		// mcp.CallToolParamsRaw.name: the package and the type, then the
-		// member's path.
-		parts := strings.Split(m[1], ".")
-		if len(parts) > 2 {
-			parts = parts[2:]
-		} else {
-			parts = parts[len(parts)-1:]
-		}
-		return fmt.Sprintf("invalid params: in %s, %q must be %s", what, strings.Join(parts, "."), kindOfGoType(m[2]))
+		return fmt.Sprintf("invalid params: in %s, %q must be %s", what, memberPath(m[1], params), kindOfGoType(m[2]))
 	}
 	return fmt.Sprintf("invalid params: %s must be a JSON object, with the members the method takes", what)
+}
+
+// memberPath is the path of the member a decoding error names, without
+// the Go types before it. Go writes the type that holds the member, then
+// the member's path from the top of what it decodes
+// ("mcp.CallToolParamsRaw.name"), and the SDK's own decoders put more
+// types in ("clientCapabilitiesV2mcp.RootCapabilities.capabilities.roots.listChanged"):
+// the path is the longest tail of the parts that names members present in
+// the request's params. Without params, the parts that are not a JSON
+// member name as MCP writes them (lower camel case, or _meta) go.
+func memberPath(field string, params json.RawMessage) string {
+	parts := strings.Split(field, ".")
+	if params != nil {
+		for i := range parts {
+			if present(params, parts[i:]) {
+				return strings.Join(parts[i:], ".")
+			}
+		}
+	}
+	var kept []string
+	for _, p := range parts {
+		if memberName.MatchString(p) {
+			kept = append(kept, p)
+		} else {
+			kept = nil // a type: the path starts after it
+		}
+	}
+	if len(kept) == 0 {
+		return parts[len(parts)-1]
+	}
+	return strings.Join(kept, ".")
+}
+
+// memberName is a member name as MCP writes them, and no Go type name
+// the SDK uses: no capital first, no version suffix, no package.
+var memberName = regexp.MustCompile(`^(_meta|[a-z][a-zA-Z]*)$`)
+
+// present reports whether path names a member in v, through objects and
+// the elements of arrays.
+func present(v json.RawMessage, path []string) bool {
+	if len(path) == 0 {
+		return true
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(v, &obj) == nil {
+		m, ok := obj[path[0]]
+		return ok && present(m, path[1:])
+	}
+	var arr []json.RawMessage
+	if json.Unmarshal(v, &arr) == nil {
+		for _, e := range arr {
+			if present(e, path) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // kindOfGoType names the JSON a decoder wants for a Go type, as a client
