@@ -108,8 +108,9 @@ var urlInText = regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"'<>]+`)
 var secretQuery = regexp.MustCompile(`(?i)key|token|secret|pass|auth|sig|credential`)
 
 // redactURLs hides the credentials of every URL in text: a password (a
-// user may keep one in llm.url) and the values of query parameters that
-// name a key or a token.
+// user may keep one in llm.url), a user name that comes without one (a
+// token is often given so: https://TOKEN@host), and the values of query
+// parameters that name a key or a token.
 func redactURLs(text string) string {
 	return urlInText.ReplaceAllStringFunc(text, func(raw string) string {
 		u, err := url.Parse(raw)
@@ -119,6 +120,8 @@ func redactURLs(text string) string {
 		changed := false
 		if _, ok := u.User.Password(); ok {
 			u.User, changed = url.UserPassword(u.User.Username(), "xxxxx"), true
+		} else if u.User != nil && u.User.Username() != "" {
+			u.User, changed = url.User("xxxxx"), true
 		}
 		q := u.Query()
 		for name := range q {

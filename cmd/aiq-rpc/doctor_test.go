@@ -116,13 +116,26 @@ func TestDoctorRedactsURLs(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(data), "aiq:xxxxx@127.0.0.1:1")
 	assert.NotContains(t, string(data), secret)
+
+	// A token as the URL's user name alone.
+	h.writeFile(t, "config/config.yaml", "llm:\n  url: http://"+secret+"@127.0.0.1:1/v1\n  api_key: "+testAPIKey+"\n  model: test-model\n")
+	code, out, errOut = runCommand(t, "", nil, "doctor", "--home", h.Dir, "--step-timeout", "20s")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, out, "http://xxxxx@127.0.0.1:1/v1")
+	assert.NotContains(t, out+errOut, secret)
+	code, r = runDoctorJSON(t, h, "--step-timeout", "20s")
+	assert.Equal(t, 1, code)
+	data, err = json.Marshal(r)
+	require.NoError(t, err)
+	assert.NotContains(t, string(data), secret)
 }
 
 func TestRedactURLs(t *testing.T) {
 	for in, want := range map[string]string{
 		"model m at https://u:p@host/v1":         "model m at https://u:xxxxx@host/v1",
 		"Post \"https://h/v1?key=abc&x=1\": EOF": "Post \"https://h/v1?key=xxxxx&x=1\": EOF",
-		"https://host/v1 and http://u@h/":        "https://host/v1 and http://u@h/",
+		"https://host/v1 and http://u@h/":        "https://host/v1 and http://xxxxx@h/",
+		"at https://ghp_tok3n@host/v1: EOF":      "at https://xxxxx@host/v1: EOF",
 		"no url here":                            "no url here",
 	} {
 		assert.Equal(t, want, redactURLs(in), in)
