@@ -61,6 +61,8 @@ func browse(pageURL, decision string) error {
 		// The program's arguments (-chromium PATH) are in the variable.
 		args := append(strings.Fields(os.Getenv(browserProgramVar)), d, os.Getenv(browserLogVar)+".pressed", pageURL)
 		cmd := exec.Command(args[0], args[1:]...)
+		// Attached: the test binary is the opener that waits for it.
+		cmd.Env = append(os.Environ(), "AIQ_TEST_BROWSER_DETACHED=1")
 		cmd.WaitDelay = time.Second
 		out, err := cmd.CombinedOutput()
 		if err != nil {

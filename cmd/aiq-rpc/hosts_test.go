@@ -250,13 +250,16 @@ func (r hostRig) browserEnv(t *testing.T, decision string) (string, string) {
 	return r.browser + " -chromium " + chromium + " " + decision + " " + record, record
 }
 
-// pageRecord is what the test browser recorded ("" when it never ran).
+// pageRecord is what the test browser recorded, once it has: the host
+// may end as soon as aiq has the answer, while the browser still shows
+// the page's answer and closes.
 func pageRecord(t *testing.T, record string) string {
-	data, err := os.ReadFile(record)
-	if os.IsNotExist(err) {
-		return ""
-	}
-	require.NoError(t, err)
+	var data []byte
+	waitUntil(t, "the test browser records the page it was opened on", func() bool {
+		var err error
+		data, err = os.ReadFile(record)
+		return err == nil && len(data) > 0 && data[len(data)-1] == '\n'
+	})
 	return string(data)
 }
 
@@ -415,8 +418,13 @@ args = ["mcp", "--home", %q]
 }
 
 // testGemini drives Gemini CLI's `gemini -p` (the Gemini API). Headless,
-// Gemini CLI offers an MCP tool only when it may run without a prompt:
-// --allowed-tools names the tools (or the server's settings say trust).
+// Gemini CLI offers an MCP tool only when it may run without a prompt,
+// and it ignores readOnlyHint in deciding that: even the read-only query
+// tool needs --allowed-tools (or "trust": true in the server's settings).
+// So every run here names its one tool with --allowed-tools, the write
+// too; that lets the call reach aiq, which still asks the user on its
+// page, because Gemini CLI declares no elicitation. docs/mcp.md says the
+// same to users.
 func testGemini(t *testing.T) {
 	rig := newHostRig(t, "@google/gemini-cli", "Gemini CLI host")
 	model := newGeminiModel(t)
@@ -475,6 +483,9 @@ func testGemini(t *testing.T) {
 		assert.Zero(t, dbtest.QueryInt(t, rig.pg, "SELECT count(*) FROM orders WHERE id = 3"), "the allowed DELETE ran")
 		outputs := model.callOutputs()
 		require.Len(t, outputs, 1)
+		// Gemini CLI hands the model a success's text only, not its
+		// structured content.
+		assert.Contains(t, outputs[0], "Statement executed successfully. 1 row(s) affected.", "status success")
 		assert.NotContains(t, outputs[0], "http://127.0.0.1", "the page's URL never reaches the model")
 	})
 	t.Run("write rejected in the browser page", func(t *testing.T) {
@@ -483,7 +494,9 @@ func testGemini(t *testing.T) {
 		run(t, scriptedCall{"execute_sql", "DELETE FROM orders WHERE id = 4"}, browser, nil)
 		assert.Equal(t, "pressed reject\n", pageRecord(t, record))
 		assert.Equal(t, before, dbtest.QueryInt(t, rig.pg, "SELECT count(*) FROM orders"), "the rejected DELETE did not run")
-		require.Len(t, model.callOutputs(), 1)
+		outputs := model.callOutputs()
+		require.Len(t, outputs, 1)
+		assert.Contains(t, outputs[0], `\"status\":\"rejected\"`)
 		assert.Contains(t, rig.callLog(t), "DELETE FROM orders WHERE id = 4")
 	})
 	t.Run("Ctrl-C stops pg_sleep", func(t *testing.T) {

@@ -10,6 +10,11 @@
 // -chromium the page is opened and the button pressed with the mouse in
 // a real headless Chromium, whose form post carries the browser's own
 // headers; without it the page is fetched and its form posted over HTTP.
+//
+// As a real opener does (xdg-open hands the URL to a browser that runs on
+// its own), it returns at once and does its work in a process of its own
+// session: a host that ends, or kills its server's process group, as
+// soon as aiq has the answer does not take the browser with it.
 package main
 
 import (
@@ -17,11 +22,16 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/aiq/aiq-rpc/rpc/internal/confirmpage/pagetest"
 )
+
+// detachedVar marks the process that does the work.
+const detachedVar = "AIQ_TEST_BROWSER_DETACHED"
 
 func main() {
 	chromium := flag.String("chromium", "", "press the button in this headless Chromium")
@@ -29,6 +39,20 @@ func main() {
 	if flag.NArg() != 3 {
 		fmt.Fprintln(os.Stderr, "usage: browser [-chromium PATH] allow_once|reject RECORD URL")
 		os.Exit(2)
+	}
+	if os.Getenv(detachedVar) == "" {
+		self, err := os.Executable()
+		if err == nil {
+			cmd := exec.Command(self, os.Args[1:]...)
+			cmd.Env = append(os.Environ(), detachedVar+"=1")
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+			err = cmd.Start()
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "start the browser:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	decision, record, url := flag.Arg(0), flag.Arg(1), flag.Arg(2)
 	var answer string
