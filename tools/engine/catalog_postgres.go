@@ -66,7 +66,7 @@ ORDER BY i.indrelid, ic.relname`
 // pgCatalog is the schema being read: the tables by oid, and each table's
 // column names by attribute number.
 type pgCatalog struct {
-	tables  *tableSet[uint32]
+	tables  *TableSet[uint32]
 	columns map[uint32]map[int32]string
 	// place is each table's place on the search path (0 when not on it)
 	// and its schema's name, attnums its columns' numbers in the order
@@ -76,7 +76,7 @@ type pgCatalog struct {
 }
 
 func newPGCatalog() *pgCatalog {
-	return &pgCatalog{tables: newTableSet[uint32](), columns: map[uint32]map[int32]string{},
+	return &pgCatalog{tables: NewTableSet[uint32](), columns: map[uint32]map[int32]string{},
 		place: map[*Table]pgPlace{}, attnums: map[*Table][]int32{}}
 }
 
@@ -87,7 +87,7 @@ type pgPlace struct {
 	nspname string
 }
 
-func (p *postgres) schema(ctx context.Context) (*Schema, error) {
+func (p *postgres) Schema(ctx context.Context) (*Schema, error) {
 	c, err := p.acquire(ctx)
 	if err != nil {
 		return nil, err
@@ -106,7 +106,7 @@ func (p *postgres) schema(ctx context.Context) (*Schema, error) {
 		return nil, fmt.Errorf("read the indexes: %w", err)
 	}
 	reuse = true
-	return cat.tables.schema(sqltext.DialectPostgres), nil
+	return cat.tables.Schema(sqltext.DialectPostgres), nil
 }
 
 func (cat *pgCatalog) readColumns(ctx context.Context, c *pgx.Conn) error {
@@ -125,7 +125,7 @@ func (cat *pgCatalog) readColumns(ctx context.Context, c *pgx.Conn) error {
 	)
 	_, err = pgx.ForEachRow(rows, []any{&oid, &nsp, &rel, &view, &tuples, &comment,
 		&attnum, &col.Name, &col.Type, &notNull, &col.Comment, &enum, &searchPos}, func() error {
-		t := cat.tables.table(oid, func() *Table {
+		t := cat.tables.Table(oid, func() *Table {
 			schema := nsp
 			if searchPos == 1 {
 				schema = ""
@@ -154,7 +154,7 @@ func (cat *pgCatalog) readColumns(ctx context.Context, c *pgx.Conn) error {
 // sort puts the tables in the order of the search path, then by schema
 // and name, and each table's columns in their order.
 func (cat *pgCatalog) sort() {
-	for _, t := range cat.tables.list {
+	for _, t := range cat.tables.List {
 		nums := cat.attnums[t]
 		idx := make([]int, len(nums))
 		for i := range idx {
@@ -167,7 +167,7 @@ func (cat *pgCatalog) sort() {
 		}
 		t.Columns = cols
 	}
-	slices.SortFunc(cat.tables.list, func(a, b *Table) int {
+	slices.SortFunc(cat.tables.List, func(a, b *Table) int {
 		pa, pb := cat.place[a], cat.place[b]
 		return cmp.Or(cmp.Compare(pa.rank(), pb.rank()), cmp.Compare(pa.nspname, pb.nspname), cmp.Compare(a.Name, b.Name))
 	})
@@ -202,7 +202,7 @@ func (cat *pgCatalog) readConstraints(ctx context.Context, c *pgx.Conn) error {
 		def         string
 	)
 	_, err = pgx.ForEachRow(rows, []any{&rel, &kind, &keys, &refRel, &refs, &def}, func() error {
-		t, ok := cat.tables.byKey[rel]
+		t, ok := cat.tables.ByKey[rel]
 		if !ok {
 			return nil
 		}
@@ -211,9 +211,9 @@ func (cat *pgCatalog) readConstraints(ctx context.Context, c *pgx.Conn) error {
 		case "p":
 			t.PrimaryKey = cols
 		case "u":
-			t.addUnique(cols)
+			t.AddUnique(cols)
 		case "f":
-			target, ok := cat.tables.byKey[refRel]
+			target, ok := cat.tables.ByKey[refRel]
 			if !ok {
 				return nil // a table the user may not read
 			}
@@ -243,7 +243,7 @@ func (cat *pgCatalog) readIndexes(ctx context.Context, c *pgx.Conn) error {
 		keys          []int32
 	)
 	_, err = pgx.ForEachRow(rows, []any{&rel, &name, &unique, &whole, &keys}, func() error {
-		t, ok := cat.tables.byKey[rel]
+		t, ok := cat.tables.ByKey[rel]
 		if !ok {
 			return nil
 		}
@@ -252,7 +252,7 @@ func (cat *pgCatalog) readIndexes(ctx context.Context, c *pgx.Conn) error {
 		// CREATE UNIQUE INDEX makes columns unique as a constraint does,
 		// unless it is partial (WHERE ...) or on an expression.
 		if unique && whole && !slices.Contains(cols, "") {
-			t.addUnique(cols)
+			t.AddUnique(cols)
 		}
 		return nil
 	})

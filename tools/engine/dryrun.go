@@ -44,16 +44,6 @@ type TableChange struct {
 // Total is the rows of the change, however changed.
 func (c TableChange) Total() int64 { return c.Removed + c.Changed + c.Added }
 
-// dryRunner is an engine that can run a data change and roll it back.
-type dryRunner interface {
-	// dryRun runs sql with args bound, a plain change of table (as
-	// written in it), in a transaction it always rolls back, and returns
-	// the rows it changed, and what it did to other tables: to those of
-	// reaching at least, the tables whose foreign keys lead to table.
-	// skip says why it did not run it, when it did not.
-	dryRun(ctx context.Context, sql string, args []any, table string, reaching []string) (rows int64, cascade []TableChange, skip string, err error)
-}
-
 // DryRun counts the rows a write would change without changing them, for
 // INSERT, UPDATE and DELETE: in a transaction that is always rolled back,
 // under the statement timeout. It skips a statement whose effects a
@@ -71,10 +61,6 @@ func (db *DB) DryRun(ctx context.Context, query string) DryRun {
 	if !ok || kind != "INSERT" && kind != "UPDATE" && kind != "DELETE" {
 		return DryRun{Status: DryRunSkipped, Reason: "only an INSERT, UPDATE or DELETE of one table is counted beforehand"}
 	}
-	runner, ok := db.eng.(dryRunner)
-	if !ok {
-		return DryRun{Status: DryRunSkipped, Reason: "this engine cannot count the rows beforehand"}
-	}
 	runCtx, cancel := context.WithTimeout(ctx, db.Opts.StatementTimeout)
 	defer cancel()
 	// A statement with masked tokens runs with their values bound, as
@@ -84,7 +70,7 @@ func (db *DB) DryRun(ctx context.Context, query string) DryRun {
 	if kind != "INSERT" {
 		reaching = db.reaching(ctx, table)
 	}
-	rows, cascade, skip, err := runner.dryRun(runCtx, bound, args, table, reaching)
+	rows, cascade, skip, err := db.eng.DryRun(runCtx, bound, args, table, reaching)
 	switch {
 	case skip != "":
 		return DryRun{Status: DryRunSkipped, Reason: skip}
@@ -92,7 +78,7 @@ func (db *DB) DryRun(ctx context.Context, query string) DryRun {
 		return DryRun{Status: DryRunOK, Rows: rows, Cascade: cascade}
 	case ctx.Err() != nil:
 		return DryRun{Status: DryRunFailed, Reason: "cancelled"}
-	case errors.Is(runCtx.Err(), context.DeadlineExceeded) || db.eng.refusal(err) == refusedTimeout:
+	case errors.Is(runCtx.Err(), context.DeadlineExceeded) || db.eng.Refusal(err) == RefusedTimeout:
 		return DryRun{Status: DryRunFailed, Reason: fmt.Sprintf("it took longer than the statement timeout (%s)", db.Opts.StatementTimeout)}
 	}
 	return DryRun{Status: DryRunFailed, Reason: db.redact.Clean(err.Error())}
@@ -107,7 +93,7 @@ func (db *DB) reaching(ctx context.Context, table string) []string {
 	if err != nil {
 		return nil
 	}
-	parts := nameParts(table)
+	parts := NameParts(table)
 	name, schemaName := parts[len(parts)-1], ""
 	if len(parts) > 1 {
 		schemaName = parts[len(parts)-2]
@@ -137,9 +123,9 @@ func (db *DB) reaching(ctx context.Context, table string) []string {
 	return out
 }
 
-// nameParts splits a table name as written (schema.table, quoted or not)
+// NameParts splits a table name as written (schema.table, quoted or not)
 // into its parts without their quotes.
-func nameParts(name string) []string {
+func NameParts(name string) []string {
 	var parts []string
 	var b strings.Builder
 	var quote byte
@@ -169,10 +155,10 @@ func nameParts(name string) []string {
 	return append(parts, b.String())
 }
 
-// dryRun on PostgreSQL: a table with triggers or rules (other than the
+// DryRun on PostgreSQL: a table with triggers or rules (other than the
 // internal triggers of foreign keys, whose cascades the rollback undoes)
 // is skipped.
-func (p *postgres) dryRun(ctx context.Context, query string, args []any, table string, _ []string) (int64, []TableChange, string, error) {
+func (p *postgres) DryRun(ctx context.Context, query string, args []any, table string, _ []string) (int64, []TableChange, string, error) {
 	c, err := p.acquire(ctx)
 	if err != nil {
 		return 0, nil, "", err
@@ -191,9 +177,9 @@ func (p *postgres) dryRun(ctx context.Context, query string, args []any, table s
 	case err != nil:
 		return 0, nil, "", err
 	case kind != "r" && kind != "p":
-		return 0, nil, notATable(table), nil
+		return 0, nil, NotATable(table), nil
 	case triggers > 0:
-		return 0, nil, hasTriggers(table), nil
+		return 0, nil, HasTriggers(table), nil
 	case rules > 0:
 		return 0, nil, "the table " + table + " has rules, which may turn the statement into others", nil
 	}
@@ -285,14 +271,14 @@ func pgCascade(before, after map[string]TableChange, own int64) []TableChange {
 	return out
 }
 
-// dryRun on MySQL and MariaDB: only an InnoDB table without triggers.
-func (m *mysqlDB) dryRun(ctx context.Context, query string, args []any, table string, reaching []string) (int64, []TableChange, string, error) {
+// DryRun on MySQL and MariaDB: only an InnoDB table without triggers.
+func (m *mysqlDB) DryRun(ctx context.Context, query string, args []any, table string, reaching []string) (int64, []TableChange, string, error) {
 	c, err := m.conn(ctx)
 	if err != nil {
 		return 0, nil, "", err
 	}
-	defer releaseSQLConn(c, false)
-	parts := nameParts(table)
+	defer ReleaseSQLConn(c, false)
+	parts := NameParts(table)
 	schema, name := "", parts[len(parts)-1]
 	if len(parts) > 1 {
 		schema = parts[len(parts)-2]
@@ -309,11 +295,11 @@ func (m *mysqlDB) dryRun(ctx context.Context, query string, args []any, table st
 	case err != nil:
 		return 0, nil, "", err
 	case !engine.Valid:
-		return 0, nil, notATable(table), nil
+		return 0, nil, NotATable(table), nil
 	case !strings.EqualFold(engine.String, "InnoDB"):
 		return 0, nil, fmt.Sprintf("the table %s is %s, an engine without transactions, so a rollback could not undo it", table, engine.String), nil
 	case triggers > 0:
-		return 0, nil, hasTriggers(table), nil
+		return 0, nil, HasTriggers(table), nil
 	}
 	if err := m.prepareSession(ctx, c, true); err != nil {
 		return 0, nil, "", err
@@ -321,7 +307,7 @@ func (m *mysqlDB) dryRun(ctx context.Context, query string, args []any, table st
 	if skip, err := mysqlUncounted(ctx, c, query, table, reaching); skip != "" || err != nil {
 		return 0, nil, skip, err
 	}
-	n, cascade, err := countRolledBack(ctx, c, query, args, reaching)
+	n, cascade, err := CountRolledBack(ctx, c, query, args, reaching)
 	return n, cascade, "", err
 }
 
@@ -341,7 +327,7 @@ func mysqlUncounted(ctx context.Context, c *sql.Conn, query, table string, reach
 	names := []any{}
 	marks := []string{}
 	for _, t := range append([]string{table}, reaching...) {
-		parts := nameParts(t)
+		parts := NameParts(t)
 		names = append(names, parts[len(parts)-1])
 		marks = append(marks, "?")
 	}
@@ -361,15 +347,15 @@ func mysqlUncounted(ctx context.Context, c *sql.Conn, query, table string, reach
 	return "", nil
 }
 
-// dryRun on SQLite: a table without triggers. The rollback releases the
+// DryRun on SQLite: a table without triggers. The rollback releases the
 // write lock the statement took on the file.
-func (s *sqliteDB) dryRun(ctx context.Context, query string, args []any, table string, reaching []string) (int64, []TableChange, string, error) {
+func (s *sqliteDB) DryRun(ctx context.Context, query string, args []any, table string, reaching []string) (int64, []TableChange, string, error) {
 	c, err := s.conn(ctx)
 	if err != nil {
 		return 0, nil, "", err
 	}
-	defer releaseSQLConn(c, false)
-	parts := nameParts(table)
+	defer ReleaseSQLConn(c, false)
+	parts := NameParts(table)
 	name := parts[len(parts)-1]
 	master := "sqlite_master"
 	if len(parts) > 1 {
@@ -386,9 +372,9 @@ func (s *sqliteDB) dryRun(ctx context.Context, query string, args []any, table s
 	case !kind.Valid:
 		return 0, nil, "", fmt.Errorf("there is no table %s", table)
 	case kind.String != "table":
-		return 0, nil, notATable(table), nil
+		return 0, nil, NotATable(table), nil
 	case triggers > 0:
-		return 0, nil, hasTriggers(table), nil
+		return 0, nil, HasTriggers(table), nil
 	}
 	if err := setAuthorizer(c, nil); err != nil {
 		return 0, nil, "", err
@@ -396,14 +382,14 @@ func (s *sqliteDB) dryRun(ctx context.Context, query string, args []any, table s
 	if _, err := c.ExecContext(ctx, "PRAGMA query_only = 0"); err != nil {
 		return 0, nil, "", fmt.Errorf("set the access mode: %w", err)
 	}
-	n, cascade, err := countRolledBack(ctx, c, query, args, reaching)
+	n, cascade, err := CountRolledBack(ctx, c, query, args, reaching)
 	return n, cascade, "", err
 }
 
-// countRolledBack runs query with args on c in a transaction that is
+// CountRolledBack runs query with args on c in a transaction that is
 // always rolled back, and returns the rows it changed, and the rows that
 // each table of reaching (quoted for SQL) lost or gained meanwhile.
-func countRolledBack(ctx context.Context, c *sql.Conn, query string, args []any, reaching []string) (int64, []TableChange, error) {
+func CountRolledBack(ctx context.Context, c *sql.Conn, query string, args []any, reaching []string) (int64, []TableChange, error) {
 	tx, err := c.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, nil, fmt.Errorf("begin the transaction: %w", err)
@@ -448,9 +434,9 @@ func countRows(ctx context.Context, tx *sql.Tx, tables []string) ([]int64, error
 	return counts, nil
 }
 
-// notATable and hasTriggers are why a dry run is skipped on every engine.
-func notATable(table string) string { return "its target " + table + " is not a table" }
+// NotATable and HasTriggers are why a dry run is skipped on every engine.
+func NotATable(table string) string { return "its target " + table + " is not a table" }
 
-func hasTriggers(table string) string {
+func HasTriggers(table string) string {
 	return "the table " + table + " has triggers, whose effects may reach outside the transaction"
 }

@@ -13,12 +13,6 @@ import (
 	"github.com/aiq/aiq-rpc/sessionio"
 )
 
-// estimator is an engine that can estimate, without running a read, how
-// many rows it reads or returns.
-type estimator interface {
-	estimate(ctx context.Context, query string) (float64, error)
-}
-
 // costGateTimeout bounds the gate's own work: past it the read runs as it
 // would without the gate.
 const costGateTimeout = 2 * time.Second
@@ -37,24 +31,20 @@ func (db *DB) MaxEstimatedRows() int64 {
 // lets the read through: it still runs read-only under the statement
 // timeout.
 func (db *DB) Costly(ctx context.Context, query string) (float64, bool) {
-	est, ok := db.eng.(estimator)
-	if !ok {
-		return 0, false
-	}
 	ctx, cancel := context.WithTimeout(ctx, costGateTimeout)
 	defer cancel()
-	rows, err := est.estimate(ctx, query)
+	rows, err := db.eng.Estimate(ctx, query)
 	if err != nil {
 		return 0, false
 	}
 	return rows, rows > float64(db.MaxEstimatedRows())
 }
 
-// estimate on PostgreSQL: the most rows the planner expects of any node
+// Estimate on PostgreSQL: the most rows the planner expects of any node
 // of the plan, from EXPLAIN (never ANALYZE) in a read-only transaction.
 // The top node's rows are what the read returns, which an aggregate or a
 // LIMIT makes small however many rows the nodes below go through.
-func (p *postgres) estimate(ctx context.Context, query string) (float64, error) {
+func (p *postgres) Estimate(ctx context.Context, query string) (float64, error) {
 	c, err := p.acquire(ctx)
 	if err != nil {
 		return 0, err
@@ -97,16 +87,16 @@ func (n pgPlanNode) mostRows() float64 {
 	return most
 }
 
-// estimate on MySQL and MariaDB: the product of the rows EXPLAIN expects
+// Estimate on MySQL and MariaDB: the product of the rows EXPLAIN expects
 // to read from each table, as a nested loop reads them.
-func (m *mysqlDB) estimate(ctx context.Context, query string) (float64, error) {
+func (m *mysqlDB) Estimate(ctx context.Context, query string) (float64, error) {
 	c, err := m.conn(ctx)
 	if err != nil {
 		return 0, err
 	}
 	// EXPLAIN runs nothing and leaves no session state but the read-only
 	// mode and timeout that every run sets again: the connection is kept.
-	defer releaseSQLConn(c, true)
+	defer ReleaseSQLConn(c, true)
 	if err := m.prepareSession(ctx, c, false); err != nil {
 		return 0, err
 	}
@@ -147,18 +137,18 @@ func (m *mysqlDB) estimate(ctx context.Context, query string) (float64, error) {
 	return total, rows.Err()
 }
 
-// estimate on SQLite: the largest row count of a table the read goes
+// Estimate on SQLite: the largest row count of a table the read goes
 // through in full. SQLite's planner gives no row estimate; a full scan of
 // a large table is what makes a read slow. The program EXPLAIN shows says
 // which tables: a cursor opened on a table's (or one of its indexes')
 // b-tree and then rewound to read from the start. The query plan's text
 // names an alias rather than its table, so it is not read.
-func (s *sqliteDB) estimate(ctx context.Context, query string) (float64, error) {
+func (s *sqliteDB) Estimate(ctx context.Context, query string) (float64, error) {
 	c, err := s.conn(ctx)
 	if err != nil {
 		return 0, err
 	}
-	defer releaseSQLConn(c, true) // every run sets query_only again
+	defer ReleaseSQLConn(c, true) // every run sets query_only again
 	if _, err := c.ExecContext(ctx, "PRAGMA query_only = 1"); err != nil {
 		return 0, err
 	}

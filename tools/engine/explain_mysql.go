@@ -16,7 +16,7 @@ import (
 // ExplainRolledBack runs an EXPLAIN statement on MySQL in a transaction
 // that is rolled back whatever happens, under the statement timeout.
 func (db *DB) ExplainRolledBack(ctx context.Context, sql string) *StatementResult {
-	m, ok := db.eng.(*mysqlDB)
+	m, ok := db.eng.(RolledBackExplainer)
 	if !ok {
 		return db.Failed(sql, StatusError, "only MySQL and MariaDB explain a write outside a read-only transaction")
 	}
@@ -24,7 +24,7 @@ func (db *DB) ExplainRolledBack(ctx context.Context, sql string) *StatementResul
 	runCtx, cancel := context.WithTimeout(ctx, db.Opts.StatementTimeout+serverGrace)
 	defer cancel()
 	out := newCollector(res, db.Opts.MaxRows)
-	if err := m.runRolledBack(runCtx, sql, out); err != nil {
+	if err := m.RunRolledBack(runCtx, sql, out); err != nil {
 		res.RowCount, res.Columns, res.Rows, res.Truncated = 0, nil, nil, false
 		db.explain(ctx, runCtx, res, err, false)
 		return res
@@ -33,14 +33,14 @@ func (db *DB) ExplainRolledBack(ctx context.Context, sql string) *StatementResul
 	return res
 }
 
-// runRolledBack runs the statement on a connection of its own, closed
+// RunRolledBack runs the statement on a connection of its own, closed
 // afterwards, in a read-write transaction that is never committed.
-func (m *mysqlDB) runRolledBack(ctx context.Context, query string, out *collector) error {
+func (m *mysqlDB) RunRolledBack(ctx context.Context, query string, out *Collector) error {
 	c, err := m.conn(ctx)
 	if err != nil {
 		return err
 	}
-	defer releaseSQLConn(c, false)
+	defer ReleaseSQLConn(c, false)
 	if err := m.prepareSession(ctx, c, true); err != nil {
 		return err
 	}
@@ -48,7 +48,7 @@ func (m *mysqlDB) runRolledBack(ctx context.Context, query string, out *collecto
 	if err != nil {
 		return fmt.Errorf("begin the transaction: %w", err)
 	}
-	qerr := sqlQuery(ctx, tx, query, out, mysqlConverter)
+	qerr := SQLQuery(ctx, tx, query, out, mysqlConverter)
 	if err := tx.Rollback(); err != nil && qerr == nil {
 		return errors.Join(errors.New("roll back the EXPLAIN's transaction"), err)
 	}

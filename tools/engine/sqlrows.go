@@ -5,16 +5,16 @@ import (
 	"database/sql"
 )
 
-// querier is what database/sql's Tx and Conn share for a query.
-type querier interface {
+// Querier is what database/sql's Tx and Conn share for a query.
+type Querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
-// sqlQuery runs a statement through database/sql and streams its rows into
+// SQLQuery runs a statement through database/sql and streams its rows into
 // out. converter, when not nil, makes out's value converter from the
 // result's column types.
-func sqlQuery(ctx context.Context, q querier, query string, out *collector, converter func([]*sql.ColumnType) func(int, any) any) error {
-	rows, err := q.QueryContext(ctx, query, out.args...)
+func SQLQuery(ctx context.Context, q Querier, query string, out *Collector, converter func([]*sql.ColumnType) func(int, any) any) error {
+	rows, err := q.QueryContext(ctx, query, out.Args()...)
 	if err != nil {
 		return err
 	}
@@ -23,13 +23,13 @@ func sqlQuery(ctx context.Context, q querier, query string, out *collector, conv
 	if err != nil {
 		return err
 	}
-	out.setColumns(names)
+	out.SetColumns(names)
 	if converter != nil {
 		types, err := rows.ColumnTypes()
 		if err != nil {
 			return err
 		}
-		out.convert = converter(types)
+		out.SetConverter(converter(types))
 	}
 	dest := make([]any, len(names))
 	for i := range dest {
@@ -46,7 +46,7 @@ func sqlQuery(ctx context.Context, q querier, query string, out *collector, conv
 		return vals, nil
 	}
 	for rows.Next() {
-		if err := out.row(values); err != nil {
+		if err := out.Row(values); err != nil {
 			return err
 		}
 	}
