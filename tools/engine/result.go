@@ -304,7 +304,13 @@ func (c *Collector) SetAffected(n int64) {
 
 // JSONValue turns a value from a driver into one that encoding/json
 // encodes, and that a JSON reader gets back without loss where it can.
-func JSONValue(v any) any {
+func JSONValue(v any) any { return JSONValueWith(v, nil) }
+
+// JSONValueWith is JSONValue with own, an engine's converter of its
+// driver's own types (PostgreSQL's numeric): own is asked about each value
+// JSONValue does not know, at any depth of an array or document, and
+// leaves it to JSONValue when it returns ok false. own may be nil.
+func JSONValueWith(v any, own func(v any) (any, bool)) any {
 	switch v := v.(type) {
 	case nil, bool, string, json.Number, json.RawMessage,
 		int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
@@ -327,26 +333,27 @@ func JSONValue(v any) any {
 	case map[string]any: // a json or jsonb document
 		m := make(map[string]any, len(v))
 		for k, e := range v {
-			m[k] = JSONValue(e)
+			m[k] = JSONValueWith(e, own)
 		}
 		return m
 	case []any: // a json array or a PostgreSQL array
 		s := make([]any, len(v))
 		for i, e := range v {
-			s[i] = JSONValue(e)
+			s[i] = JSONValueWith(e, own)
 		}
 		return s
+	}
+	if own != nil {
+		if conv, ok := own(v); ok {
+			return conv
+		}
 	}
 	return otherValue(v)
 }
 
 // otherValue converts the values of the types JSONValue does not list:
-// numeric, interval and other pgtype values through their SQL value or
-// their text.
+// interval and other pgtype values through their SQL value or their text.
 func otherValue(v any) any {
-	if n, ok := numericValue(v); ok {
-		return n
-	}
 	if valuer, ok := v.(driver.Valuer); ok {
 		if val, err := valuer.Value(); err == nil {
 			switch val := val.(type) {

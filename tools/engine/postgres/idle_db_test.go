@@ -1,4 +1,4 @@
-package engine
+package postgres
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/aiq/aiq-rpc/tools/dbtest"
+	"github.com/aiq/aiq-rpc/tools/engine"
 )
 
 func TestMain(m *testing.M) { os.Exit(dbtest.Main(m)) }
@@ -14,7 +15,7 @@ func TestMain(m *testing.M) { os.Exit(dbtest.Main(m)) }
 // TestPostgresIdleReaped: an idle PostgreSQL connection is closed once it
 // has been idle for IdleTimeout.
 func TestPostgresIdleReaped(t *testing.T) {
-	p, err := newPostgres(dbtest.Postgres(t), Options{}.WithDefaults())
+	p, err := newPostgres(dbtest.Postgres(t), engine.Options{}.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +29,7 @@ func TestPostgresIdleReaped(t *testing.T) {
 		t.Fatalf("%d idle connections, reaper %v; want one, and a reaper set", len(p.idle), p.reaper)
 	}
 	conn := p.idle[0].conn
-	p.idle[0].since = time.Now().Add(-IdleTimeout)
+	p.idle[0].since = time.Now().Add(-engine.IdleTimeout)
 	p.mu.Unlock()
 	p.reapIdle()
 	p.mu.Lock()

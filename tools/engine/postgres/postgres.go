@@ -1,4 +1,4 @@
-package engine
+package postgres
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/aiq/aiq-rpc/sessionio"
+	"github.com/aiq/aiq-rpc/tools/engine"
 	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
@@ -49,7 +50,7 @@ type postgres struct {
 	// reaper closes the connections idle for IdleTimeout.
 	reaper *time.Timer
 	// hearing is the statement each connection runs now, for its notices.
-	hearing map[*pgconn.PgConn]*Collector
+	hearing map[*pgconn.PgConn]*engine.Collector
 }
 
 // idleConn is a connection waiting for its next statement.
@@ -59,8 +60,8 @@ type idleConn struct {
 }
 
 // newPostgres prepares the connection settings of src.
-func newPostgres(src sessionio.Source, opts Options) (*postgres, error) {
-	if err := ValidateServer(src); err != nil {
+func newPostgres(src sessionio.Source, opts engine.Options) (*postgres, error) {
+	if err := engine.ValidateServer(src); err != nil {
 		return nil, err
 	}
 	// pgx needs a config made by ParseConfig. The explicit sslmode keeps
@@ -71,7 +72,7 @@ func newPostgres(src sessionio.Source, opts Options) (*postgres, error) {
 	if err != nil {
 		return nil, fmt.Errorf("prepare the PostgreSQL settings: %w", err)
 	}
-	host, port := HostPort(src, 5432)
+	host, port := engine.HostPort(src, 5432)
 	cfg.Host, cfg.Port = host, uint16(port)
 	cfg.Database, cfg.User, cfg.Password = src.Database, src.Username, src.Password.Reveal()
 	cfg.ConnectTimeout = opts.ConnectTimeout
@@ -92,7 +93,7 @@ func newPostgres(src sessionio.Source, opts Options) (*postgres, error) {
 	// as the model's statements rarely repeat.
 	cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
 	cfg.StatementCacheCapacity, cfg.DescriptionCacheCapacity = 0, 0
-	p := &postgres{cfg: cfg, host: host, port: port, timeout: opts.StatementTimeout.Milliseconds(), hearing: map[*pgconn.PgConn]*Collector{}}
+	p := &postgres{cfg: cfg, host: host, port: port, timeout: opts.StatementTimeout.Milliseconds(), hearing: map[*pgconn.PgConn]*engine.Collector{}}
 	cfg.OnNotice = p.notice
 	return p, nil
 }
@@ -111,7 +112,7 @@ func (p *postgres) notice(c *pgconn.PgConn, n *pgconn.Notice) {
 
 // listen makes the notices of c go to out until the returned func is
 // called.
-func (p *postgres) listen(c *pgx.Conn, out *Collector) func() {
+func (p *postgres) listen(c *pgx.Conn, out *engine.Collector) func() {
 	pc := c.PgConn()
 	p.mu.Lock()
 	p.hearing[pc] = out
@@ -156,7 +157,7 @@ func (c numericText) DecodeValue(m *pgtype.Map, oid uint32, format int16, src []
 	if format != pgtype.TextFormatCode || src == nil {
 		return c.NumericCodec.DecodeValue(m, oid, format, src)
 	}
-	return JSONNumber(string(src)), nil
+	return engine.JSONNumber(string(src)), nil
 }
 
 // popIdle takes the most recently used idle connection.
@@ -180,7 +181,7 @@ func (p *postgres) release(c *pgx.Conn, reuse bool) {
 		if !p.closed && len(p.idle) < pgMaxIdle {
 			p.idle = append(p.idle, idleConn{conn: c, since: time.Now()})
 			if p.reaper == nil {
-				p.reaper = time.AfterFunc(IdleTimeout, p.reapIdle)
+				p.reaper = time.AfterFunc(engine.IdleTimeout, p.reapIdle)
 			}
 			p.mu.Unlock()
 			return
@@ -193,23 +194,23 @@ func (p *postgres) release(c *pgx.Conn, reuse bool) {
 // closeConn closes a connection, even when the statement's context is
 // done.
 func closeConn(c *pgx.Conn) {
-	ctx, cancel := context.WithTimeout(context.Background(), CleanupTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), engine.CleanupTimeout)
 	defer cancel()
 	c.Close(ctx)
 }
 
 // connectError explains a failure to connect.
 func (p *postgres) connectError(err error) error {
-	hint := HintUnreachable
+	hint := engine.HintUnreachable
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		switch pgErr.Code {
 		case "28P01", "28000": // invalid_password, invalid_authorization_specification
-			hint = HintLogin
+			hint = engine.HintLogin
 		case "3D000", "42501": // invalid_catalog_name, insufficient_privilege
-			hint = HintDatabase
+			hint = engine.HintDatabase
 		default:
-			hint = HintOther
+			hint = engine.HintOther
 		}
 	}
 	if pgErr != nil {
@@ -217,7 +218,7 @@ func (p *postgres) connectError(err error) error {
 	} else {
 		err = lastAttempt(err, net.JoinHostPort(p.host, strconv.Itoa(p.port)))
 	}
-	return NewConnectError("PostgreSQL", p.host, p.port, hint, err)
+	return engine.NewConnectError("PostgreSQL", p.host, p.port, hint, err)
 }
 
 // lastAttempt returns the error of pgx's last connection attempt (with
@@ -254,7 +255,7 @@ func (p *postgres) Version(ctx context.Context) (string, error) {
 	return "PostgreSQL " + v, nil
 }
 
-func (p *postgres) Run(ctx context.Context, sql string, write bool, out *Collector) error {
+func (p *postgres) Run(ctx context.Context, sql string, write bool, out *engine.Collector) error {
 	c, err := p.acquire(ctx)
 	if err != nil {
 		return err
@@ -308,14 +309,14 @@ func endRead(ctx context.Context, c *pgx.Conn, tx pgx.Tx) bool {
 // rollback ends tx if it is still open, even when the statement's context
 // is done.
 func rollback(tx pgx.Tx) {
-	ctx, cancel := context.WithTimeout(context.Background(), CleanupTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), engine.CleanupTimeout)
 	defer cancel()
 	tx.Rollback(ctx)
 }
 
 // pgQuery runs the statement with the extended protocol, which runs one
 // statement only, and streams its rows into out.
-func pgQuery(ctx context.Context, tx pgx.Tx, sql string, out *Collector) error {
+func pgQuery(ctx context.Context, tx pgx.Tx, sql string, out *engine.Collector) error {
 	rows, err := tx.Query(ctx, sql, append([]any{pgx.QueryExecModeExec}, out.Args()...)...)
 	if err != nil {
 		return err
@@ -327,6 +328,7 @@ func pgQuery(ctx context.Context, tx pgx.Tx, sql string, out *Collector) error {
 		names[i] = f.Name
 	}
 	out.SetColumns(names)
+	out.SetConverter(convert)
 	for rows.Next() {
 		if err := out.Row(rows.Values); err != nil {
 			return err
@@ -340,18 +342,18 @@ func pgQuery(ctx context.Context, tx pgx.Tx, sql string, out *Collector) error {
 	return nil
 }
 
-func (p *postgres) Refusal(err error) Refusal {
+func (p *postgres) Refusal(err error) engine.Refusal {
 	var pgErr *pgconn.PgError
 	if !errors.As(err, &pgErr) {
-		return RefusedOther
+		return engine.RefusedOther
 	}
 	switch {
 	case pgErr.Code == "25006": // read_only_sql_transaction
-		return RefusedReadOnly
+		return engine.RefusedReadOnly
 	case pgErr.Code == "57014" && strings.Contains(pgErr.Message, "statement timeout"):
-		return RefusedTimeout
+		return engine.RefusedTimeout
 	}
-	return RefusedOther
+	return engine.RefusedOther
 }
 
 func (p *postgres) Close() error {
@@ -383,7 +385,7 @@ func (p *postgres) reapIdle() {
 	var old []idleConn
 	keep := p.idle[:0]
 	for _, ic := range p.idle {
-		if time.Since(ic.since) >= IdleTimeout {
+		if time.Since(ic.since) >= engine.IdleTimeout {
 			old = append(old, ic)
 		} else {
 			keep = append(keep, ic)
@@ -392,13 +394,21 @@ func (p *postgres) reapIdle() {
 	p.idle = keep
 	p.reaper = nil
 	if len(keep) > 0 {
-		p.reaper = time.AfterFunc(IdleTimeout-time.Since(keep[0].since), p.reapIdle)
+		p.reaper = time.AfterFunc(engine.IdleTimeout-time.Since(keep[0].since), p.reapIdle)
 	}
 	p.mu.Unlock()
 	for _, ic := range old {
 		closeConn(ic.conn)
 	}
 }
+
+// convert is the Collector's converter of PostgreSQL's values.
+func convert(_ int, v any) any { return Value(v) }
+
+// Value converts a value pgx gives into one that encoding/json encodes:
+// engine.JSONValue, with a numeric (in an array, say, which the text codec
+// of numericText does not reach) as an exact number.
+func Value(v any) any { return engine.JSONValueWith(v, numericValue) }
 
 // numericValue returns a PostgreSQL numeric as an exact json.Number (or
 // text for NaN and infinities); ok is false for other values.
@@ -409,13 +419,13 @@ func numericValue(v any) (any, bool) {
 	}
 	val, err := n.Value()
 	if s, isText := val.(string); err == nil && isText {
-		return JSONNumber(s), true
+		return engine.JSONNumber(s), true
 	}
 	return nil, true
 }
 
-// PostgresDriver opens PostgreSQL sources.
-var PostgresDriver = Driver{
+// Driver opens PostgreSQL sources.
+var Driver = engine.Driver{
 	Dialect: sqltext.DialectPostgres,
-	Open:    func(src sessionio.Source, opts Options) (Engine, error) { return newPostgres(src, opts) },
+	Open:    func(src sessionio.Source, opts engine.Options) (engine.Engine, error) { return newPostgres(src, opts) },
 }
