@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/aiq/aiq-rpc/tools/engine"
+	"github.com/aiq/aiq-rpc/tools/engine/mysql"
 	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
@@ -45,7 +46,7 @@ func TestJSONValue(t *testing.T) {
 
 func TestMySQLConverter(t *testing.T) {
 	convert := func(typ string, v any) string {
-		data, err := json.Marshal(engine.MySQLValue(typ, v))
+		data, err := json.Marshal(mysql.Value(typ, v))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,7 +194,7 @@ func TestParseMySQLVersion(t *testing.T) {
 		{"8.0.36-0ubuntu0.22.04.1", "mysql", "MySQL 8.0.36"},
 		{"5.7.25-OceanBase_CE-v4.3.5.1", "seekdb", "seekdb 5.7.25-OceanBase_CE-v4.3.5.1"},
 	} {
-		if got := engine.ParseMySQLVersion(c.v, c.typ).Version; got != c.want {
+		if got := mysql.ParseVersion(c.v, c.typ).Version; got != c.want {
 			t.Errorf("parseMySQLVersion(%q) = %q, want %q", c.v, got, c.want)
 		}
 	}

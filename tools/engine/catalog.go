@@ -169,8 +169,8 @@ func UnquoteIdent(s string) string {
 	return s
 }
 
-// enumValues returns the values of a MySQL column type "enum('a','b')".
-func enumValues(columnType string) []string {
+// EnumValues returns the values of a MySQL column type "enum('a','b')".
+func EnumValues(columnType string) []string {
 	rest, ok := cutPrefixFold(columnType, "enum(")
 	if !ok {
 		return nil

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 )
 
 // Querier is what database/sql's Tx and Conn share for a query.
@@ -54,4 +55,37 @@ func SQLQuery(ctx context.Context, q Querier, query string, out *Collector, conv
 		return err
 	}
 	return rows.Close()
+}
+
+// QueryEach runs query on c and calls read for each row.
+func QueryEach(ctx context.Context, c *sql.Conn, query string, read func(*sql.Rows) error) error {
+	rows, err := c.QueryContext(ctx, query)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := read(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// CloseIdleSQL closes the idle connections of a database/sql pool, which
+// keeps up to keep idle ones afterwards.
+func CloseIdleSQL(db *sql.DB, keep int) {
+	db.SetMaxIdleConns(0)
+	db.SetMaxIdleConns(keep)
+}
+
+// ReleaseSQLConn returns c to its pool when keep is true, else closes the
+// underlying connection, so that nothing the statement left in the session
+// reaches the next one.
+func ReleaseSQLConn(c *sql.Conn, keep bool) {
+	if !keep {
+		// ErrBadConn makes database/sql discard the connection.
+		c.Raw(func(any) error { return driver.ErrBadConn })
+	}
+	c.Close()
 }

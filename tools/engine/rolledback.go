@@ -1,10 +1,6 @@
 package engine
 
-import (
-	"context"
-	"errors"
-	"fmt"
-)
+import "context"
 
 // MySQL and MariaDB refuse even EXPLAIN of a write inside a read-only
 // transaction (error 1792), so explain_sql runs the EXPLAIN of a write
@@ -31,26 +27,4 @@ func (db *DB) ExplainRolledBack(ctx context.Context, sql string) *StatementResul
 	}
 	res.Status = StatusSuccess
 	return res
-}
-
-// RunRolledBack runs the statement on a connection of its own, closed
-// afterwards, in a read-write transaction that is never committed.
-func (m *mysqlDB) RunRolledBack(ctx context.Context, query string, out *Collector) error {
-	c, err := m.conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer ReleaseSQLConn(c, false)
-	if err := m.prepareSession(ctx, c, true); err != nil {
-		return err
-	}
-	tx, err := c.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin the transaction: %w", err)
-	}
-	qerr := SQLQuery(ctx, tx, query, out, mysqlConverter)
-	if err := tx.Rollback(); err != nil && qerr == nil {
-		return errors.Join(errors.New("roll back the EXPLAIN's transaction"), err)
-	}
-	return qerr
 }

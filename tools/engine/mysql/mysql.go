@@ -1,12 +1,12 @@
-package engine
+package mysql
 
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/aiq/aiq-rpc/tools/engine"
 	"net"
 	"strconv"
 	"strings"
@@ -45,21 +45,21 @@ type mysqlDB struct {
 	limit      time.Duration // StatementTimeout
 
 	mu     sync.Mutex
-	flavor *mysqlFlavor // nil until the first connection tells
+	flavor *Flavor // nil until the first connection tells
 }
 
-// mysqlFlavor is what the server turned out to be.
-type mysqlFlavor struct {
+// Flavor is what the server turned out to be.
+type Flavor struct {
 	Version string // such as "MariaDB 10.11.6"
-	mariadb bool
+	MariaDB bool   // MariaDB, whose statement timeout and catalog differ from MySQL's
 }
 
 // newMySQL prepares the connection pool of src; it connects on first use.
-func newMySQL(src sessionio.Source, opts Options) (*mysqlDB, error) {
-	if err := ValidateServer(src); err != nil {
+func newMySQL(src sessionio.Source, opts engine.Options) (*mysqlDB, error) {
+	if err := engine.ValidateServer(src); err != nil {
 		return nil, err
 	}
-	host, port := HostPort(src, 3306)
+	host, port := engine.HostPort(src, 3306)
 	// The settings are fields of the driver's Config, never a pasted DSN,
 	// so that any character of a password works.
 	cfg := mysql.NewConfig()
@@ -86,7 +86,7 @@ func newMySQL(src sessionio.Source, opts Options) (*mysqlDB, error) {
 	}
 	db := sql.OpenDB(connector)
 	db.SetMaxIdleConns(mysqlMaxIdleConns)
-	db.SetConnMaxIdleTime(IdleTimeout)
+	db.SetConnMaxIdleTime(engine.IdleTimeout)
 	return &mysqlDB{db: db, host: host, port: port, sourceType: src.Type, timeout: opts.StatementTimeout.Milliseconds(), limit: opts.StatementTimeout}, nil
 }
 
@@ -101,19 +101,19 @@ func (m *mysqlDB) conn(ctx context.Context) (*sql.Conn, error) {
 
 // connectError explains a failure to connect.
 func (m *mysqlDB) connectError(err error) error {
-	hint := HintUnreachable
+	hint := engine.HintUnreachable
 	var myErr *mysql.MySQLError
 	if errors.As(err, &myErr) {
 		switch myErr.Number {
 		case mysqlAccessDenied:
-			hint = HintLogin
+			hint = engine.HintLogin
 		case mysqlDBAccessDenied, mysqlBadDB:
-			hint = HintDatabase
+			hint = engine.HintDatabase
 		default:
-			hint = HintOther
+			hint = engine.HintOther
 		}
 	}
-	return NewConnectError(m.product(), m.host, m.port, hint, err)
+	return engine.NewConnectError(m.product(), m.host, m.port, hint, err)
 }
 
 // product names the server for messages, before its version is known.
@@ -121,7 +121,7 @@ func (m *mysqlDB) product() string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	switch {
-	case m.flavor != nil && m.flavor.mariadb:
+	case m.flavor != nil && m.flavor.MariaDB:
 		return "MariaDB"
 	case m.sourceType == sessionio.TypeSeekDB:
 		return "seekdb"
@@ -130,7 +130,7 @@ func (m *mysqlDB) product() string {
 }
 
 // getFlavor returns the server's flavour, asking c the first time.
-func (m *mysqlDB) getFlavor(ctx context.Context, c *sql.Conn) (*mysqlFlavor, error) {
+func (m *mysqlDB) getFlavor(ctx context.Context, c *sql.Conn) (*Flavor, error) {
 	m.mu.Lock()
 	f := m.flavor
 	m.mu.Unlock()
@@ -141,24 +141,24 @@ func (m *mysqlDB) getFlavor(ctx context.Context, c *sql.Conn) (*mysqlFlavor, err
 	if err := c.QueryRowContext(ctx, "SELECT VERSION()").Scan(&v); err != nil {
 		return nil, fmt.Errorf("read the server version: %w", err)
 	}
-	f = ParseMySQLVersion(v, m.sourceType)
+	f = ParseVersion(v, m.sourceType)
 	m.mu.Lock()
 	m.flavor = f
 	m.mu.Unlock()
 	return f, nil
 }
 
-// ParseMySQLVersion reads VERSION(), such as "10.11.6-MariaDB-0+deb12u1"
+// ParseVersion reads VERSION(), such as "10.11.6-MariaDB-0+deb12u1"
 // or "8.0.36".
-func ParseMySQLVersion(v, sourceType string) *mysqlFlavor {
+func ParseVersion(v, sourceType string) *Flavor {
 	number, _, _ := strings.Cut(v, "-")
 	switch {
 	case strings.Contains(strings.ToLower(v), "mariadb"):
-		return &mysqlFlavor{Version: "MariaDB " + number, mariadb: true}
+		return &Flavor{Version: "MariaDB " + number, MariaDB: true}
 	case sourceType == sessionio.TypeSeekDB:
-		return &mysqlFlavor{Version: "seekdb " + v}
+		return &Flavor{Version: "seekdb " + v}
 	}
-	return &mysqlFlavor{Version: "MySQL " + number}
+	return &Flavor{Version: "MySQL " + number}
 }
 
 func (m *mysqlDB) Version(ctx context.Context) (string, error) {
@@ -179,13 +179,13 @@ func (m *mysqlDB) Version(ctx context.Context) (string, error) {
 // that no rollback undoes (LOCK TABLES, GET_LOCK, HANDLER, user
 // variables), and the driver cannot reset a connection, so nothing a
 // statement leaves in its session may reach the next one.
-func (m *mysqlDB) Run(ctx context.Context, query string, write bool, out *Collector) error {
+func (m *mysqlDB) Run(ctx context.Context, query string, write bool, out *engine.Collector) error {
 	start := time.Now()
 	c, err := m.conn(ctx)
 	if err != nil {
 		return err
 	}
-	defer ReleaseSQLConn(c, false)
+	defer engine.ReleaseSQLConn(c, false)
 	var id int64
 	if err := c.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&id); err != nil {
 		return fmt.Errorf("read the connection id: %w", err)
@@ -211,7 +211,7 @@ func (m *mysqlDB) Run(ctx context.Context, query string, write bool, out *Collec
 		// MariaDB's max_statement_time stops some functions (BENCHMARK)
 		// without an error: they return 0 as if they had finished. A
 		// statement that ran the whole limit was stopped by it.
-		err = ErrStatementTimeout
+		err = engine.ErrStatementTimeout
 	}
 	return err
 }
@@ -233,7 +233,7 @@ func (m *mysqlDB) prepareSession(ctx context.Context, c *sql.Conn, write bool) e
 		return err
 	}
 	set := "SET SESSION max_execution_time = " + strconv.FormatInt(m.timeout, 10)
-	if f.mariadb {
+	if f.MariaDB {
 		set = "SET SESSION max_statement_time = " + strconv.FormatFloat(float64(m.timeout)/1000, 'f', 3, 64)
 	}
 	_, err = c.ExecContext(ctx, set)
@@ -250,13 +250,13 @@ func (m *mysqlDB) prepareSession(ctx context.Context, c *sql.Conn, write bool) e
 }
 
 // transaction runs the statement in a transaction and streams its rows.
-func (m *mysqlDB) transaction(ctx context.Context, c *sql.Conn, query string, write bool, out *Collector) error {
+func (m *mysqlDB) transaction(ctx context.Context, c *sql.Conn, query string, write bool, out *engine.Collector) error {
 	tx, err := c.BeginTx(ctx, &sql.TxOptions{ReadOnly: !write})
 	if err != nil {
 		return fmt.Errorf("begin the transaction: %w", err)
 	}
 	defer tx.Rollback()
-	if err := SQLQuery(ctx, tx, query, out, mysqlConverter); err != nil {
+	if err := engine.SQLQuery(ctx, tx, query, out, mysqlConverter); err != nil {
 		return err
 	}
 	if write && !out.HasColumns() {
@@ -282,8 +282,8 @@ func (m *mysqlDB) transaction(ctx context.Context, c *sql.Conn, query string, wr
 // mysqlWarnings records the warnings and notes of the statement just run:
 // a recursive CTE cut at max_recursive_iterations, a value truncated or
 // converted, which the result alone does not show.
-func mysqlWarnings(ctx context.Context, tx *sql.Tx, out *Collector) error {
-	rows, err := tx.QueryContext(ctx, fmt.Sprintf("SHOW WARNINGS LIMIT %d", MaxWarnings+1))
+func mysqlWarnings(ctx context.Context, tx *sql.Tx, out *engine.Collector) error {
+	rows, err := tx.QueryContext(ctx, fmt.Sprintf("SHOW WARNINGS LIMIT %d", engine.MaxWarnings+1))
 	if err != nil {
 		return fmt.Errorf("read the warnings: %w", err)
 	}
@@ -301,48 +301,30 @@ func mysqlWarnings(ctx context.Context, tx *sql.Tx, out *Collector) error {
 
 // kill stops the statement running on the connection of that id.
 func (m *mysqlDB) kill(id int64) {
-	ctx, cancel := context.WithTimeout(context.Background(), CleanupTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), engine.CleanupTimeout)
 	defer cancel()
 	// Best effort: when it fails, the connection the driver closed still
 	// ends the statement once the server notices.
 	m.db.ExecContext(ctx, "KILL QUERY "+strconv.FormatInt(id, 10))
 }
 
-func (m *mysqlDB) Refusal(err error) Refusal {
+func (m *mysqlDB) Refusal(err error) engine.Refusal {
 	var myErr *mysql.MySQLError
 	if !errors.As(err, &myErr) {
-		return RefusedOther
+		return engine.RefusedOther
 	}
 	switch myErr.Number {
 	case mysqlReadOnlyTx:
-		return RefusedReadOnly
+		return engine.RefusedReadOnly
 	case mysqlTimeout, mariadbTimeout:
-		return RefusedTimeout
+		return engine.RefusedTimeout
 	}
-	return RefusedOther
+	return engine.RefusedOther
 }
 
 func (m *mysqlDB) Close() error { return m.db.Close() }
 
-func (m *mysqlDB) CloseIdle() { CloseIdleSQL(m.db, mysqlMaxIdleConns) }
-
-// CloseIdleSQL closes the idle connections of a database/sql pool, which
-// keeps up to keep idle ones afterwards.
-func CloseIdleSQL(db *sql.DB, keep int) {
-	db.SetMaxIdleConns(0)
-	db.SetMaxIdleConns(keep)
-}
-
-// ReleaseSQLConn returns c to its pool when keep is true, else closes the
-// underlying connection, so that nothing the statement left in the session
-// reaches the next one.
-func ReleaseSQLConn(c *sql.Conn, keep bool) {
-	if !keep {
-		// ErrBadConn makes database/sql discard the connection.
-		c.Raw(func(any) error { return driver.ErrBadConn })
-	}
-	c.Close()
-}
+func (m *mysqlDB) CloseIdle() { engine.CloseIdleSQL(m.db, mysqlMaxIdleConns) }
 
 // mysqlConverter returns the converter of the values of a MySQL result.
 func mysqlConverter(types []*sql.ColumnType) func(i int, v any) any {
@@ -350,19 +332,19 @@ func mysqlConverter(types []*sql.ColumnType) func(i int, v any) any {
 	for i, t := range types {
 		names[i] = t.DatabaseTypeName()
 	}
-	return func(i int, v any) any { return MySQLValue(names[i], v) }
+	return func(i int, v any) any { return Value(names[i], v) }
 }
 
-// MySQLValue converts a value of a column of that type: the driver gives
+// Value converts a value of a column of that type: the driver gives
 // the text of most types as bytes.
-func MySQLValue(typeName string, v any) any {
+func Value(typeName string, v any) any {
 	b, ok := v.([]byte)
 	if !ok {
-		return JSONValue(v)
+		return engine.JSONValue(v)
 	}
 	switch typeName {
 	case "DECIMAL", "NEWDECIMAL":
-		return JSONNumber(string(b))
+		return engine.JSONNumber(string(b))
 	case "BIT":
 		var n uint64
 		for _, x := range b {
@@ -374,11 +356,11 @@ func MySQLValue(typeName string, v any) any {
 			return json.RawMessage(b)
 		}
 	}
-	return JSONBytes(b)
+	return engine.JSONBytes(b)
 }
 
-// MySQLDriver opens MySQL, MariaDB and seekdb sources.
-var MySQLDriver = Driver{
+// Driver opens MySQL, MariaDB and seekdb sources.
+var Driver = engine.Driver{
 	Dialect: sqltext.DialectMySQL,
-	Open:    func(src sessionio.Source, opts Options) (Engine, error) { return newMySQL(src, opts) },
+	Open:    func(src sessionio.Source, opts engine.Options) (engine.Engine, error) { return newMySQL(src, opts) },
 }
