@@ -7,12 +7,13 @@ import (
 	"github.com/aiq/aiq-rpc/tools/engine"
 	"github.com/aiq/aiq-rpc/tools/engine/mysql"
 	"github.com/aiq/aiq-rpc/tools/engine/postgres"
+	"github.com/aiq/aiq-rpc/tools/engine/sqlite"
 )
 
 // Drivers returns the engines a source may be opened on, one a dialect.
 // Adding an engine is its folder under tools/engine and one line here.
 func Drivers() []engine.Driver {
-	return []engine.Driver{postgres.Driver, mysql.Driver, engine.SQLiteDriver}
+	return []engine.Driver{postgres.Driver, mysql.Driver, sqlite.Driver}
 }
 
 // Open returns the DB of src on the engine of its type. It validates the

@@ -101,6 +101,17 @@ var checkAnyPattern = regexp.MustCompile(`(?is)^\(*\s*("(?:[^"]|"")+"|[\p{L}_][\
 // literalPattern finds a quoted string literal.
 var literalPattern = regexp.MustCompile(`'((?:[^']|'')*)'`)
 
+// ColumnFold returns the column of that name regardless of case, as
+// SQLite finds it, or nil.
+func (t *Table) ColumnFold(name string) *Column {
+	for i := range t.Columns {
+		if strings.EqualFold(t.Columns[i].Name, name) {
+			return &t.Columns[i]
+		}
+	}
+	return nil
+}
+
 // CheckValues reads a CHECK constraint's expression (without the CHECK
 // keyword, or with it) of the form "column IN ('a', 'b')" and returns the
 // column and the values. Anything else, an OR or a value that is not a

@@ -1,9 +1,10 @@
-package engine
+package sqlite
 
 import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/aiq/aiq-rpc/tools/engine"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,25 +38,25 @@ const (
 	sqliteCountTables = 200
 )
 
-func (s *sqliteDB) Schema(ctx context.Context) (*Schema, error) {
+func (s *sqliteDB) Schema(ctx context.Context) (*engine.Schema, error) {
 	c, err := s.conn(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer c.Close()
-	ts := NewTableSet[string]()
-	creates := map[*Table]string{}
-	err = QueryEach(ctx, c, sqliteColumnsQuery, func(rows *sql.Rows) error {
+	ts := engine.NewTableSet[string]()
+	creates := map[*engine.Table]string{}
+	err = engine.QueryEach(ctx, c, sqliteColumnsQuery, func(rows *sql.Rows) error {
 		var (
 			table, create string
 			view, notNull bool
 			pk            int
-			col           Column
+			col           engine.Column
 		)
 		if err := rows.Scan(&table, &view, &create, &col.Name, &col.Type, &notNull, &pk); err != nil {
 			return err
 		}
-		t := ts.Table(strings.ToLower(table), func() *Table { return &Table{Name: table, View: view, Rows: -1} })
+		t := ts.Table(strings.ToLower(table), func() *engine.Table { return &engine.Table{Name: table, View: view, Rows: -1} })
 		creates[t] = create
 		col.Nullable = !notNull
 		col.Type = strings.ToLower(col.Type) // as declared, often in capitals
@@ -72,10 +73,10 @@ func (s *sqliteDB) Schema(ctx context.Context) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the columns: %w", err)
 	}
-	if err := QueryEach(ctx, c, sqliteForeignKeysQuery, func(rows *sql.Rows) error { return sqliteForeignKey(ts, rows) }); err != nil {
+	if err := engine.QueryEach(ctx, c, sqliteForeignKeysQuery, func(rows *sql.Rows) error { return sqliteForeignKey(ts, rows) }); err != nil {
 		return nil, fmt.Errorf("read the foreign keys: %w", err)
 	}
-	if err := QueryEach(ctx, c, sqliteIndexesQuery, func(rows *sql.Rows) error { return sqliteIndex(ts, rows) }); err != nil {
+	if err := engine.QueryEach(ctx, c, sqliteIndexesQuery, func(rows *sql.Rows) error { return sqliteIndex(ts, rows) }); err != nil {
 		return nil, fmt.Errorf("read the indexes: %w", err)
 	}
 	for _, t := range ts.List {
@@ -87,7 +88,7 @@ func (s *sqliteDB) Schema(ctx context.Context) (*Schema, error) {
 	return ts.Schema(sqltext.DialectSQLite), nil
 }
 
-func sqliteForeignKey(ts *TableSet[string], rows *sql.Rows) error {
+func sqliteForeignKey(ts *engine.TableSet[string], rows *sql.Rows) error {
 	var (
 		table, refTable, from string
 		id                    int
@@ -103,7 +104,7 @@ func sqliteForeignKey(ts *TableSet[string], rows *sql.Rows) error {
 	key := strconv.Itoa(id)
 	n := len(t.ForeignKeys)
 	if n == 0 || ts.LastFK[t] != key {
-		t.ForeignKeys = append(t.ForeignKeys, ForeignKey{RefTable: refTable})
+		t.ForeignKeys = append(t.ForeignKeys, engine.ForeignKey{RefTable: refTable})
 		ts.LastFK[t] = key
 		n++
 	}
@@ -113,7 +114,7 @@ func sqliteForeignKey(ts *TableSet[string], rows *sql.Rows) error {
 	return nil
 }
 
-func sqliteIndex(ts *TableSet[string], rows *sql.Rows) error {
+func sqliteIndex(ts *engine.TableSet[string], rows *sql.Rows) error {
 	var (
 		table, name, origin string
 		unique              bool
@@ -128,7 +129,7 @@ func sqliteIndex(ts *TableSet[string], rows *sql.Rows) error {
 	}
 	n := len(t.Indexes)
 	if n == 0 || t.Indexes[n-1].Name != name {
-		t.Indexes = append(t.Indexes, Index{Name: name, Unique: unique})
+		t.Indexes = append(t.Indexes, engine.Index{Name: name, Unique: unique})
 		n++
 	}
 	t.Indexes[n-1].Columns = append(t.Indexes[n-1].Columns, column.String)
@@ -139,7 +140,7 @@ func sqliteIndex(ts *TableSet[string], rows *sql.Rows) error {
 // keys' targets by their catalog names, the keys that SQLite keeps as
 // indexes, and the allowed values from the CHECK constraints of its
 // CREATE TABLE statement.
-func sqliteFinish(ts *TableSet[string], t *Table, create string) {
+func sqliteFinish(ts *engine.TableSet[string], t *engine.Table, create string) {
 	for i := range t.ForeignKeys {
 		fk := &t.ForeignKeys[i]
 		target, ok := ts.ByKey[strings.ToLower(fk.RefTable)]
@@ -157,23 +158,12 @@ func sqliteFinish(ts *TableSet[string], t *Table, create string) {
 		}
 	}
 	for _, expr := range checkExpressions(create) {
-		if name, values, ok := CheckValues(expr); ok {
+		if name, values, ok := engine.CheckValues(expr); ok {
 			if col := t.ColumnFold(name); col != nil && col.Values == nil {
 				col.Values = values
 			}
 		}
 	}
-}
-
-// ColumnFold returns the column of that name regardless of case, as
-// SQLite finds it, or nil.
-func (t *Table) ColumnFold(name string) *Column {
-	for i := range t.Columns {
-		if strings.EqualFold(t.Columns[i].Name, name) {
-			return &t.Columns[i]
-		}
-	}
-	return nil
 }
 
 // checkExpressions returns the expressions of the CHECK constraints of a
@@ -241,13 +231,13 @@ func matchParen(s string, open int) int {
 // sqliteRowCounts sets the row estimates: from sqlite_stat1 where ANALYZE
 // left them, else a count that stops at sqliteCountLimit, for the first
 // sqliteCountTables tables, in one statement.
-func sqliteRowCounts(ctx context.Context, c *sql.Conn, ts *TableSet[string]) error {
+func sqliteRowCounts(ctx context.Context, c *sql.Conn, ts *engine.TableSet[string]) error {
 	var hasStats int
 	if err := c.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'sqlite_stat1'`).Scan(&hasStats); err != nil {
 		return err
 	}
 	if hasStats > 0 {
-		err := QueryEach(ctx, c, `SELECT tbl, stat FROM sqlite_stat1`, func(rows *sql.Rows) error {
+		err := engine.QueryEach(ctx, c, `SELECT tbl, stat FROM sqlite_stat1`, func(rows *sql.Rows) error {
 			var table string
 			var stat sql.NullString
 			if err := rows.Scan(&table, &stat); err != nil {
@@ -264,7 +254,7 @@ func sqliteRowCounts(ctx context.Context, c *sql.Conn, ts *TableSet[string]) err
 			return err
 		}
 	}
-	var uncounted []*Table
+	var uncounted []*engine.Table
 	for _, t := range ts.List {
 		if !t.View && t.Rows < 0 && len(uncounted) < sqliteCountTables {
 			uncounted = append(uncounted, t)
@@ -283,7 +273,7 @@ func sqliteRowCounts(ctx context.Context, c *sql.Conn, ts *TableSet[string]) err
 	}
 	// A table that cannot be counted (a virtual table whose module is
 	// missing) leaves the estimates unknown rather than the schema unread.
-	_ = QueryEach(ctx, c, q.String(), func(rows *sql.Rows) error {
+	_ = engine.QueryEach(ctx, c, q.String(), func(rows *sql.Rows) error {
 		var i int
 		var n int64
 		if err := rows.Scan(&i, &n); err != nil {
