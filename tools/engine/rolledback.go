@@ -9,7 +9,15 @@ import "context"
 // EXPLAIN, which plans the statement without running it; the rollback
 // backs that up.
 
-// ExplainRolledBack runs an EXPLAIN statement on MySQL in a transaction
+// ExplainsRolledBack reports whether the engine explains a write with
+// ExplainRolledBack, as it refuses even its EXPLAIN read-only.
+func (db *DB) ExplainsRolledBack() bool {
+	_, ok := db.eng.(RolledBackExplainer)
+	return ok
+}
+
+// ExplainRolledBack runs an EXPLAIN statement, on an engine that is a
+// RolledBackExplainer (MySQL, MariaDB), in a transaction
 // that is rolled back whatever happens, under the statement timeout.
 func (db *DB) ExplainRolledBack(ctx context.Context, sql string) *StatementResult {
 	m, ok := db.eng.(RolledBackExplainer)
