@@ -4,8 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"github.com/aiq/aiq-rpc/tools/engine"
 	"strings"
+
+	"github.com/aiq/aiq-rpc/tools/engine"
 )
 
 // Estimate on MySQL and MariaDB: the product of the rows EXPLAIN expects

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"github.com/aiq/aiq-rpc/tools/engine"
 	"io/fs"
 	"net/url"
 	"os"
@@ -15,6 +14,7 @@ import (
 	"modernc.org/sqlite"
 
 	"github.com/aiq/aiq-rpc/sessionio"
+	"github.com/aiq/aiq-rpc/tools/engine"
 	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
