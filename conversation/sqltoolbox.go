@@ -118,7 +118,7 @@ func (t *SQLToolboxes) db(ctx context.Context, src sessionio.Source) (*engine.DB
 			return nil, err
 		}
 	}
-	db, err := engine.Open(ctx, src, t.Options)
+	db, err := tools.Open(ctx, src, t.Options)
 	if err != nil {
 		return nil, err
 	}

@@ -119,7 +119,7 @@ func TestOpenValidates(t *testing.T) {
 		{sessionio.Source{Name: "x", Type: sessionio.TypePostgreSQL, Port: 70000}, "port 70000"},
 		{sessionio.Source{Name: "x", Type: sessionio.TypeMySQL, Host: "a b"}, "blanks"},
 	} {
-		db, err := engine.Open(context.Background(), c.src, engine.Options{})
+		db, err := Open(context.Background(), c.src, engine.Options{})
 		if err == nil {
 			db.Close()
 			t.Errorf("Open(%+v) succeeded, want an error saying %q", c.src, c.want)
@@ -131,7 +131,7 @@ func TestOpenValidates(t *testing.T) {
 	}
 	// A server that is down does not fail Open.
 	src := sessionio.Source{Name: "x", Type: sessionio.TypePostgreSQL, Host: "127.0.0.1", Port: closedPort(t), Password: dbtest.Password}
-	db, err := engine.Open(context.Background(), src, engine.Options{})
+	db, err := Open(context.Background(), src, engine.Options{})
 	if err != nil {
 		t.Fatalf("Open with the server down: %v", err)
 	}

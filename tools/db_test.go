@@ -154,7 +154,7 @@ func forEachEngine(t *testing.T, f func(t *testing.T, e testEngine)) {
 // openDB opens src for the test and closes it at the end.
 func openDB(t testing.TB, src sessionio.Source, opts engine.Options) *engine.DB {
 	t.Helper()
-	db, err := engine.Open(context.Background(), src, opts)
+	db, err := Open(context.Background(), src, opts)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}

@@ -105,7 +105,7 @@ func (s *Set) explainSQL(ctx context.Context, args json.RawMessage) (any, error)
 		return refuse(why)
 	}
 	res := s.db.Run(ctx, full, false)
-	if res.ReadOnlyRefused && d == sqltext.DialectMySQL && v.Class == sqltext.Write {
+	if res.ReadOnlyRefused && v.Class == sqltext.Write && s.db.ExplainsRolledBack() {
 		res = s.db.ExplainRolledBack(ctx, full)
 	}
 	if res.Status != engine.StatusSuccess {

@@ -91,7 +91,7 @@ func TestLayering(t *testing.T) {
 		check(imports, false)
 		check(testImports, true)
 	}
-	for _, want := range []string{"tools", "tools/guard", "tools/engine", "tools/sqltext"} {
+	for _, want := range []string{"tools", "tools/guard", "tools/engine", "tools/engine/postgres", "tools/engine/mysql", "tools/engine/sqlite", "tools/sqltext"} {
 		if !seen[want] {
 			t.Errorf("go list did not list %s:\n%s", want, out)
 		}

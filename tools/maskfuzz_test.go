@@ -159,7 +159,7 @@ func FuzzMaskSQLite(f *testing.F) {
 		"INSERT INTO orders VALUES (1, 1, 'first'), (2, 2, 'second')",
 	)
 	src.Mask = []string{"customers.email", "customers.phone"}
-	db, err := engine.Open(context.Background(), src, engine.Options{StatementTimeout: 2 * time.Second})
+	db, err := Open(context.Background(), src, engine.Options{StatementTimeout: 2 * time.Second})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -300,7 +300,7 @@ func (d *doctor) checkSource(ctx context.Context, src sessionio.Source) (string,
 		}
 	}
 	fix := "check the entry of " + src.Name + " in " + d.home.SourcesPath() + ", and that its server runs"
-	db, err := engine.Open(ctx, src, engine.Options{StatementTimeout: d.timeout})
+	db, err := tools.Open(ctx, src, engine.Options{StatementTimeout: d.timeout})
 	if err != nil {
 		return "", fix, err
 	}

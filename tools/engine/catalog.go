@@ -10,8 +10,8 @@ import (
 	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
-// The catalog readers of the engines (catalog_postgres.go,
-// catalog_mysql.go, catalog_sqlite.go) each read the whole schema with a
+// The catalog readers of the engines (the catalog.go of each engine's
+// folder) each read the whole schema with a
 // few queries, never one per table, and build a Schema with what this
 // file shares: finding a table by the names the catalog gives, the
 // allowed values of a CHECK constraint, and the text the model reads.
@@ -24,36 +24,39 @@ const (
 	maxValuesInCard = 400
 )
 
-// tableSet finds the tables being built by a key the catalog gives: an
-// oid, or a schema and name.
-type tableSet[K comparable] struct {
-	list  []*Table
-	byKey map[K]*Table
-	// lastFK names each table's last foreign key, for catalogs that list
+// TableSet is the tables an engine's catalog reader builds, found by a
+// key the catalog gives: an oid, or a schema and name.
+type TableSet[K comparable] struct {
+	// List is the tables in the order they were added.
+	List []*Table
+	// ByKey finds a table by its catalog key.
+	ByKey map[K]*Table
+	// LastFK names each table's last foreign key, for catalogs that list
 	// a key's columns one a row.
-	lastFK map[*Table]string
+	LastFK map[*Table]string
 }
 
-func newTableSet[K comparable]() *tableSet[K] {
-	return &tableSet[K]{byKey: map[K]*Table{}, lastFK: map[*Table]string{}}
+// NewTableSet returns an empty TableSet.
+func NewTableSet[K comparable]() *TableSet[K] {
+	return &TableSet[K]{ByKey: map[K]*Table{}, LastFK: map[*Table]string{}}
 }
 
-// table returns the table of key, adding it the first time.
-func (ts *tableSet[K]) table(key K, make func() *Table) *Table {
-	if t, ok := ts.byKey[key]; ok {
+// Table returns the table of key, adding it the first time.
+func (ts *TableSet[K]) Table(key K, make func() *Table) *Table {
+	if t, ok := ts.ByKey[key]; ok {
 		return t
 	}
 	t := make()
-	ts.list = append(ts.list, t)
-	ts.byKey[key] = t
+	ts.List = append(ts.List, t)
+	ts.ByKey[key] = t
 	return t
 }
 
-// schema returns the tables as a Schema of dialect d, with each column's
+// Schema returns the tables as a Schema of dialect d, with each column's
 // nullability following its primary key.
-func (ts *tableSet[K]) schema(d sqltext.Dialect) *Schema {
-	s := &Schema{Tables: make([]Table, 0, len(ts.list)), Dialect: d}
-	for _, t := range ts.list {
+func (ts *TableSet[K]) Schema(d sqltext.Dialect) *Schema {
+	s := &Schema{Tables: make([]Table, 0, len(ts.List)), Dialect: d}
+	for _, t := range ts.List {
 		for i := range t.Columns {
 			if slices.Contains(t.PrimaryKey, t.Columns[i].Name) {
 				t.Columns[i].Nullable = false
@@ -64,8 +67,8 @@ func (ts *tableSet[K]) schema(d sqltext.Dialect) *Schema {
 	return s
 }
 
-// addUnique records a unique constraint or index, once.
-func (t *Table) addUnique(cols []string) {
+// AddUnique records a unique constraint or index, once.
+func (t *Table) AddUnique(cols []string) {
 	if len(cols) == 0 || slices.Equal(cols, t.PrimaryKey) {
 		return
 	}
@@ -97,6 +100,17 @@ var checkAnyPattern = regexp.MustCompile(`(?is)^\(*\s*("(?:[^"]|"")+"|[\p{L}_][\
 
 // literalPattern finds a quoted string literal.
 var literalPattern = regexp.MustCompile(`'((?:[^']|'')*)'`)
+
+// ColumnFold returns the column of that name regardless of case, as
+// SQLite finds it, or nil.
+func (t *Table) ColumnFold(name string) *Column {
+	for i := range t.Columns {
+		if strings.EqualFold(t.Columns[i].Name, name) {
+			return &t.Columns[i]
+		}
+	}
+	return nil
+}
 
 // CheckValues reads a CHECK constraint's expression (without the CHECK
 // keyword, or with it) of the form "column IN ('a', 'b')" and returns the
@@ -166,8 +180,8 @@ func UnquoteIdent(s string) string {
 	return s
 }
 
-// enumValues returns the values of a MySQL column type "enum('a','b')".
-func enumValues(columnType string) []string {
+// EnumValues returns the values of a MySQL column type "enum('a','b')".
+func EnumValues(columnType string) []string {
 	rest, ok := cutPrefixFold(columnType, "enum(")
 	if !ok {
 		return nil

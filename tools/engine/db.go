@@ -62,9 +62,9 @@ func (o Options) WithDefaults() Options {
 // statement itself.
 const serverGrace = 2 * time.Second
 
-// cleanupTimeout bounds the work done after a statement ends (rollback,
+// CleanupTimeout bounds the work done after a statement ends (rollback,
 // KILL QUERY), which runs even when the caller's context is done.
-const cleanupTimeout = 5 * time.Second
+const CleanupTimeout = 5 * time.Second
 
 // DialectOf returns the SQL dialect of a source type: seekdb and mysql
 // (which covers MariaDB) are DialectMySQL. An unknown type gives "".
@@ -87,7 +87,7 @@ type DB struct {
 	src     sessionio.Source
 	dialect sqltext.Dialect
 	Opts    Options
-	eng     engine
+	eng     Engine
 	redact  redactor
 	// Grace is serverGrace for a server, 0 for SQLite, which has no
 	// timeout of its own; tests lengthen it to tell the two apart.
@@ -102,55 +102,27 @@ type DB struct {
 	values   scrubValues // guarded by valuesMu
 }
 
-// engine is what differs between PostgreSQL, MySQL (and MariaDB, seekdb)
-// and SQLite.
-type engine interface {
-	// version returns the product and version, such as "PostgreSQL 15.4".
-	version(ctx context.Context) (string, error)
-	// schema reads the tables and columns with one query.
-	schema(ctx context.Context) (*Schema, error)
-	// run executes one statement inside a transaction, read-only unless
-	// write, streaming its rows into out. A read is always rolled back; a
-	// write is committed when it succeeded.
-	run(ctx context.Context, sql string, write bool, out *collector) error
-	// refusal says what a failed run's error means.
-	refusal(err error) refusal
-	// closeIdle closes the connections no statement uses.
-	closeIdle()
-	close() error
-}
-
-// idleTimeout is how long an unused connection stays open: a source that
-// no one queries holds none of the server's connection slots.
-const idleTimeout = time.Minute
-
-// refusal is what an engine's error means for the result.
-type refusal int
-
-const (
-	refusedOther    refusal = iota
-	refusedTimeout          // the server stopped the statement at StatementTimeout
-	refusedReadOnly         // the read-only transaction refused a write
-)
-
-// Open returns the DB of src. It validates the configuration but does not
-// connect: a server that is down fails the statements, not Open.
-func Open(ctx context.Context, src sessionio.Source, opts Options) (*DB, error) {
+// Open returns the DB of src, opened by the one of drivers whose dialect
+// is src's. It validates the configuration but does not connect: a server
+// that is down fails the statements, not Open.
+func Open(ctx context.Context, src sessionio.Source, opts Options, drivers []Driver) (*DB, error) {
 	opts = opts.WithDefaults()
 	db := &DB{src: src, dialect: DialectOf(src.Type), Opts: opts, redact: NewRedactor(src.Password.Reveal())}
-	if db.dialect != sqltext.DialectSQLite {
-		db.Grace = serverGrace // the server's own timeout should fire first
+	var drv *Driver
+	for i := range drivers {
+		if db.dialect != "" && drivers[i].Dialect == db.dialect {
+			drv = &drivers[i]
+			break
+		}
 	}
 	var err error
-	switch db.dialect {
-	case sqltext.DialectPostgres:
-		db.eng, err = newPostgres(src, opts)
-	case sqltext.DialectMySQL:
-		db.eng, err = newMySQL(src, opts)
-	case sqltext.DialectSQLite:
-		db.eng, err = newSQLite(src, opts)
-	default:
+	if drv == nil {
 		err = fmt.Errorf("unknown type %q; want one of mysql, postgresql, seekdb or sqlite", src.Type)
+	} else {
+		if !drv.ClientTimeout {
+			db.Grace = serverGrace // the server's own timeout should fire first
+		}
+		db.eng, err = drv.Open(src, opts)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open source %q: %s", src.Name, db.redact.Clean(err.Error()))
@@ -167,7 +139,7 @@ func (db *DB) Format(f fmt.State, verb rune) {
 
 // Close closes the DB's connections. Statements running on them fail.
 func (db *DB) Close() error {
-	if err := db.eng.close(); err != nil {
+	if err := db.eng.Close(); err != nil {
 		return db.cleanError("close source "+strconv.Quote(db.src.Name), err)
 	}
 	return nil
@@ -175,7 +147,7 @@ func (db *DB) Close() error {
 
 // CloseIdle closes the connections that no statement uses, as when the
 // last session on the source ended; the next statement opens one again.
-func (db *DB) CloseIdle() { db.eng.closeIdle() }
+func (db *DB) CloseIdle() { db.eng.CloseIdle() }
 
 // Dialect returns the SQL dialect of the source.
 func (db *DB) Dialect() sqltext.Dialect { return db.dialect }
@@ -193,7 +165,7 @@ func (db *DB) Version(ctx context.Context) (string, error) {
 	if v != "" {
 		return v, nil
 	}
-	v, err := db.eng.version(ctx)
+	v, err := db.eng.Version(ctx)
 	if err != nil {
 		return "", db.cleanError("read the version of "+strconv.Quote(db.src.Name), err)
 	}
@@ -212,7 +184,7 @@ func (db *DB) Schema(ctx context.Context) (*Schema, error) {
 	if s != nil {
 		return s, nil
 	}
-	s, err := db.eng.schema(ctx)
+	s, err := db.eng.Schema(ctx)
 	if err != nil {
 		return nil, db.cleanError("read the schema of "+strconv.Quote(db.src.Name), err)
 	}
@@ -287,14 +259,7 @@ func (db *DB) Execute(ctx context.Context, sql string, write bool) *StatementRes
 	out.sink = rowSink(ctx)
 	query, args := boundFor(ctx, sql)
 	out.args = args
-	start := time.Now()
-	err := db.eng.run(runCtx, query, write, out)
-	if err == nil && db.dialect == sqltext.DialectMySQL && time.Since(start) >= db.Opts.StatementTimeout {
-		// MariaDB's max_statement_time stops some functions (BENCHMARK)
-		// without an error: they return 0 as if they had finished. A
-		// statement that ran the whole limit was stopped by it.
-		err = errStatementTimeout
-	}
+	err := db.eng.Run(runCtx, query, write, out)
 	if err == nil {
 		res.Status = StatusSuccess
 		return res
@@ -327,14 +292,15 @@ func firstPage(ctx context.Context) func(*StatementResult) {
 	return page
 }
 
-// errStatementTimeout is a run that the server's statement timeout ended
-// although the engine reported success.
-var errStatementTimeout = errors.New("the statement timeout stopped the statement")
+// ErrStatementTimeout is what an engine's Run returns for a statement
+// that the server's statement timeout ended although the driver reported
+// success.
+var ErrStatementTimeout = errors.New("the statement timeout stopped the statement")
 
 // explain sets the status and message of a run that failed.
 func (db *DB) explain(ctx, runCtx context.Context, res *StatementResult, err error, write bool) {
 	res.Status = StatusError
-	why := db.eng.refusal(err)
+	why := db.eng.Refusal(err)
 	switch {
 	case ctx.Err() != nil:
 		res.Status = StatusCancelled
@@ -342,7 +308,7 @@ func (db *DB) explain(ctx, runCtx context.Context, res *StatementResult, err err
 		if write {
 			res.Error += "; its changes were rolled back"
 		}
-	case errors.Is(runCtx.Err(), context.DeadlineExceeded) || why == refusedTimeout || errors.Is(err, errStatementTimeout):
+	case errors.Is(runCtx.Err(), context.DeadlineExceeded) || why == RefusedTimeout || errors.Is(err, ErrStatementTimeout):
 		// Stopped by our deadline, not by a failure of its own: cancelled,
 		// on every engine, with the reason.
 		res.Status = StatusCancelled
@@ -350,7 +316,7 @@ func (db *DB) explain(ctx, runCtx context.Context, res *StatementResult, err err
 		if write {
 			res.Error += "; its changes were rolled back"
 		}
-	case why == refusedReadOnly && !write:
+	case why == RefusedReadOnly && !write:
 		res.Status = StatusRejected
 		res.ReadOnlyRefused = true
 		res.Error = "not run: the database refused this statement in read-only mode, so it changes " +
@@ -410,9 +376,9 @@ func (r redactor) Clean(s string) string {
 	return s
 }
 
-// hostPort returns the address of a server source, with the engine's
+// HostPort returns the address of a server source, with the engine's
 // default host and port for those left out.
-func hostPort(src sessionio.Source, defaultPort int) (string, int) {
+func HostPort(src sessionio.Source, defaultPort int) (string, int) {
 	host := src.Host
 	if host == "" {
 		host = "localhost"
@@ -424,9 +390,9 @@ func hostPort(src sessionio.Source, defaultPort int) (string, int) {
 	return host, port
 }
 
-// validateServer checks the fields of a server source that a driver cannot
+// ValidateServer checks the fields of a server source that a driver cannot
 // check before it connects.
-func validateServer(src sessionio.Source) error {
+func ValidateServer(src sessionio.Source) error {
 	if src.Port < 0 || src.Port > 65535 {
 		return fmt.Errorf("port %d is not a port number from 1 to 65535", src.Port)
 	}
@@ -442,8 +408,8 @@ type connectError struct {
 	err                error
 }
 
-// newConnectError describes a failure to connect to the server at host:port.
-func newConnectError(engine, host string, port int, hint string, err error) *connectError {
+// NewConnectError describes a failure to connect to the server at host:port.
+func NewConnectError(engine, host string, port int, hint string, err error) *connectError {
 	addr := host
 	if !strings.HasPrefix(host, "/") {
 		addr = net.JoinHostPort(host, strconv.Itoa(port))
@@ -459,8 +425,8 @@ func (e *connectError) Unwrap() error { return e.err }
 
 // Hints for connection failures, which say what to do.
 const (
-	hintUnreachable = "the server is not reachable; check that it is running and that the source's host and port in sources.yaml are right"
-	hintLogin       = "the server refused the login; check the source's username and password in sources.yaml"
-	hintDatabase    = "the database does not exist or the user may not use it; check the source's database in sources.yaml"
-	hintOther       = "check the source's settings in sources.yaml and the server's log"
+	HintUnreachable = "the server is not reachable; check that it is running and that the source's host and port in sources.yaml are right"
+	HintLogin       = "the server refused the login; check the source's username and password in sources.yaml"
+	HintDatabase    = "the database does not exist or the user may not use it; check the source's database in sources.yaml"
+	HintOther       = "check the source's settings in sources.yaml and the server's log"
 )

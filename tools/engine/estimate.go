@@ -2,22 +2,10 @@ package engine
 
 import (
 	"context"
-	"database/sql"
-	"encoding/json"
-	"fmt"
-	"strings"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/aiq/aiq-rpc/sessionio"
 )
-
-// estimator is an engine that can estimate, without running a read, how
-// many rows it reads or returns.
-type estimator interface {
-	estimate(ctx context.Context, query string) (float64, error)
-}
 
 // costGateTimeout bounds the gate's own work: past it the read runs as it
 // would without the gate.
@@ -37,201 +25,11 @@ func (db *DB) MaxEstimatedRows() int64 {
 // lets the read through: it still runs read-only under the statement
 // timeout.
 func (db *DB) Costly(ctx context.Context, query string) (float64, bool) {
-	est, ok := db.eng.(estimator)
-	if !ok {
-		return 0, false
-	}
 	ctx, cancel := context.WithTimeout(ctx, costGateTimeout)
 	defer cancel()
-	rows, err := est.estimate(ctx, query)
+	rows, err := db.eng.Estimate(ctx, query)
 	if err != nil {
 		return 0, false
 	}
 	return rows, rows > float64(db.MaxEstimatedRows())
-}
-
-// estimate on PostgreSQL: the most rows the planner expects of any node
-// of the plan, from EXPLAIN (never ANALYZE) in a read-only transaction.
-// The top node's rows are what the read returns, which an aggregate or a
-// LIMIT makes small however many rows the nodes below go through.
-func (p *postgres) estimate(ctx context.Context, query string) (float64, error) {
-	c, err := p.acquire(ctx)
-	if err != nil {
-		return 0, err
-	}
-	reuse := false
-	defer func() { p.release(c, reuse) }()
-	tx, err := c.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
-	if err != nil {
-		return 0, err
-	}
-	defer rollback(tx)
-	var plan []byte
-	if err := tx.QueryRow(ctx, "EXPLAIN (FORMAT JSON) "+query, pgx.QueryExecModeExec).Scan(&plan); err != nil {
-		return 0, err
-	}
-	var out []struct {
-		Plan pgPlanNode `json:"Plan"`
-	}
-	if err := json.Unmarshal(plan, &out); err != nil || len(out) == 0 {
-		return 0, fmt.Errorf("read the plan: %v", err)
-	}
-	// EXPLAIN leaves no session state to reset: a rollback is enough.
-	reuse = tx.Rollback(ctx) == nil
-	return out[0].Plan.mostRows(), nil
-}
-
-// pgPlanNode is a node of PostgreSQL's JSON plan, as far as the cost gate
-// reads it.
-type pgPlanNode struct {
-	Rows  float64      `json:"Plan Rows"`
-	Plans []pgPlanNode `json:"Plans"`
-}
-
-// mostRows is the largest row estimate of the node and the nodes below it.
-func (n pgPlanNode) mostRows() float64 {
-	most := n.Rows
-	for _, child := range n.Plans {
-		most = max(most, child.mostRows())
-	}
-	return most
-}
-
-// estimate on MySQL and MariaDB: the product of the rows EXPLAIN expects
-// to read from each table, as a nested loop reads them.
-func (m *mysqlDB) estimate(ctx context.Context, query string) (float64, error) {
-	c, err := m.conn(ctx)
-	if err != nil {
-		return 0, err
-	}
-	// EXPLAIN runs nothing and leaves no session state but the read-only
-	// mode and timeout that every run sets again: the connection is kept.
-	defer releaseSQLConn(c, true)
-	if err := m.prepareSession(ctx, c, false); err != nil {
-		return 0, err
-	}
-	rows, err := c.QueryContext(ctx, "EXPLAIN "+query)
-	if err != nil {
-		return 0, err
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return 0, err
-	}
-	at := -1
-	for i, name := range cols {
-		if strings.EqualFold(name, "rows") {
-			at = i
-		}
-	}
-	if at < 0 {
-		return 0, fmt.Errorf("EXPLAIN gave no rows column")
-	}
-	total := 1.0
-	vals := make([]any, len(cols))
-	for i := range vals {
-		vals[i] = new(sql.NullFloat64)
-		if i != at {
-			vals[i] = new(any)
-		}
-	}
-	for rows.Next() {
-		if err := rows.Scan(vals...); err != nil {
-			return 0, err
-		}
-		if n := vals[at].(*sql.NullFloat64); n.Valid && n.Float64 > 0 {
-			total *= n.Float64
-		}
-	}
-	return total, rows.Err()
-}
-
-// estimate on SQLite: the largest row count of a table the read goes
-// through in full. SQLite's planner gives no row estimate; a full scan of
-// a large table is what makes a read slow. The program EXPLAIN shows says
-// which tables: a cursor opened on a table's (or one of its indexes')
-// b-tree and then rewound to read from the start. The query plan's text
-// names an alias rather than its table, so it is not read.
-func (s *sqliteDB) estimate(ctx context.Context, query string) (float64, error) {
-	c, err := s.conn(ctx)
-	if err != nil {
-		return 0, err
-	}
-	defer releaseSQLConn(c, true) // every run sets query_only again
-	if _, err := c.ExecContext(ctx, "PRAGMA query_only = 1"); err != nil {
-		return 0, err
-	}
-	roots, err := sqliteScannedRoots(ctx, c, query)
-	if err != nil || len(roots) == 0 {
-		return 0, err
-	}
-	tables, err := sqliteTablesOfRoots(ctx, c, roots)
-	if err != nil {
-		return 0, err
-	}
-	most := 0.0
-	for _, t := range tables {
-		var n float64
-		q := `SELECT count(*) FROM "` + strings.ReplaceAll(t, `"`, `""`) + `"`
-		if err := c.QueryRowContext(ctx, q).Scan(&n); err != nil {
-			return 0, err
-		}
-		most = max(most, n)
-	}
-	return most, nil
-}
-
-// sqliteScannedRoots returns the root pages of the b-trees that the
-// program of query reads from the start: OpenRead, then Rewind or Last on
-// the same cursor.
-func sqliteScannedRoots(ctx context.Context, c *sql.Conn, query string) (map[int64]bool, error) {
-	rows, err := c.QueryContext(ctx, "EXPLAIN "+query)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	opened := map[int64]int64{} // cursor -> root page
-	roots := map[int64]bool{}
-	for rows.Next() {
-		var addr, p1, p2, p3, p5 int64
-		var opcode string
-		var p4, comment sql.NullString
-		if err := rows.Scan(&addr, &opcode, &p1, &p2, &p3, &p4, &p5, &comment); err != nil {
-			return nil, err
-		}
-		switch opcode {
-		case "OpenRead":
-			opened[p1] = p2
-		case "Rewind", "Last":
-			if root, ok := opened[p1]; ok {
-				roots[root] = true
-			}
-		}
-	}
-	return roots, rows.Err()
-}
-
-// sqliteTablesOfRoots names the tables whose b-trees, or whose indexes'
-// b-trees, have those root pages.
-func sqliteTablesOfRoots(ctx context.Context, c *sql.Conn, roots map[int64]bool) ([]string, error) {
-	rows, err := c.QueryContext(ctx, "SELECT tbl_name, rootpage FROM sqlite_schema WHERE type IN ('table', 'index')")
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	seen := map[string]bool{}
-	var tables []string
-	for rows.Next() {
-		var name string
-		var root sql.NullInt64
-		if err := rows.Scan(&name, &root); err != nil {
-			return nil, err
-		}
-		if root.Valid && roots[root.Int64] && !seen[name] {
-			seen[name] = true
-			tables = append(tables, name)
-		}
-	}
-	return tables, rows.Err()
 }

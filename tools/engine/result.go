@@ -190,9 +190,9 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-// collector receives a statement's rows as they stream from the driver: it
+// Collector receives a statement's rows as they stream from the driver: it
 // counts them all and keeps the first max.
-type collector struct {
+type Collector struct {
 	// args are the values bound to the statement's placeholders (see
 	// withBound).
 	args  []any
@@ -211,13 +211,26 @@ type collector struct {
 	scratch []any
 }
 
-// newCollector returns a collector that fills res.
-func newCollector(res *StatementResult, maxRows int) *collector {
-	return &collector{res: res, max: maxRows, start: time.Now(), convert: func(_ int, v any) any { return JSONValue(v) }}
+// newCollector returns a Collector that fills res.
+func newCollector(res *StatementResult, maxRows int) *Collector {
+	return &Collector{res: res, max: maxRows, start: time.Now(), convert: func(_ int, v any) any { return JSONValue(v) }}
 }
 
-// setColumns records the result's column names.
-func (c *collector) setColumns(names []string) {
+// Args returns the values to bind to the statement's placeholders, in
+// order, which an engine passes to its driver with the statement.
+func (c *Collector) Args() []any { return c.args }
+
+// HasColumns reports whether the statement returned a result set, even
+// an empty one, as opposed to a count of affected rows.
+func (c *Collector) HasColumns() bool { return len(c.res.Columns) > 0 }
+
+// SetConverter sets the function that turns the driver's value of column
+// i into a JSON-friendly one; the default is JSONValue. An engine sets it
+// once its result's column types are known, before the first Row.
+func (c *Collector) SetConverter(convert func(i int, v any) any) { c.convert = convert }
+
+// SetColumns records the result's column names.
+func (c *Collector) SetColumns(names []string) {
 	c.res.Columns = names
 	c.res.Rows = [][]any{}
 	if c.sink != nil {
@@ -225,10 +238,10 @@ func (c *collector) setColumns(names []string) {
 	}
 }
 
-// row counts one row and, while fewer than max are kept, keeps it. values
+// Row counts one row and, while fewer than max are kept, keeps it. values
 // reads the row; it is called only for a row that is kept, so rows past the
 // bound cost no conversion.
-func (c *collector) row(values func() ([]any, error)) error {
+func (c *Collector) Row(values func() ([]any, error)) error {
 	if c.sink != nil {
 		return c.sinkRow(values)
 	}
@@ -257,41 +270,47 @@ func (c *collector) row(values func() ([]any, error)) error {
 
 // running returns the result so far, as WithFirstPage reports it. Its
 // rows are shared with the result, which keeps no more of them.
-func (c *collector) running() *StatementResult {
+func (c *Collector) running() *StatementResult {
 	r := c.res
 	return &StatementResult{SQL: r.SQL, Status: StatusRunning, RowCount: r.RowCount, Columns: r.Columns,
 		Rows: r.Rows[:len(r.Rows):len(r.Rows)], Truncated: true, ModelBytes: r.ModelBytes}
 }
 
-// maxWarnings bounds the warnings a result keeps, and maxWarningBytes
+// MaxWarnings bounds the warnings a result keeps, and maxWarningBytes
 // each one's length: a statement may raise one per row.
 const (
-	maxWarnings     = 10
+	MaxWarnings     = 10
 	maxWarningBytes = 500
 )
 
-// warn records what the engine said about the statement; past
-// maxWarnings, the last line says how many more there were.
-func (c *collector) warn(msg string) {
+// Warn records what the engine said about the statement; past
+// MaxWarnings, the last line says how many more there were.
+func (c *Collector) Warn(msg string) {
 	switch n := len(c.res.Warnings); {
-	case n < maxWarnings:
+	case n < MaxWarnings:
 		c.res.Warnings = append(c.res.Warnings, CutText(msg, maxWarningBytes))
-	case n == maxWarnings:
+	case n == MaxWarnings:
 		c.res.Warnings = append(c.res.Warnings, "and more")
 	}
 }
 
-// setAffected records the rows a write affected, for a statement that
+// SetAffected records the rows a write affected, for a statement that
 // returns no rows.
-func (c *collector) setAffected(n int64) {
+func (c *Collector) SetAffected(n int64) {
 	if len(c.res.Columns) == 0 && n > 0 {
 		c.res.RowCount = n
 	}
 }
 
-// jsonValue turns a value from a driver into one that encoding/json
+// JSONValue turns a value from a driver into one that encoding/json
 // encodes, and that a JSON reader gets back without loss where it can.
-func JSONValue(v any) any {
+func JSONValue(v any) any { return JSONValueWith(v, nil) }
+
+// JSONValueWith is JSONValue with own, an engine's converter of its
+// driver's own types (PostgreSQL's numeric): own is asked about each value
+// JSONValue does not know, at any depth of an array or document, and
+// leaves it to JSONValue when it returns ok false. own may be nil.
+func JSONValueWith(v any, own func(v any) (any, bool)) any {
 	switch v := v.(type) {
 	case nil, bool, string, json.Number, json.RawMessage,
 		int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
@@ -301,7 +320,7 @@ func JSONValue(v any) any {
 	case float64:
 		return jsonFloat(v, 64)
 	case []byte:
-		return jsonBytes(v)
+		return JSONBytes(v)
 	case time.Time:
 		return v.Format(time.RFC3339Nano)
 	case [16]byte: // a PostgreSQL uuid
@@ -314,26 +333,27 @@ func JSONValue(v any) any {
 	case map[string]any: // a json or jsonb document
 		m := make(map[string]any, len(v))
 		for k, e := range v {
-			m[k] = JSONValue(e)
+			m[k] = JSONValueWith(e, own)
 		}
 		return m
 	case []any: // a json array or a PostgreSQL array
 		s := make([]any, len(v))
 		for i, e := range v {
-			s[i] = JSONValue(e)
+			s[i] = JSONValueWith(e, own)
 		}
 		return s
+	}
+	if own != nil {
+		if conv, ok := own(v); ok {
+			return conv
+		}
 	}
 	return otherValue(v)
 }
 
-// otherValue converts the values of the types jsonValue does not list:
-// numeric, interval and other pgtype values through their SQL value or
-// their text.
+// otherValue converts the values of the types JSONValue does not list:
+// interval and other pgtype values through their SQL value or their text.
 func otherValue(v any) any {
-	if n, ok := numericValue(v); ok {
-		return n
-	}
 	if valuer, ok := v.(driver.Valuer); ok {
 		if val, err := valuer.Value(); err == nil {
 			switch val := val.(type) {
@@ -361,8 +381,8 @@ func jsonFloat(f float64, bits int) any {
 	return f
 }
 
-// jsonBytes returns bytes as text when they are UTF-8, else as base64.
-func jsonBytes(b []byte) string {
+// JSONBytes returns bytes as text when they are UTF-8, else as base64.
+func JSONBytes(b []byte) string {
 	if utf8.Valid(b) {
 		return string(b)
 	}
@@ -384,9 +404,9 @@ func uuidString(u [16]byte) string {
 	return string(b[:])
 }
 
-// jsonNumber returns the text of a decimal as a json.Number when it is a
+// JSONNumber returns the text of a decimal as a json.Number when it is a
 // valid JSON number, else as a string (NaN, Infinity).
-func jsonNumber(s string) any {
+func JSONNumber(s string) any {
 	if isJSONNumber(s) {
 		return json.Number(s)
 	}

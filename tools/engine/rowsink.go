@@ -34,7 +34,7 @@ func rowSink(ctx context.Context) RowSink {
 
 // sinkRow reads and converts every row, hands it to the sink, and keeps
 // the first max of them as row does.
-func (c *collector) sinkRow(values func() ([]any, error)) error {
+func (c *Collector) sinkRow(values func() ([]any, error)) error {
 	c.res.RowCount++
 	vals, err := values()
 	if err != nil {

@@ -3,18 +3,19 @@ package engine
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 )
 
-// querier is what database/sql's Tx and Conn share for a query.
-type querier interface {
+// Querier is what database/sql's Tx and Conn share for a query.
+type Querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
-// sqlQuery runs a statement through database/sql and streams its rows into
+// SQLQuery runs a statement through database/sql and streams its rows into
 // out. converter, when not nil, makes out's value converter from the
 // result's column types.
-func sqlQuery(ctx context.Context, q querier, query string, out *collector, converter func([]*sql.ColumnType) func(int, any) any) error {
-	rows, err := q.QueryContext(ctx, query, out.args...)
+func SQLQuery(ctx context.Context, q Querier, query string, out *Collector, converter func([]*sql.ColumnType) func(int, any) any) error {
+	rows, err := q.QueryContext(ctx, query, out.Args()...)
 	if err != nil {
 		return err
 	}
@@ -23,13 +24,13 @@ func sqlQuery(ctx context.Context, q querier, query string, out *collector, conv
 	if err != nil {
 		return err
 	}
-	out.setColumns(names)
+	out.SetColumns(names)
 	if converter != nil {
 		types, err := rows.ColumnTypes()
 		if err != nil {
 			return err
 		}
-		out.convert = converter(types)
+		out.SetConverter(converter(types))
 	}
 	dest := make([]any, len(names))
 	for i := range dest {
@@ -46,7 +47,7 @@ func sqlQuery(ctx context.Context, q querier, query string, out *collector, conv
 		return vals, nil
 	}
 	for rows.Next() {
-		if err := out.row(values); err != nil {
+		if err := out.Row(values); err != nil {
 			return err
 		}
 	}
@@ -54,4 +55,37 @@ func sqlQuery(ctx context.Context, q querier, query string, out *collector, conv
 		return err
 	}
 	return rows.Close()
+}
+
+// QueryEach runs query on c and calls read for each row.
+func QueryEach(ctx context.Context, c *sql.Conn, query string, read func(*sql.Rows) error) error {
+	rows, err := c.QueryContext(ctx, query)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := read(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// CloseIdleSQL closes the idle connections of a database/sql pool, which
+// keeps up to keep idle ones afterwards.
+func CloseIdleSQL(db *sql.DB, keep int) {
+	db.SetMaxIdleConns(0)
+	db.SetMaxIdleConns(keep)
+}
+
+// ReleaseSQLConn returns c to its pool when keep is true, else closes the
+// underlying connection, so that nothing the statement left in the session
+// reaches the next one.
+func ReleaseSQLConn(c *sql.Conn, keep bool) {
+	if !keep {
+		// ErrBadConn makes database/sql discard the connection.
+		c.Raw(func(any) error { return driver.ErrBadConn })
+	}
+	c.Close()
 }

@@ -1,10 +1,6 @@
 package engine
 
-import (
-	"context"
-	"errors"
-	"fmt"
-)
+import "context"
 
 // MySQL and MariaDB refuse even EXPLAIN of a write inside a read-only
 // transaction (error 1792), so explain_sql runs the EXPLAIN of a write
@@ -13,10 +9,18 @@ import (
 // EXPLAIN, which plans the statement without running it; the rollback
 // backs that up.
 
-// ExplainRolledBack runs an EXPLAIN statement on MySQL in a transaction
+// ExplainsRolledBack reports whether the engine explains a write with
+// ExplainRolledBack, as it refuses even its EXPLAIN read-only.
+func (db *DB) ExplainsRolledBack() bool {
+	_, ok := db.eng.(RolledBackExplainer)
+	return ok
+}
+
+// ExplainRolledBack runs an EXPLAIN statement, on an engine that is a
+// RolledBackExplainer (MySQL, MariaDB), in a transaction
 // that is rolled back whatever happens, under the statement timeout.
 func (db *DB) ExplainRolledBack(ctx context.Context, sql string) *StatementResult {
-	m, ok := db.eng.(*mysqlDB)
+	m, ok := db.eng.(RolledBackExplainer)
 	if !ok {
 		return db.Failed(sql, StatusError, "only MySQL and MariaDB explain a write outside a read-only transaction")
 	}
@@ -24,33 +28,11 @@ func (db *DB) ExplainRolledBack(ctx context.Context, sql string) *StatementResul
 	runCtx, cancel := context.WithTimeout(ctx, db.Opts.StatementTimeout+serverGrace)
 	defer cancel()
 	out := newCollector(res, db.Opts.MaxRows)
-	if err := m.runRolledBack(runCtx, sql, out); err != nil {
+	if err := m.RunRolledBack(runCtx, sql, out); err != nil {
 		res.RowCount, res.Columns, res.Rows, res.Truncated = 0, nil, nil, false
 		db.explain(ctx, runCtx, res, err, false)
 		return res
 	}
 	res.Status = StatusSuccess
 	return res
-}
-
-// runRolledBack runs the statement on a connection of its own, closed
-// afterwards, in a read-write transaction that is never committed.
-func (m *mysqlDB) runRolledBack(ctx context.Context, query string, out *collector) error {
-	c, err := m.conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer releaseSQLConn(c, false)
-	if err := m.prepareSession(ctx, c, true); err != nil {
-		return err
-	}
-	tx, err := c.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin the transaction: %w", err)
-	}
-	qerr := sqlQuery(ctx, tx, query, out, mysqlConverter)
-	if err := tx.Rollback(); err != nil && qerr == nil {
-		return errors.Join(errors.New("roll back the EXPLAIN's transaction"), err)
-	}
-	return qerr
 }

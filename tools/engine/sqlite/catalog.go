@@ -1,4 +1,4 @@
-package engine
+package sqlite
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aiq/aiq-rpc/tools/engine"
 	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
@@ -37,25 +38,25 @@ const (
 	sqliteCountTables = 200
 )
 
-func (s *sqliteDB) schema(ctx context.Context) (*Schema, error) {
+func (s *sqliteDB) Schema(ctx context.Context) (*engine.Schema, error) {
 	c, err := s.conn(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer c.Close()
-	ts := newTableSet[string]()
-	creates := map[*Table]string{}
-	err = queryEach(ctx, c, sqliteColumnsQuery, func(rows *sql.Rows) error {
+	ts := engine.NewTableSet[string]()
+	creates := map[*engine.Table]string{}
+	err = engine.QueryEach(ctx, c, sqliteColumnsQuery, func(rows *sql.Rows) error {
 		var (
 			table, create string
 			view, notNull bool
 			pk            int
-			col           Column
+			col           engine.Column
 		)
 		if err := rows.Scan(&table, &view, &create, &col.Name, &col.Type, &notNull, &pk); err != nil {
 			return err
 		}
-		t := ts.table(strings.ToLower(table), func() *Table { return &Table{Name: table, View: view, Rows: -1} })
+		t := ts.Table(strings.ToLower(table), func() *engine.Table { return &engine.Table{Name: table, View: view, Rows: -1} })
 		creates[t] = create
 		col.Nullable = !notNull
 		col.Type = strings.ToLower(col.Type) // as declared, often in capitals
@@ -72,22 +73,22 @@ func (s *sqliteDB) schema(ctx context.Context) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the columns: %w", err)
 	}
-	if err := queryEach(ctx, c, sqliteForeignKeysQuery, func(rows *sql.Rows) error { return sqliteForeignKey(ts, rows) }); err != nil {
+	if err := engine.QueryEach(ctx, c, sqliteForeignKeysQuery, func(rows *sql.Rows) error { return sqliteForeignKey(ts, rows) }); err != nil {
 		return nil, fmt.Errorf("read the foreign keys: %w", err)
 	}
-	if err := queryEach(ctx, c, sqliteIndexesQuery, func(rows *sql.Rows) error { return sqliteIndex(ts, rows) }); err != nil {
+	if err := engine.QueryEach(ctx, c, sqliteIndexesQuery, func(rows *sql.Rows) error { return sqliteIndex(ts, rows) }); err != nil {
 		return nil, fmt.Errorf("read the indexes: %w", err)
 	}
-	for _, t := range ts.list {
+	for _, t := range ts.List {
 		sqliteFinish(ts, t, creates[t])
 	}
 	if err := sqliteRowCounts(ctx, c, ts); err != nil {
 		return nil, fmt.Errorf("estimate the row counts: %w", err)
 	}
-	return ts.schema(sqltext.DialectSQLite), nil
+	return ts.Schema(sqltext.DialectSQLite), nil
 }
 
-func sqliteForeignKey(ts *tableSet[string], rows *sql.Rows) error {
+func sqliteForeignKey(ts *engine.TableSet[string], rows *sql.Rows) error {
 	var (
 		table, refTable, from string
 		id                    int
@@ -96,15 +97,15 @@ func sqliteForeignKey(ts *tableSet[string], rows *sql.Rows) error {
 	if err := rows.Scan(&table, &id, &refTable, &from, &to); err != nil {
 		return err
 	}
-	t, ok := ts.byKey[strings.ToLower(table)]
+	t, ok := ts.ByKey[strings.ToLower(table)]
 	if !ok {
 		return nil
 	}
 	key := strconv.Itoa(id)
 	n := len(t.ForeignKeys)
-	if n == 0 || ts.lastFK[t] != key {
-		t.ForeignKeys = append(t.ForeignKeys, ForeignKey{RefTable: refTable})
-		ts.lastFK[t] = key
+	if n == 0 || ts.LastFK[t] != key {
+		t.ForeignKeys = append(t.ForeignKeys, engine.ForeignKey{RefTable: refTable})
+		ts.LastFK[t] = key
 		n++
 	}
 	fk := &t.ForeignKeys[n-1]
@@ -113,7 +114,7 @@ func sqliteForeignKey(ts *tableSet[string], rows *sql.Rows) error {
 	return nil
 }
 
-func sqliteIndex(ts *tableSet[string], rows *sql.Rows) error {
+func sqliteIndex(ts *engine.TableSet[string], rows *sql.Rows) error {
 	var (
 		table, name, origin string
 		unique              bool
@@ -122,13 +123,13 @@ func sqliteIndex(ts *tableSet[string], rows *sql.Rows) error {
 	if err := rows.Scan(&table, &name, &unique, &origin, &column); err != nil {
 		return err
 	}
-	t, ok := ts.byKey[strings.ToLower(table)]
+	t, ok := ts.ByKey[strings.ToLower(table)]
 	if !ok {
 		return nil
 	}
 	n := len(t.Indexes)
 	if n == 0 || t.Indexes[n-1].Name != name {
-		t.Indexes = append(t.Indexes, Index{Name: name, Unique: unique})
+		t.Indexes = append(t.Indexes, engine.Index{Name: name, Unique: unique})
 		n++
 	}
 	t.Indexes[n-1].Columns = append(t.Indexes[n-1].Columns, column.String)
@@ -139,10 +140,10 @@ func sqliteIndex(ts *tableSet[string], rows *sql.Rows) error {
 // keys' targets by their catalog names, the keys that SQLite keeps as
 // indexes, and the allowed values from the CHECK constraints of its
 // CREATE TABLE statement.
-func sqliteFinish(ts *tableSet[string], t *Table, create string) {
+func sqliteFinish(ts *engine.TableSet[string], t *engine.Table, create string) {
 	for i := range t.ForeignKeys {
 		fk := &t.ForeignKeys[i]
-		target, ok := ts.byKey[strings.ToLower(fk.RefTable)]
+		target, ok := ts.ByKey[strings.ToLower(fk.RefTable)]
 		if !ok {
 			continue
 		}
@@ -153,27 +154,16 @@ func sqliteFinish(ts *tableSet[string], t *Table, create string) {
 	}
 	for _, ix := range t.Indexes {
 		if ix.Unique && !slices.Contains(ix.Columns, "") {
-			t.addUnique(ix.Columns)
+			t.AddUnique(ix.Columns)
 		}
 	}
 	for _, expr := range checkExpressions(create) {
-		if name, values, ok := CheckValues(expr); ok {
+		if name, values, ok := engine.CheckValues(expr); ok {
 			if col := t.ColumnFold(name); col != nil && col.Values == nil {
 				col.Values = values
 			}
 		}
 	}
-}
-
-// ColumnFold returns the column of that name regardless of case, as
-// SQLite finds it, or nil.
-func (t *Table) ColumnFold(name string) *Column {
-	for i := range t.Columns {
-		if strings.EqualFold(t.Columns[i].Name, name) {
-			return &t.Columns[i]
-		}
-	}
-	return nil
 }
 
 // checkExpressions returns the expressions of the CHECK constraints of a
@@ -241,13 +231,13 @@ func matchParen(s string, open int) int {
 // sqliteRowCounts sets the row estimates: from sqlite_stat1 where ANALYZE
 // left them, else a count that stops at sqliteCountLimit, for the first
 // sqliteCountTables tables, in one statement.
-func sqliteRowCounts(ctx context.Context, c *sql.Conn, ts *tableSet[string]) error {
+func sqliteRowCounts(ctx context.Context, c *sql.Conn, ts *engine.TableSet[string]) error {
 	var hasStats int
 	if err := c.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'sqlite_stat1'`).Scan(&hasStats); err != nil {
 		return err
 	}
 	if hasStats > 0 {
-		err := queryEach(ctx, c, `SELECT tbl, stat FROM sqlite_stat1`, func(rows *sql.Rows) error {
+		err := engine.QueryEach(ctx, c, `SELECT tbl, stat FROM sqlite_stat1`, func(rows *sql.Rows) error {
 			var table string
 			var stat sql.NullString
 			if err := rows.Scan(&table, &stat); err != nil {
@@ -255,7 +245,7 @@ func sqliteRowCounts(ctx context.Context, c *sql.Conn, ts *tableSet[string]) err
 			}
 			first, _, _ := strings.Cut(stat.String, " ")
 			n, err := strconv.ParseInt(first, 10, 64)
-			if t, ok := ts.byKey[strings.ToLower(table)]; ok && err == nil && n > t.Rows {
+			if t, ok := ts.ByKey[strings.ToLower(table)]; ok && err == nil && n > t.Rows {
 				t.Rows = n
 			}
 			return nil
@@ -264,8 +254,8 @@ func sqliteRowCounts(ctx context.Context, c *sql.Conn, ts *tableSet[string]) err
 			return err
 		}
 	}
-	var uncounted []*Table
-	for _, t := range ts.list {
+	var uncounted []*engine.Table
+	for _, t := range ts.List {
 		if !t.View && t.Rows < 0 && len(uncounted) < sqliteCountTables {
 			uncounted = append(uncounted, t)
 		}
@@ -283,7 +273,7 @@ func sqliteRowCounts(ctx context.Context, c *sql.Conn, ts *tableSet[string]) err
 	}
 	// A table that cannot be counted (a virtual table whose module is
 	// missing) leaves the estimates unknown rather than the schema unread.
-	_ = queryEach(ctx, c, q.String(), func(rows *sql.Rows) error {
+	_ = engine.QueryEach(ctx, c, q.String(), func(rows *sql.Rows) error {
 		var i int
 		var n int64
 		if err := rows.Scan(&i, &n); err != nil {

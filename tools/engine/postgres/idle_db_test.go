@@ -1,4 +1,4 @@
-package engine
+package postgres
 
 import (
 	"context"
@@ -7,29 +7,29 @@ import (
 	"time"
 
 	"github.com/aiq/aiq-rpc/tools/dbtest"
+	"github.com/aiq/aiq-rpc/tools/engine"
 )
 
 func TestMain(m *testing.M) { os.Exit(dbtest.Main(m)) }
 
 // TestPostgresIdleReaped: an idle PostgreSQL connection is closed once it
-// has been idle for idleTimeout.
+// has been idle for IdleTimeout.
 func TestPostgresIdleReaped(t *testing.T) {
-	db, err := Open(context.Background(), dbtest.Postgres(t), Options{})
+	p, err := newPostgres(dbtest.Postgres(t), engine.Options{}.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	if _, err := db.Version(context.Background()); err != nil {
+	defer p.Close()
+	if _, err := p.Version(context.Background()); err != nil {
 		t.Fatalf("Version: %v", err)
 	}
-	p := db.eng.(*postgres)
 	p.mu.Lock()
 	if len(p.idle) != 1 || p.reaper == nil {
 		p.mu.Unlock()
 		t.Fatalf("%d idle connections, reaper %v; want one, and a reaper set", len(p.idle), p.reaper)
 	}
 	conn := p.idle[0].conn
-	p.idle[0].since = time.Now().Add(-idleTimeout)
+	p.idle[0].since = time.Now().Add(-engine.IdleTimeout)
 	p.mu.Unlock()
 	p.reapIdle()
 	p.mu.Lock()

@@ -1,4 +1,4 @@
-package engine
+package postgres
 
 import (
 	"context"
@@ -17,6 +17,8 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/aiq/aiq-rpc/sessionio"
+	"github.com/aiq/aiq-rpc/tools/engine"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // pgCancelGrace is how long, after a statement's context ends, the client
@@ -45,10 +47,10 @@ type postgres struct {
 	mu     sync.Mutex
 	idle   []idleConn
 	closed bool
-	// reaper closes the connections idle for idleTimeout.
+	// reaper closes the connections idle for IdleTimeout.
 	reaper *time.Timer
 	// hearing is the statement each connection runs now, for its notices.
-	hearing map[*pgconn.PgConn]*collector
+	hearing map[*pgconn.PgConn]*engine.Collector
 }
 
 // idleConn is a connection waiting for its next statement.
@@ -58,8 +60,8 @@ type idleConn struct {
 }
 
 // newPostgres prepares the connection settings of src.
-func newPostgres(src sessionio.Source, opts Options) (*postgres, error) {
-	if err := validateServer(src); err != nil {
+func newPostgres(src sessionio.Source, opts engine.Options) (*postgres, error) {
+	if err := engine.ValidateServer(src); err != nil {
 		return nil, err
 	}
 	// pgx needs a config made by ParseConfig. The explicit sslmode keeps
@@ -70,7 +72,7 @@ func newPostgres(src sessionio.Source, opts Options) (*postgres, error) {
 	if err != nil {
 		return nil, fmt.Errorf("prepare the PostgreSQL settings: %w", err)
 	}
-	host, port := hostPort(src, 5432)
+	host, port := engine.HostPort(src, 5432)
 	cfg.Host, cfg.Port = host, uint16(port)
 	cfg.Database, cfg.User, cfg.Password = src.Database, src.Username, src.Password.Reveal()
 	cfg.ConnectTimeout = opts.ConnectTimeout
@@ -91,7 +93,7 @@ func newPostgres(src sessionio.Source, opts Options) (*postgres, error) {
 	// as the model's statements rarely repeat.
 	cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
 	cfg.StatementCacheCapacity, cfg.DescriptionCacheCapacity = 0, 0
-	p := &postgres{cfg: cfg, host: host, port: port, timeout: opts.StatementTimeout.Milliseconds(), hearing: map[*pgconn.PgConn]*collector{}}
+	p := &postgres{cfg: cfg, host: host, port: port, timeout: opts.StatementTimeout.Milliseconds(), hearing: map[*pgconn.PgConn]*engine.Collector{}}
 	cfg.OnNotice = p.notice
 	return p, nil
 }
@@ -104,13 +106,13 @@ func (p *postgres) notice(c *pgconn.PgConn, n *pgconn.Notice) {
 	out := p.hearing[c]
 	p.mu.Unlock()
 	if out != nil {
-		out.warn(n.Severity + ": " + n.Message)
+		out.Warn(n.Severity + ": " + n.Message)
 	}
 }
 
 // listen makes the notices of c go to out until the returned func is
 // called.
-func (p *postgres) listen(c *pgx.Conn, out *collector) func() {
+func (p *postgres) listen(c *pgx.Conn, out *engine.Collector) func() {
 	pc := c.PgConn()
 	p.mu.Lock()
 	p.hearing[pc] = out
@@ -155,7 +157,7 @@ func (c numericText) DecodeValue(m *pgtype.Map, oid uint32, format int16, src []
 	if format != pgtype.TextFormatCode || src == nil {
 		return c.NumericCodec.DecodeValue(m, oid, format, src)
 	}
-	return jsonNumber(string(src)), nil
+	return engine.JSONNumber(string(src)), nil
 }
 
 // popIdle takes the most recently used idle connection.
@@ -179,7 +181,7 @@ func (p *postgres) release(c *pgx.Conn, reuse bool) {
 		if !p.closed && len(p.idle) < pgMaxIdle {
 			p.idle = append(p.idle, idleConn{conn: c, since: time.Now()})
 			if p.reaper == nil {
-				p.reaper = time.AfterFunc(idleTimeout, p.reapIdle)
+				p.reaper = time.AfterFunc(engine.IdleTimeout, p.reapIdle)
 			}
 			p.mu.Unlock()
 			return
@@ -192,23 +194,23 @@ func (p *postgres) release(c *pgx.Conn, reuse bool) {
 // closeConn closes a connection, even when the statement's context is
 // done.
 func closeConn(c *pgx.Conn) {
-	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), engine.CleanupTimeout)
 	defer cancel()
 	c.Close(ctx)
 }
 
 // connectError explains a failure to connect.
 func (p *postgres) connectError(err error) error {
-	hint := hintUnreachable
+	hint := engine.HintUnreachable
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		switch pgErr.Code {
 		case "28P01", "28000": // invalid_password, invalid_authorization_specification
-			hint = hintLogin
+			hint = engine.HintLogin
 		case "3D000", "42501": // invalid_catalog_name, insufficient_privilege
-			hint = hintDatabase
+			hint = engine.HintDatabase
 		default:
-			hint = hintOther
+			hint = engine.HintOther
 		}
 	}
 	if pgErr != nil {
@@ -216,7 +218,7 @@ func (p *postgres) connectError(err error) error {
 	} else {
 		err = lastAttempt(err, net.JoinHostPort(p.host, strconv.Itoa(p.port)))
 	}
-	return newConnectError("PostgreSQL", p.host, p.port, hint, err)
+	return engine.NewConnectError("PostgreSQL", p.host, p.port, hint, err)
 }
 
 // lastAttempt returns the error of pgx's last connection attempt (with
@@ -242,7 +244,7 @@ func lastAttempt(err error, addr string) error {
 	return err
 }
 
-func (p *postgres) version(ctx context.Context) (string, error) {
+func (p *postgres) Version(ctx context.Context) (string, error) {
 	c, err := p.acquire(ctx)
 	if err != nil {
 		return "", err
@@ -253,7 +255,7 @@ func (p *postgres) version(ctx context.Context) (string, error) {
 	return "PostgreSQL " + v, nil
 }
 
-func (p *postgres) run(ctx context.Context, sql string, write bool, out *collector) error {
+func (p *postgres) Run(ctx context.Context, sql string, write bool, out *engine.Collector) error {
 	c, err := p.acquire(ctx)
 	if err != nil {
 		return err
@@ -307,15 +309,15 @@ func endRead(ctx context.Context, c *pgx.Conn, tx pgx.Tx) bool {
 // rollback ends tx if it is still open, even when the statement's context
 // is done.
 func rollback(tx pgx.Tx) {
-	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), engine.CleanupTimeout)
 	defer cancel()
 	tx.Rollback(ctx)
 }
 
 // pgQuery runs the statement with the extended protocol, which runs one
 // statement only, and streams its rows into out.
-func pgQuery(ctx context.Context, tx pgx.Tx, sql string, out *collector) error {
-	rows, err := tx.Query(ctx, sql, append([]any{pgx.QueryExecModeExec}, out.args...)...)
+func pgQuery(ctx context.Context, tx pgx.Tx, sql string, out *engine.Collector) error {
+	rows, err := tx.Query(ctx, sql, append([]any{pgx.QueryExecModeExec}, out.Args()...)...)
 	if err != nil {
 		return err
 	}
@@ -325,9 +327,10 @@ func pgQuery(ctx context.Context, tx pgx.Tx, sql string, out *collector) error {
 	for i, f := range fields {
 		names[i] = f.Name
 	}
-	out.setColumns(names)
+	out.SetColumns(names)
+	out.SetConverter(convert)
 	for rows.Next() {
-		if err := out.row(rows.Values); err != nil {
+		if err := out.Row(rows.Values); err != nil {
 			return err
 		}
 	}
@@ -335,33 +338,33 @@ func pgQuery(ctx context.Context, tx pgx.Tx, sql string, out *collector) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	out.setAffected(rows.CommandTag().RowsAffected())
+	out.SetAffected(rows.CommandTag().RowsAffected())
 	return nil
 }
 
-func (p *postgres) refusal(err error) refusal {
+func (p *postgres) Refusal(err error) engine.Refusal {
 	var pgErr *pgconn.PgError
 	if !errors.As(err, &pgErr) {
-		return refusedOther
+		return engine.RefusedOther
 	}
 	switch {
 	case pgErr.Code == "25006": // read_only_sql_transaction
-		return refusedReadOnly
+		return engine.RefusedReadOnly
 	case pgErr.Code == "57014" && strings.Contains(pgErr.Message, "statement timeout"):
-		return refusedTimeout
+		return engine.RefusedTimeout
 	}
-	return refusedOther
+	return engine.RefusedOther
 }
 
-func (p *postgres) close() error {
+func (p *postgres) Close() error {
 	p.mu.Lock()
 	p.closed = true
 	p.mu.Unlock()
-	p.closeIdle()
+	p.CloseIdle()
 	return nil
 }
 
-func (p *postgres) closeIdle() {
+func (p *postgres) CloseIdle() {
 	p.mu.Lock()
 	idle := p.idle
 	p.idle = nil
@@ -375,14 +378,14 @@ func (p *postgres) closeIdle() {
 	}
 }
 
-// reapIdle closes the connections idle for idleTimeout, and comes back
+// reapIdle closes the connections idle for IdleTimeout, and comes back
 // for the others when their time is up.
 func (p *postgres) reapIdle() {
 	p.mu.Lock()
 	var old []idleConn
 	keep := p.idle[:0]
 	for _, ic := range p.idle {
-		if time.Since(ic.since) >= idleTimeout {
+		if time.Since(ic.since) >= engine.IdleTimeout {
 			old = append(old, ic)
 		} else {
 			keep = append(keep, ic)
@@ -391,13 +394,21 @@ func (p *postgres) reapIdle() {
 	p.idle = keep
 	p.reaper = nil
 	if len(keep) > 0 {
-		p.reaper = time.AfterFunc(idleTimeout-time.Since(keep[0].since), p.reapIdle)
+		p.reaper = time.AfterFunc(engine.IdleTimeout-time.Since(keep[0].since), p.reapIdle)
 	}
 	p.mu.Unlock()
 	for _, ic := range old {
 		closeConn(ic.conn)
 	}
 }
+
+// convert is the Collector's converter of PostgreSQL's values.
+func convert(_ int, v any) any { return Value(v) }
+
+// Value converts a value pgx gives into one that encoding/json encodes:
+// engine.JSONValue, with a numeric (in an array, say, which the text codec
+// of numericText does not reach) as an exact number.
+func Value(v any) any { return engine.JSONValueWith(v, numericValue) }
 
 // numericValue returns a PostgreSQL numeric as an exact json.Number (or
 // text for NaN and infinities); ok is false for other values.
@@ -408,7 +419,13 @@ func numericValue(v any) (any, bool) {
 	}
 	val, err := n.Value()
 	if s, isText := val.(string); err == nil && isText {
-		return jsonNumber(s), true
+		return engine.JSONNumber(s), true
 	}
 	return nil, true
+}
+
+// Driver opens PostgreSQL sources.
+var Driver = engine.Driver{
+	Dialect: sqltext.DialectPostgres,
+	Open:    func(src sessionio.Source, opts engine.Options) (engine.Engine, error) { return newPostgres(src, opts) },
 }

@@ -1,4 +1,4 @@
-package engine
+package mysql
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/aiq/aiq-rpc/tools/engine"
 	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
@@ -33,7 +34,7 @@ JOIN information_schema.CHECK_CONSTRAINTS AS cc
 WHERE tc.TABLE_SCHEMA = DATABASE() AND tc.CONSTRAINT_TYPE = 'CHECK'`
 )
 
-func (m *mysqlDB) schema(ctx context.Context) (*Schema, error) {
+func (m *mysqlDB) Schema(ctx context.Context) (*engine.Schema, error) {
 	c, err := m.conn(ctx)
 	if err != nil {
 		return nil, err
@@ -43,11 +44,11 @@ func (m *mysqlDB) schema(ctx context.Context) (*Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	ts := newTableSet[string]()
+	ts := engine.NewTableSet[string]()
 	steps := []struct {
 		what  string
 		query string
-		read  func(*tableSet[string], *sql.Rows) error
+		read  func(*engine.TableSet[string], *sql.Rows) error
 	}{
 		{"tables", mysqlTablesQuery, mysqlTables},
 		{"columns", mysqlColumnsQuery, mysqlColumns},
@@ -55,37 +56,22 @@ func (m *mysqlDB) schema(ctx context.Context) (*Schema, error) {
 		{"foreign keys", mysqlForeignKeysQuery, mysqlForeignKeys},
 	}
 	for _, step := range steps {
-		if err := queryEach(ctx, c, step.query, func(rows *sql.Rows) error { return step.read(ts, rows) }); err != nil {
+		if err := engine.QueryEach(ctx, c, step.query, func(rows *sql.Rows) error { return step.read(ts, rows) }); err != nil {
 			return nil, fmt.Errorf("read the %s: %w", step.what, err)
 		}
 	}
 	checks := mysqlChecksQuery
-	if f.mariadb {
+	if f.MariaDB {
 		checks = mariadbChecksQuery
 	}
 	// Servers before MySQL 8.0.16 and MariaDB 10.2 have no CHECK
 	// constraints to read: the allowed values then come from ENUM only.
 	mysqlKeys(ts)
-	_ = queryEach(ctx, c, checks, func(rows *sql.Rows) error { return mysqlChecks(ts, rows) })
-	return ts.schema(sqltext.DialectMySQL), nil
+	_ = engine.QueryEach(ctx, c, checks, func(rows *sql.Rows) error { return mysqlChecks(ts, rows) })
+	return ts.Schema(sqltext.DialectMySQL), nil
 }
 
-// queryEach runs query on c and calls read for each row.
-func queryEach(ctx context.Context, c *sql.Conn, query string, read func(*sql.Rows) error) error {
-	rows, err := c.QueryContext(ctx, query)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := read(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
-}
-
-func mysqlTables(ts *tableSet[string], rows *sql.Rows) error {
+func mysqlTables(ts *engine.TableSet[string], rows *sql.Rows) error {
 	var (
 		name, comment string
 		view          bool
@@ -101,26 +87,26 @@ func mysqlTables(ts *tableSet[string], rows *sql.Rows) error {
 	if view {
 		comment = "" // MySQL's comment of every view is "VIEW"
 	}
-	ts.table(name, func() *Table { return &Table{Name: name, View: view, Rows: n, Comment: comment} })
+	ts.Table(name, func() *engine.Table { return &engine.Table{Name: name, View: view, Rows: n, Comment: comment} })
 	return nil
 }
 
-func mysqlColumns(ts *tableSet[string], rows *sql.Rows) error {
+func mysqlColumns(ts *engine.TableSet[string], rows *sql.Rows) error {
 	var table string
-	var col Column
+	var col engine.Column
 	if err := rows.Scan(&table, &col.Name, &col.Type, &col.Nullable, &col.Comment); err != nil {
 		return err
 	}
-	col.Values = enumValues(col.Type)
+	col.Values = engine.EnumValues(col.Type)
 	if col.Values != nil {
 		col.Type = "enum"
 	}
-	t := ts.table(table, func() *Table { return &Table{Name: table, Rows: -1} })
+	t := ts.Table(table, func() *engine.Table { return &engine.Table{Name: table, Rows: -1} })
 	t.Columns = append(t.Columns, col)
 	return nil
 }
 
-func mysqlIndexes(ts *tableSet[string], rows *sql.Rows) error {
+func mysqlIndexes(ts *engine.TableSet[string], rows *sql.Rows) error {
 	var (
 		table, name string
 		unique      bool
@@ -129,13 +115,13 @@ func mysqlIndexes(ts *tableSet[string], rows *sql.Rows) error {
 	if err := rows.Scan(&table, &name, &unique, &column); err != nil {
 		return err
 	}
-	t, ok := ts.byKey[table]
+	t, ok := ts.ByKey[table]
 	if !ok {
 		return nil
 	}
 	n := len(t.Indexes)
 	if n == 0 || t.Indexes[n-1].Name != name {
-		t.Indexes = append(t.Indexes, Index{Name: name, Unique: unique})
+		t.Indexes = append(t.Indexes, engine.Index{Name: name, Unique: unique})
 		n++
 	}
 	ix := &t.Indexes[n-1]
@@ -145,20 +131,20 @@ func mysqlIndexes(ts *tableSet[string], rows *sql.Rows) error {
 
 // mysqlKeys sets the primary key and the unique keys from the indexes,
 // as MySQL and MariaDB keep them.
-func mysqlKeys(ts *tableSet[string]) {
-	for _, t := range ts.list {
+func mysqlKeys(ts *engine.TableSet[string]) {
+	for _, t := range ts.List {
 		for _, ix := range t.Indexes {
 			switch {
 			case ix.Name == "PRIMARY":
 				t.PrimaryKey = ix.Columns
 			case ix.Unique && !slices.Contains(ix.Columns, ""):
-				t.addUnique(ix.Columns)
+				t.AddUnique(ix.Columns)
 			}
 		}
 	}
 }
 
-func mysqlForeignKeys(ts *tableSet[string], rows *sql.Rows) error {
+func mysqlForeignKeys(ts *engine.TableSet[string], rows *sql.Rows) error {
 	var (
 		table, name, column, refSchema, refTable, refColumn string
 		sameSchema                                          bool
@@ -166,7 +152,7 @@ func mysqlForeignKeys(ts *tableSet[string], rows *sql.Rows) error {
 	if err := rows.Scan(&table, &name, &column, &sameSchema, &refSchema, &refTable, &refColumn); err != nil {
 		return err
 	}
-	t, ok := ts.byKey[table]
+	t, ok := ts.ByKey[table]
 	if !ok {
 		return nil
 	}
@@ -175,9 +161,9 @@ func mysqlForeignKeys(ts *tableSet[string], rows *sql.Rows) error {
 	}
 	// The rows of one key come together, in order.
 	n := len(t.ForeignKeys)
-	if n == 0 || ts.lastFK[t] != name {
-		t.ForeignKeys = append(t.ForeignKeys, ForeignKey{RefSchema: refSchema, RefTable: refTable})
-		ts.lastFK[t] = name
+	if n == 0 || ts.LastFK[t] != name {
+		t.ForeignKeys = append(t.ForeignKeys, engine.ForeignKey{RefSchema: refSchema, RefTable: refTable})
+		ts.LastFK[t] = name
 		n++
 	}
 	fk := &t.ForeignKeys[n-1]
@@ -186,16 +172,16 @@ func mysqlForeignKeys(ts *tableSet[string], rows *sql.Rows) error {
 	return nil
 }
 
-func mysqlChecks(ts *tableSet[string], rows *sql.Rows) error {
+func mysqlChecks(ts *engine.TableSet[string], rows *sql.Rows) error {
 	var table, clause string
 	if err := rows.Scan(&table, &clause); err != nil {
 		return err
 	}
-	t, ok := ts.byKey[table]
+	t, ok := ts.ByKey[table]
 	if !ok {
 		return nil
 	}
-	if name, values, ok := CheckValues(clause); ok {
+	if name, values, ok := engine.CheckValues(clause); ok {
 		if col := t.Column(name); col != nil && col.Values == nil {
 			col.Values = values
 		}

@@ -1,4 +1,4 @@
-package engine
+package postgres
 
 import (
 	"cmp"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/aiq/aiq-rpc/tools/engine"
 	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
@@ -66,18 +67,18 @@ ORDER BY i.indrelid, ic.relname`
 // pgCatalog is the schema being read: the tables by oid, and each table's
 // column names by attribute number.
 type pgCatalog struct {
-	tables  *tableSet[uint32]
+	tables  *engine.TableSet[uint32]
 	columns map[uint32]map[int32]string
 	// place is each table's place on the search path (0 when not on it)
 	// and its schema's name, attnums its columns' numbers in the order
 	// read: both to sort once all is read.
-	place   map[*Table]pgPlace
-	attnums map[*Table][]int32
+	place   map[*engine.Table]pgPlace
+	attnums map[*engine.Table][]int32
 }
 
 func newPGCatalog() *pgCatalog {
-	return &pgCatalog{tables: newTableSet[uint32](), columns: map[uint32]map[int32]string{},
-		place: map[*Table]pgPlace{}, attnums: map[*Table][]int32{}}
+	return &pgCatalog{tables: engine.NewTableSet[uint32](), columns: map[uint32]map[int32]string{},
+		place: map[*engine.Table]pgPlace{}, attnums: map[*engine.Table][]int32{}}
 }
 
 // pgPlace is where a table sorts: by its schema's place on the search
@@ -87,7 +88,7 @@ type pgPlace struct {
 	nspname string
 }
 
-func (p *postgres) schema(ctx context.Context) (*Schema, error) {
+func (p *postgres) Schema(ctx context.Context) (*engine.Schema, error) {
 	c, err := p.acquire(ctx)
 	if err != nil {
 		return nil, err
@@ -106,7 +107,7 @@ func (p *postgres) schema(ctx context.Context) (*Schema, error) {
 		return nil, fmt.Errorf("read the indexes: %w", err)
 	}
 	reuse = true
-	return cat.tables.schema(sqltext.DialectPostgres), nil
+	return cat.tables.Schema(sqltext.DialectPostgres), nil
 }
 
 func (cat *pgCatalog) readColumns(ctx context.Context, c *pgx.Conn) error {
@@ -120,12 +121,12 @@ func (cat *pgCatalog) readColumns(ctx context.Context, c *pgx.Conn) error {
 		view, notNull     bool
 		tuples            float64
 		attnum, searchPos int32
-		col               Column
+		col               engine.Column
 		enum              []string
 	)
 	_, err = pgx.ForEachRow(rows, []any{&oid, &nsp, &rel, &view, &tuples, &comment,
 		&attnum, &col.Name, &col.Type, &notNull, &col.Comment, &enum, &searchPos}, func() error {
-		t := cat.tables.table(oid, func() *Table {
+		t := cat.tables.Table(oid, func() *engine.Table {
 			schema := nsp
 			if searchPos == 1 {
 				schema = ""
@@ -135,7 +136,7 @@ func (cat *pgCatalog) readColumns(ctx context.Context, c *pgx.Conn) error {
 				rows = int64(tuples)
 			}
 			cat.columns[oid] = map[int32]string{}
-			t := &Table{Schema: schema, Name: rel, View: view, Rows: rows, Comment: comment}
+			t := &engine.Table{Schema: schema, Name: rel, View: view, Rows: rows, Comment: comment}
 			cat.place[t] = pgPlace{searchPos, nsp}
 			return t
 		})
@@ -154,20 +155,20 @@ func (cat *pgCatalog) readColumns(ctx context.Context, c *pgx.Conn) error {
 // sort puts the tables in the order of the search path, then by schema
 // and name, and each table's columns in their order.
 func (cat *pgCatalog) sort() {
-	for _, t := range cat.tables.list {
+	for _, t := range cat.tables.List {
 		nums := cat.attnums[t]
 		idx := make([]int, len(nums))
 		for i := range idx {
 			idx[i] = i
 		}
 		slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(nums[a], nums[b]) })
-		cols := make([]Column, len(t.Columns))
+		cols := make([]engine.Column, len(t.Columns))
 		for i, j := range idx {
 			cols[i] = t.Columns[j]
 		}
 		t.Columns = cols
 	}
-	slices.SortFunc(cat.tables.list, func(a, b *Table) int {
+	slices.SortFunc(cat.tables.List, func(a, b *engine.Table) int {
 		pa, pb := cat.place[a], cat.place[b]
 		return cmp.Or(cmp.Compare(pa.rank(), pb.rank()), cmp.Compare(pa.nspname, pb.nspname), cmp.Compare(a.Name, b.Name))
 	})
@@ -202,7 +203,7 @@ func (cat *pgCatalog) readConstraints(ctx context.Context, c *pgx.Conn) error {
 		def         string
 	)
 	_, err = pgx.ForEachRow(rows, []any{&rel, &kind, &keys, &refRel, &refs, &def}, func() error {
-		t, ok := cat.tables.byKey[rel]
+		t, ok := cat.tables.ByKey[rel]
 		if !ok {
 			return nil
 		}
@@ -211,16 +212,16 @@ func (cat *pgCatalog) readConstraints(ctx context.Context, c *pgx.Conn) error {
 		case "p":
 			t.PrimaryKey = cols
 		case "u":
-			t.addUnique(cols)
+			t.AddUnique(cols)
 		case "f":
-			target, ok := cat.tables.byKey[refRel]
+			target, ok := cat.tables.ByKey[refRel]
 			if !ok {
 				return nil // a table the user may not read
 			}
-			t.ForeignKeys = append(t.ForeignKeys, ForeignKey{Columns: cols,
+			t.ForeignKeys = append(t.ForeignKeys, engine.ForeignKey{Columns: cols,
 				RefSchema: target.Schema, RefTable: target.Name, RefColumns: cat.names(refRel, refs)})
 		case "c":
-			if name, values, ok := CheckValues(def); ok {
+			if name, values, ok := engine.CheckValues(def); ok {
 				if col := t.Column(name); col != nil && col.Values == nil {
 					col.Values = values
 				}
@@ -243,16 +244,16 @@ func (cat *pgCatalog) readIndexes(ctx context.Context, c *pgx.Conn) error {
 		keys          []int32
 	)
 	_, err = pgx.ForEachRow(rows, []any{&rel, &name, &unique, &whole, &keys}, func() error {
-		t, ok := cat.tables.byKey[rel]
+		t, ok := cat.tables.ByKey[rel]
 		if !ok {
 			return nil
 		}
 		cols := cat.names(rel, keys)
-		t.Indexes = append(t.Indexes, Index{Name: name, Columns: cols, Unique: unique})
+		t.Indexes = append(t.Indexes, engine.Index{Name: name, Columns: cols, Unique: unique})
 		// CREATE UNIQUE INDEX makes columns unique as a constraint does,
 		// unless it is partial (WHERE ...) or on an expression.
 		if unique && whole && !slices.Contains(cols, "") {
-			t.addUnique(cols)
+			t.AddUnique(cols)
 		}
 		return nil
 	})

@@ -1,4 +1,4 @@
-package engine
+package sqlite
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	"modernc.org/sqlite"
 
 	"github.com/aiq/aiq-rpc/sessionio"
+	"github.com/aiq/aiq-rpc/tools/engine"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // SQLite's result codes for a write refused by query_only
@@ -35,7 +37,7 @@ type sqliteDB struct {
 
 // newSQLite prepares the pool of connections to src's file; it opens the
 // file on first use.
-func newSQLite(src sessionio.Source, _ Options) (*sqliteDB, error) {
+func newSQLite(src sessionio.Source, _ engine.Options) (*sqliteDB, error) {
 	path, err := sqlitePath(src.Database)
 	if err != nil {
 		return nil, err
@@ -53,7 +55,7 @@ func newSQLite(src sessionio.Source, _ Options) (*sqliteDB, error) {
 		return nil, fmt.Errorf("prepare the SQLite settings: %w", err)
 	}
 	db.SetMaxIdleConns(2)
-	db.SetConnMaxIdleTime(idleTimeout)
+	db.SetConnMaxIdleTime(engine.IdleTimeout)
 	return &sqliteDB{db: db, path: path}, nil
 }
 
@@ -97,7 +99,7 @@ func (s *sqliteDB) conn(ctx context.Context) (*sql.Conn, error) {
 	return nil, fmt.Errorf("open the SQLite database %s: %w", s.path, err)
 }
 
-func (s *sqliteDB) version(ctx context.Context) (string, error) {
+func (s *sqliteDB) Version(ctx context.Context) (string, error) {
 	c, err := s.conn(ctx)
 	if err != nil {
 		return "", err
@@ -110,15 +112,15 @@ func (s *sqliteDB) version(ctx context.Context) (string, error) {
 	return "SQLite " + v, nil
 }
 
-// run runs the statement on a connection of its own. The driver interrupts
+// Run runs the statement on a connection of its own. The driver interrupts
 // SQLite when ctx ends, which also enforces StatementTimeout.
-func (s *sqliteDB) run(ctx context.Context, query string, write bool, out *collector) error {
+func (s *sqliteDB) Run(ctx context.Context, query string, write bool, out *engine.Collector) error {
 	c, err := s.conn(ctx)
 	if err != nil {
 		return err
 	}
 	keep := false
-	defer func() { releaseSQLConn(c, keep) }()
+	defer func() { engine.ReleaseSQLConn(c, keep) }()
 	// The guards stay on the connection, so every run sets them.
 	if err := setAuthorizer(c, nil); err != nil {
 		return err
@@ -155,11 +157,11 @@ func (s *sqliteDB) run(ctx context.Context, query string, write bool, out *colle
 // the driver runs every statement of a script, not only the first. Writes
 // may compile, so that EXPLAIN of a write works: query_only refuses them
 // when they run.
-func (s *sqliteDB) read(ctx context.Context, c *sql.Conn, tx *sql.Tx, query string, out *collector) error {
+func (s *sqliteDB) read(ctx context.Context, c *sql.Conn, tx *sql.Tx, query string, out *engine.Collector) error {
 	if err := setAuthorizer(c, readOnlyAuthorizer); err != nil {
 		return err
 	}
-	err := sqlQuery(ctx, tx, query, out, nil)
+	err := engine.SQLQuery(ctx, tx, query, out, nil)
 	// The authorizer would refuse the ROLLBACK itself.
 	if err2 := setAuthorizer(c, nil); err == nil {
 		err = err2
@@ -219,12 +221,12 @@ func readingPragma(name, arg string) bool {
 // write runs a confirmed statement in tx and commits it. The rows it
 // affected are the growth of total_changes(), which, unlike changes(), is
 // not left over from an earlier statement when this one is DDL.
-func (s *sqliteDB) write(ctx context.Context, tx *sql.Tx, query string, out *collector) error {
+func (s *sqliteDB) write(ctx context.Context, tx *sql.Tx, query string, out *engine.Collector) error {
 	var before, after int64
 	if err := tx.QueryRowContext(ctx, "SELECT total_changes()").Scan(&before); err != nil {
 		return err
 	}
-	if err := sqlQuery(ctx, tx, query, out, nil); err != nil {
+	if err := engine.SQLQuery(ctx, tx, query, out, nil); err != nil {
 		return err
 	}
 	// The statement's own rows: total_changes() counts what its triggers
@@ -232,7 +234,7 @@ func (s *sqliteDB) write(ctx context.Context, tx *sql.Tx, query string, out *col
 	// count after one that changes no rows (DDL).
 	var own int64
 	if err := tx.QueryRowContext(ctx, "SELECT total_changes(), changes()").Scan(&after, &own); err == nil && after > before {
-		out.setAffected(own)
+		out.SetAffected(own)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
@@ -240,17 +242,25 @@ func (s *sqliteDB) write(ctx context.Context, tx *sql.Tx, query string, out *col
 	return nil
 }
 
-func (s *sqliteDB) refusal(err error) refusal {
+func (s *sqliteDB) Refusal(err error) engine.Refusal {
 	var e *sqlite.Error
 	if errors.As(err, &e) {
 		switch e.Code() & 0xff {
 		case sqliteReadOnly, sqliteAuth:
-			return refusedReadOnly
+			return engine.RefusedReadOnly
 		}
 	}
-	return refusedOther
+	return engine.RefusedOther
 }
 
-func (s *sqliteDB) close() error { return s.db.Close() }
+func (s *sqliteDB) Close() error { return s.db.Close() }
 
-func (s *sqliteDB) closeIdle() { closeIdleSQL(s.db, 2) }
+func (s *sqliteDB) CloseIdle() { engine.CloseIdleSQL(s.db, 2) }
+
+// Driver opens SQLite sources. SQLite has no statement timeout of
+// its own: the driver interrupts it when the context ends.
+var Driver = engine.Driver{
+	Dialect:       sqltext.DialectSQLite,
+	ClientTimeout: true,
+	Open:          func(src sessionio.Source, opts engine.Options) (engine.Engine, error) { return newSQLite(src, opts) },
+}

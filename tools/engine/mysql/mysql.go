@@ -1,9 +1,8 @@
-package engine
+package mysql
 
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,10 +10,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/aiq/aiq-rpc/sessionio"
+	"github.com/aiq/aiq-rpc/tools/engine"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // MySQL and MariaDB error numbers.
@@ -39,24 +41,25 @@ type mysqlDB struct {
 	host       string
 	port       int
 	sourceType string
-	timeout    int64 // StatementTimeout in milliseconds
+	timeout    int64         // StatementTimeout in milliseconds
+	limit      time.Duration // StatementTimeout
 
 	mu     sync.Mutex
-	flavor *mysqlFlavor // nil until the first connection tells
+	flavor *Flavor // nil until the first connection tells
 }
 
-// mysqlFlavor is what the server turned out to be.
-type mysqlFlavor struct {
+// Flavor is what the server turned out to be.
+type Flavor struct {
 	Version string // such as "MariaDB 10.11.6"
-	mariadb bool
+	MariaDB bool   // MariaDB, whose statement timeout and catalog differ from MySQL's
 }
 
 // newMySQL prepares the connection pool of src; it connects on first use.
-func newMySQL(src sessionio.Source, opts Options) (*mysqlDB, error) {
-	if err := validateServer(src); err != nil {
+func newMySQL(src sessionio.Source, opts engine.Options) (*mysqlDB, error) {
+	if err := engine.ValidateServer(src); err != nil {
 		return nil, err
 	}
-	host, port := hostPort(src, 3306)
+	host, port := engine.HostPort(src, 3306)
 	// The settings are fields of the driver's Config, never a pasted DSN,
 	// so that any character of a password works.
 	cfg := mysql.NewConfig()
@@ -83,8 +86,8 @@ func newMySQL(src sessionio.Source, opts Options) (*mysqlDB, error) {
 	}
 	db := sql.OpenDB(connector)
 	db.SetMaxIdleConns(mysqlMaxIdleConns)
-	db.SetConnMaxIdleTime(idleTimeout)
-	return &mysqlDB{db: db, host: host, port: port, sourceType: src.Type, timeout: opts.StatementTimeout.Milliseconds()}, nil
+	db.SetConnMaxIdleTime(engine.IdleTimeout)
+	return &mysqlDB{db: db, host: host, port: port, sourceType: src.Type, timeout: opts.StatementTimeout.Milliseconds(), limit: opts.StatementTimeout}, nil
 }
 
 // conn takes a connection from the pool.
@@ -98,19 +101,19 @@ func (m *mysqlDB) conn(ctx context.Context) (*sql.Conn, error) {
 
 // connectError explains a failure to connect.
 func (m *mysqlDB) connectError(err error) error {
-	hint := hintUnreachable
+	hint := engine.HintUnreachable
 	var myErr *mysql.MySQLError
 	if errors.As(err, &myErr) {
 		switch myErr.Number {
 		case mysqlAccessDenied:
-			hint = hintLogin
+			hint = engine.HintLogin
 		case mysqlDBAccessDenied, mysqlBadDB:
-			hint = hintDatabase
+			hint = engine.HintDatabase
 		default:
-			hint = hintOther
+			hint = engine.HintOther
 		}
 	}
-	return newConnectError(m.product(), m.host, m.port, hint, err)
+	return engine.NewConnectError(m.product(), m.host, m.port, hint, err)
 }
 
 // product names the server for messages, before its version is known.
@@ -118,7 +121,7 @@ func (m *mysqlDB) product() string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	switch {
-	case m.flavor != nil && m.flavor.mariadb:
+	case m.flavor != nil && m.flavor.MariaDB:
 		return "MariaDB"
 	case m.sourceType == sessionio.TypeSeekDB:
 		return "seekdb"
@@ -127,7 +130,7 @@ func (m *mysqlDB) product() string {
 }
 
 // getFlavor returns the server's flavour, asking c the first time.
-func (m *mysqlDB) getFlavor(ctx context.Context, c *sql.Conn) (*mysqlFlavor, error) {
+func (m *mysqlDB) getFlavor(ctx context.Context, c *sql.Conn) (*Flavor, error) {
 	m.mu.Lock()
 	f := m.flavor
 	m.mu.Unlock()
@@ -138,27 +141,27 @@ func (m *mysqlDB) getFlavor(ctx context.Context, c *sql.Conn) (*mysqlFlavor, err
 	if err := c.QueryRowContext(ctx, "SELECT VERSION()").Scan(&v); err != nil {
 		return nil, fmt.Errorf("read the server version: %w", err)
 	}
-	f = ParseMySQLVersion(v, m.sourceType)
+	f = ParseVersion(v, m.sourceType)
 	m.mu.Lock()
 	m.flavor = f
 	m.mu.Unlock()
 	return f, nil
 }
 
-// ParseMySQLVersion reads VERSION(), such as "10.11.6-MariaDB-0+deb12u1"
+// ParseVersion reads VERSION(), such as "10.11.6-MariaDB-0+deb12u1"
 // or "8.0.36".
-func ParseMySQLVersion(v, sourceType string) *mysqlFlavor {
+func ParseVersion(v, sourceType string) *Flavor {
 	number, _, _ := strings.Cut(v, "-")
 	switch {
 	case strings.Contains(strings.ToLower(v), "mariadb"):
-		return &mysqlFlavor{Version: "MariaDB " + number, mariadb: true}
+		return &Flavor{Version: "MariaDB " + number, MariaDB: true}
 	case sourceType == sessionio.TypeSeekDB:
-		return &mysqlFlavor{Version: "seekdb " + v}
+		return &Flavor{Version: "seekdb " + v}
 	}
-	return &mysqlFlavor{Version: "MySQL " + number}
+	return &Flavor{Version: "MySQL " + number}
 }
 
-func (m *mysqlDB) version(ctx context.Context) (string, error) {
+func (m *mysqlDB) Version(ctx context.Context) (string, error) {
 	c, err := m.conn(ctx)
 	if err != nil {
 		return "", err
@@ -171,17 +174,18 @@ func (m *mysqlDB) version(ctx context.Context) (string, error) {
 	return f.Version, nil
 }
 
-// run runs the statement on a connection of its own, which is closed
+// Run runs the statement on a connection of its own, which is closed
 // afterwards rather than returned to the pool: MySQL has session state
 // that no rollback undoes (LOCK TABLES, GET_LOCK, HANDLER, user
 // variables), and the driver cannot reset a connection, so nothing a
 // statement leaves in its session may reach the next one.
-func (m *mysqlDB) run(ctx context.Context, query string, write bool, out *collector) error {
+func (m *mysqlDB) Run(ctx context.Context, query string, write bool, out *engine.Collector) error {
+	start := time.Now()
 	c, err := m.conn(ctx)
 	if err != nil {
 		return err
 	}
-	defer releaseSQLConn(c, false)
+	defer engine.ReleaseSQLConn(c, false)
 	var id int64
 	if err := c.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&id); err != nil {
 		return fmt.Errorf("read the connection id: %w", err)
@@ -202,7 +206,14 @@ func (m *mysqlDB) run(ctx context.Context, query string, write bool, out *collec
 			<-killed
 		}
 	}()
-	return m.transaction(ctx, c, query, write, out)
+	err = m.transaction(ctx, c, query, write, out)
+	if err == nil && time.Since(start) >= m.limit {
+		// MariaDB's max_statement_time stops some functions (BENCHMARK)
+		// without an error: they return 0 as if they had finished. A
+		// statement that ran the whole limit was stopped by it.
+		err = engine.ErrStatementTimeout
+	}
+	return err
 }
 
 // prepareSession sets the access mode and the statement timeout. The
@@ -222,7 +233,7 @@ func (m *mysqlDB) prepareSession(ctx context.Context, c *sql.Conn, write bool) e
 		return err
 	}
 	set := "SET SESSION max_execution_time = " + strconv.FormatInt(m.timeout, 10)
-	if f.mariadb {
+	if f.MariaDB {
 		set = "SET SESSION max_statement_time = " + strconv.FormatFloat(float64(m.timeout)/1000, 'f', 3, 64)
 	}
 	_, err = c.ExecContext(ctx, set)
@@ -239,21 +250,21 @@ func (m *mysqlDB) prepareSession(ctx context.Context, c *sql.Conn, write bool) e
 }
 
 // transaction runs the statement in a transaction and streams its rows.
-func (m *mysqlDB) transaction(ctx context.Context, c *sql.Conn, query string, write bool, out *collector) error {
+func (m *mysqlDB) transaction(ctx context.Context, c *sql.Conn, query string, write bool, out *engine.Collector) error {
 	tx, err := c.BeginTx(ctx, &sql.TxOptions{ReadOnly: !write})
 	if err != nil {
 		return fmt.Errorf("begin the transaction: %w", err)
 	}
 	defer tx.Rollback()
-	if err := sqlQuery(ctx, tx, query, out, mysqlConverter); err != nil {
+	if err := engine.SQLQuery(ctx, tx, query, out, mysqlConverter); err != nil {
 		return err
 	}
-	if write && len(out.res.Columns) == 0 {
+	if write && !out.HasColumns() {
 		// Before SHOW WARNINGS, after which ROW_COUNT() is -1; a SELECT
 		// that reads no table keeps the statement's warnings.
 		var n int64
 		if err := tx.QueryRowContext(ctx, "SELECT ROW_COUNT()").Scan(&n); err == nil {
-			out.setAffected(n)
+			out.SetAffected(n)
 		}
 	}
 	if err := mysqlWarnings(ctx, tx, out); err != nil {
@@ -271,8 +282,8 @@ func (m *mysqlDB) transaction(ctx context.Context, c *sql.Conn, query string, wr
 // mysqlWarnings records the warnings and notes of the statement just run:
 // a recursive CTE cut at max_recursive_iterations, a value truncated or
 // converted, which the result alone does not show.
-func mysqlWarnings(ctx context.Context, tx *sql.Tx, out *collector) error {
-	rows, err := tx.QueryContext(ctx, fmt.Sprintf("SHOW WARNINGS LIMIT %d", maxWarnings+1))
+func mysqlWarnings(ctx context.Context, tx *sql.Tx, out *engine.Collector) error {
+	rows, err := tx.QueryContext(ctx, fmt.Sprintf("SHOW WARNINGS LIMIT %d", engine.MaxWarnings+1))
 	if err != nil {
 		return fmt.Errorf("read the warnings: %w", err)
 	}
@@ -283,55 +294,37 @@ func mysqlWarnings(ctx context.Context, tx *sql.Tx, out *collector) error {
 		if err := rows.Scan(&level, &code, &msg); err != nil {
 			return fmt.Errorf("read the warnings: %w", err)
 		}
-		out.warn(fmt.Sprintf("%s %d: %s", level, code, msg))
+		out.Warn(fmt.Sprintf("%s %d: %s", level, code, msg))
 	}
 	return rows.Err()
 }
 
 // kill stops the statement running on the connection of that id.
 func (m *mysqlDB) kill(id int64) {
-	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), engine.CleanupTimeout)
 	defer cancel()
 	// Best effort: when it fails, the connection the driver closed still
 	// ends the statement once the server notices.
 	m.db.ExecContext(ctx, "KILL QUERY "+strconv.FormatInt(id, 10))
 }
 
-func (m *mysqlDB) refusal(err error) refusal {
+func (m *mysqlDB) Refusal(err error) engine.Refusal {
 	var myErr *mysql.MySQLError
 	if !errors.As(err, &myErr) {
-		return refusedOther
+		return engine.RefusedOther
 	}
 	switch myErr.Number {
 	case mysqlReadOnlyTx:
-		return refusedReadOnly
+		return engine.RefusedReadOnly
 	case mysqlTimeout, mariadbTimeout:
-		return refusedTimeout
+		return engine.RefusedTimeout
 	}
-	return refusedOther
+	return engine.RefusedOther
 }
 
-func (m *mysqlDB) close() error { return m.db.Close() }
+func (m *mysqlDB) Close() error { return m.db.Close() }
 
-func (m *mysqlDB) closeIdle() { closeIdleSQL(m.db, mysqlMaxIdleConns) }
-
-// closeIdleSQL closes the idle connections of a database/sql pool, which
-// keeps up to keep idle ones afterwards.
-func closeIdleSQL(db *sql.DB, keep int) {
-	db.SetMaxIdleConns(0)
-	db.SetMaxIdleConns(keep)
-}
-
-// releaseSQLConn returns c to its pool when keep is true, else closes the
-// underlying connection, so that nothing the statement left in the session
-// reaches the next one.
-func releaseSQLConn(c *sql.Conn, keep bool) {
-	if !keep {
-		// ErrBadConn makes database/sql discard the connection.
-		c.Raw(func(any) error { return driver.ErrBadConn })
-	}
-	c.Close()
-}
+func (m *mysqlDB) CloseIdle() { engine.CloseIdleSQL(m.db, mysqlMaxIdleConns) }
 
 // mysqlConverter returns the converter of the values of a MySQL result.
 func mysqlConverter(types []*sql.ColumnType) func(i int, v any) any {
@@ -339,19 +332,19 @@ func mysqlConverter(types []*sql.ColumnType) func(i int, v any) any {
 	for i, t := range types {
 		names[i] = t.DatabaseTypeName()
 	}
-	return func(i int, v any) any { return MySQLValue(names[i], v) }
+	return func(i int, v any) any { return Value(names[i], v) }
 }
 
-// MySQLValue converts a value of a column of that type: the driver gives
+// Value converts a value of a column of that type: the driver gives
 // the text of most types as bytes.
-func MySQLValue(typeName string, v any) any {
+func Value(typeName string, v any) any {
 	b, ok := v.([]byte)
 	if !ok {
-		return JSONValue(v)
+		return engine.JSONValue(v)
 	}
 	switch typeName {
 	case "DECIMAL", "NEWDECIMAL":
-		return jsonNumber(string(b))
+		return engine.JSONNumber(string(b))
 	case "BIT":
 		var n uint64
 		for _, x := range b {
@@ -363,5 +356,11 @@ func MySQLValue(typeName string, v any) any {
 			return json.RawMessage(b)
 		}
 	}
-	return jsonBytes(b)
+	return engine.JSONBytes(b)
+}
+
+// Driver opens MySQL, MariaDB and seekdb sources.
+var Driver = engine.Driver{
+	Dialect: sqltext.DialectMySQL,
+	Open:    func(src sessionio.Source, opts engine.Options) (engine.Engine, error) { return newMySQL(src, opts) },
 }
