@@ -170,6 +170,36 @@ func TestRankingSignals(t *testing.T) {
 	assert.Equal(t, "crypto_ethereum_classic.blocks", first(s, "block size on ethereum classic"))
 }
 
+// TestRankingSignalsDecide: cases where each signal alone decides the
+// first table, so that ranking without it puts another first (each was
+// checked by removing the signal from rank.go and seeing the test fail).
+func TestRankingSignalsDecide(t *testing.T) {
+	// Rarity: "sales" in 40 table names, at the table's weight, would beat
+	// "refund" in one column at the column's weight; rare, it does not.
+	var common [][]string
+	for i := range 40 {
+		common = append(common, []string{fmt.Sprintf("sales_region_%c%c", 'a'+i%26, 'a'+i/26), "amount"})
+	}
+	s := rankSchema(append(common, []string{"payments", "refund_reason"})...)
+	assert.Equal(t, "payments", first(s, "sales refunds"))
+	assert.Equal(t, "payments", first(s, "refunds in sales"))
+
+	// Matched words: refunds has "refund" in its name (4 × rarity),
+	// payments has "refund" and "reason" in columns (2 × rarity each),
+	// the two words as rare as each other: the same sum, and payments,
+	// matching both words, comes first although its line is longer.
+	s = rankSchema([]string{"refunds", "x"}, []string{"payments", "refund_amount", "reason_code"}, []string{"tickets", "reason"})
+	assert.Equal(t, "payments", first(s, "refund reason"))
+
+	// Compound names split by the schema's own words: "notification",
+	// a word of notification_settings, and "push", of push_devices, split
+	// pushnotification, so that "notifications" alone finds it; without
+	// the split notification_settings, naming it, would come first.
+	s = rankSchema([]string{"notes", "body"}, []string{"emails", "opened"}, []string{"notification_settings", "channel"},
+		[]string{"pushnotification", "opened"}, []string{"push_devices", "token"})
+	assert.Equal(t, "pushnotification", first(s, "which notifications were opened?"))
+}
+
 // TestNamedTableWiderThanBudget: a table the question names is on the card
 // even when its line alone is wider than the budget, cut to its keys, its
 // foreign keys and the columns the question matches.

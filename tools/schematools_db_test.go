@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -265,32 +266,70 @@ func TestProfileUnknownSize(t *testing.T) {
 	}
 }
 
-// TestQuotesInNames: on every engine, a table and a column whose names
-// hold both quote characters are read, described, profiled and explained:
-// every statement the tools build quotes them as the engine needs.
+// TestQuotesInNames: on every engine, tables and columns whose names hold
+// both quote characters, spaces, accented letters or are SQL keywords are
+// listed, searched, described, profiled, read and explained: every
+// statement the tools build quotes them as the engine needs, and the
+// name a tool gives back is one the others take.
 func TestQuotesInNames(t *testing.T) {
+	names := [][2]string{ // table, column
+		{"say \"hi\" `now`", "it's \"x\" `y`"},
+		{"Café Ventes", "Montant Été"},
+		{"select", "order"},
+		{"order", "select"},
+	}
 	forEachEngine(t, func(t *testing.T, e testEngine) {
 		src := e.source(t)
 		q := &engine.Schema{Dialect: e.dialect}
-		table, column := "say \"hi\" `now`", "it's \"x\" `y`"
-		dbtest.Exec(t, src, fmt.Sprintf("CREATE TABLE %s (id int PRIMARY KEY, %s varchar(20))", q.Ident(table), q.Ident(column)),
-			fmt.Sprintf("INSERT INTO %s VALUES (1, 'a'), (2, 'a'), (3, 'b')", q.Ident(table)))
+		for _, n := range names {
+			dbtest.Exec(t, src, fmt.Sprintf("CREATE TABLE %s (id int PRIMARY KEY, %s varchar(20))", q.Ident(n[0]), q.Ident(n[1])),
+				fmt.Sprintf("INSERT INTO %s VALUES (1, 'a'), (2, 'a'), (3, 'b')", q.Ident(n[0])))
+		}
 		s := NewSet(openDB(t, src, engine.Options{}), nil)
-		args := mustJSON(t, map[string]string{"table": table, "column": column})
-		p, ok := runTool(t, s, ToolProfileColumn, args).(*ColumnProfile)
-		if !ok || p.Rows != 3 || p.Distinct != 2 {
-			t.Fatalf("profile_column: %+v", runTool(t, s, ToolProfileColumn, args))
+		list, ok := runTool(t, s, ToolListTables, `{}`).(*TableList)
+		if !ok {
+			t.Fatalf("list_tables: %+v", list)
 		}
-		cards, ok := runTool(t, s, ToolDescribeTable, mustJSON(t, map[string]string{"table": table})).(*TableCards)
-		if !ok || !strings.Contains(mustJSON(t, cards), "PK") {
-			t.Fatalf("describe_table: %+v", cards)
-		}
-		sql := fmt.Sprintf("SELECT %s FROM %s WHERE id = 1", q.Ident(column), q.Ident(table))
-		if res := execSQL(t, s, sql); res.Status != engine.StatusSuccess || res.RowCount != 1 {
-			t.Fatalf("execute_sql %s: %s %s", sql, res.Status, res.Error)
-		}
-		if plan, ok := runTool(t, s, ToolExplainSQL, mustJSON(t, map[string]string{"sql": sql})).(*Plan); !ok || plan.Error != "" || plan.Refused != "" || plan.Text == "" {
-			t.Fatalf("explain_sql %s: %+v", sql, plan)
+		for _, n := range names {
+			table, column := n[0], n[1]
+			quoted := q.Ident(table)
+			t.Run(table, func(t *testing.T) {
+				// list_tables gives the names as the catalog has them.
+				if !slices.Contains(list.Tables, table) {
+					t.Errorf("list_tables = %q, want %s among them", list.Tables, table)
+				}
+				// search_schema finds the table by its name, first, named as
+				// the dialect quotes it, with the column.
+				found, ok := runTool(t, s, ToolSearchSchema, mustJSON(t, map[string]string{"query": table})).(*SchemaMatches)
+				if !ok || len(found.Matches) == 0 || found.Matches[0].Table != quoted ||
+					!strings.HasPrefix(found.Matches[0].Line, quoted+"(id ") || !strings.Contains(found.Matches[0].Line, q.Ident(column)+" ") {
+					t.Errorf("search_schema %s = %+v", table, found)
+				}
+				// describe_table takes the name bare, as list_tables gives it,
+				// and quoted, as search_schema gives it.
+				for _, name := range []string{table, quoted} {
+					cards, ok := runTool(t, s, ToolDescribeTable, mustJSON(t, map[string]string{"table": name})).(*TableCards)
+					if !ok || len(cards.Tables) != 1 || !strings.HasPrefix(cards.Tables[0], "table "+quoted) ||
+						!strings.Contains(cards.Tables[0], q.Ident(column)) || !strings.Contains(cards.Tables[0], "PK") {
+						t.Errorf("describe_table %s: %+v", name, cards)
+					}
+				}
+				for _, name := range []string{table, quoted} {
+					args := mustJSON(t, map[string]string{"table": name, "column": column})
+					p, ok := runTool(t, s, ToolProfileColumn, args).(*ColumnProfile)
+					if !ok || p.Rows != 3 || p.Distinct != 2 {
+						t.Errorf("profile_column %s: %+v", args, runTool(t, s, ToolProfileColumn, args))
+					}
+				}
+				sql := fmt.Sprintf("SELECT %s FROM %s WHERE id = 1", q.Ident(column), quoted)
+				if res := execSQL(t, s, sql); res.Status != engine.StatusSuccess || res.RowCount != 1 ||
+					len(res.Columns) != 1 || res.Columns[0] != column || res.Rows[0][0] != "a" {
+					t.Errorf("execute_sql %s: %s %s %q %v", sql, res.Status, res.Error, res.Columns, res.Rows)
+				}
+				if plan, ok := runTool(t, s, ToolExplainSQL, mustJSON(t, map[string]string{"sql": sql})).(*Plan); !ok || plan.Error != "" || plan.Refused != "" || plan.Text == "" {
+					t.Errorf("explain_sql %s: %+v", sql, plan)
+				}
+			})
 		}
 	})
 }

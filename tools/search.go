@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/aiq/aiq-rpc/tools/engine"
 	"github.com/aiq/aiq-rpc/tools/sqltext"
@@ -14,10 +15,13 @@ import (
 // maxSearchBytes bounds one search_schema result, and maxHitShare the
 // line of one hit in it: a wider line is cut to its keys and the columns
 // the query matches. maxHitColumns bounds the matching columns named.
+// maxEchoedQuery bounds the query as the result repeats it: the model
+// wrote it, and a long one would take the room of the matches.
 const (
 	maxSearchBytes = 8 << 10
 	maxHitShare    = 2 << 10
 	maxHitColumns  = 20
+	maxEchoedQuery = 200
 )
 
 // searchHit is a table, or a set of shards, that a query matches.
@@ -116,7 +120,7 @@ func search(s *engine.Schema, query string) []searchHit {
 // searchResult fills a result with the hits that fit maxSearchBytes, each
 // line cut to maxHitShare, and counts the others.
 func searchResult(s *engine.Schema, query string, hits []searchHit) *SchemaMatches {
-	res := &SchemaMatches{Query: query, Matches: []SchemaMatch{}}
+	res := &SchemaMatches{Query: echoedQuery(query), Matches: []SchemaMatch{}}
 	size := jsonSize(res) + len(`,"more":100000`)
 	for _, h := range hits {
 		if len(res.Matches) >= maxSearch {
@@ -156,6 +160,19 @@ func searchResult(s *engine.Schema, query string, hits []searchHit) *SchemaMatch
 	}
 	res.More = len(hits) - len(res.Matches)
 	return res
+}
+
+// echoedQuery is the query as the result repeats it: cut to
+// maxEchoedQuery bytes, at a character's start, with "…" when cut.
+func echoedQuery(query string) string {
+	if len(query) <= maxEchoedQuery {
+		return query
+	}
+	n := maxEchoedQuery
+	for n > 0 && !utf8.RuneStart(query[n]) {
+		n--
+	}
+	return query[:n] + "…"
 }
 
 // jsonSize is the size of v written as JSON.

@@ -42,6 +42,9 @@ func TestNotShards(t *testing.T) {
 	assert.Empty(t, find([]string{"orders_2020", "orders_2021"}, nil))
 	// Names that differ in letters are not shards.
 	assert.Empty(t, find([]string{"a1", "b1", "c1"}, nil))
+	// Three numbered tables of which one has other columns: two alike
+	// are left, too few for a set.
+	assert.Empty(t, find([]string{"t_1", "t_2", "t_3"}, map[string]string{"t_2": "other"}))
 	// Some alike, one apart: the set is the alike ones.
 	sets := find([]string{"s_2001", "s_2002", "s_2003", "s_2004"}, map[string]string{"s_2004": "other"})
 	require.Len(t, sets, 1)
@@ -102,4 +105,63 @@ func FuzzPick(f *testing.F) {
 			}
 		}
 	})
+}
+
+// schemaOf is tables of the given names, each with the columns given
+// for it ("name type" joined by commas).
+func schemaOf(tables ...[2]string) *Schema {
+	s := &Schema{}
+	for _, tc := range tables {
+		t := Table{Name: tc[0]}
+		for _, c := range strings.Split(tc[1], ",") {
+			name, typ, _ := strings.Cut(strings.TrimSpace(c), " ")
+			t.Columns = append(t.Columns, Column{Name: name, Type: typ})
+		}
+		s.Tables = append(s.Tables, t)
+	}
+	return s
+}
+
+// TestShardsByColumns: what makes a set is the names and the columns
+// read from the catalog, not the names alone.
+func TestShardsByColumns(t *testing.T) {
+	const items = "id int, order_id int, sku text"
+	patterns := func(s *Schema) []string {
+		var out []string
+		for _, set := range s.Shards() {
+			var members []string
+			for _, m := range set.Members {
+				members = append(members, s.Tables[m].Name)
+			}
+			out = append(out, set.Pattern+": "+strings.Join(members, " "))
+		}
+		return out
+	}
+
+	// The same columns: a set, in key order.
+	assert.Equal(t, []string{"order_items_N: order_items_1 order_items_2 order_items_3"}, patterns(schemaOf(
+		[2]string{"order_items_3", items}, [2]string{"order_items_1", items}, [2]string{"order_items_2", items})))
+
+	// Each of other columns: a table and its copies, no set.
+	assert.Empty(t, patterns(schemaOf([2]string{"order_items_1", items},
+		[2]string{"order_items_2", "id int, order_ref text"}, [2]string{"order_items_3", "id int, sku text, qty int"})))
+	assert.Empty(t, patterns(schemaOf([2]string{"order_items", items},
+		[2]string{"order_items_2", "id int, order_ref text"}, [2]string{"order_items_3", "id int, sku text, qty int"})))
+	// A column of another type is another column.
+	assert.Empty(t, patterns(schemaOf([2]string{"order_items_1", items},
+		[2]string{"order_items_2", "id bigint, order_id int, sku text"}, [2]string{"order_items_3", "id int, order_id int, sku varchar"})))
+	// The unnumbered table beside two numbered ones of its columns: two
+	// numbered tables are too few for a set.
+	assert.Empty(t, patterns(schemaOf([2]string{"order_items", items}, [2]string{"order_items_2", items}, [2]string{"order_items_3", items})))
+
+	// Four numbered tables of which one has other columns: the other three
+	// are the set, without it.
+	assert.Equal(t, []string{"storms_YYYY: storms_2001 storms_2002 storms_2004"}, patterns(schemaOf(
+		[2]string{"storms_2001", "storm_id text, deaths int"}, [2]string{"storms_2002", "storm_id text, deaths int"},
+		[2]string{"storms_2003", "storm_id text, deaths int, state text"}, [2]string{"storms_2004", "storm_id text, deaths int"})))
+
+	// Shards in two schemas are two tables each, not a set of four.
+	s := schemaOf([2]string{"log_1", items}, [2]string{"log_2", items}, [2]string{"log_3", items}, [2]string{"log_4", items})
+	s.Tables[2].Schema, s.Tables[3].Schema = "other", "other"
+	assert.Empty(t, patterns(s))
 }
