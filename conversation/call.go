@@ -226,7 +226,24 @@ func (c cancelledBy) Run(ctx context.Context, name string, args json.RawMessage)
 	defer cancel(nil)
 	stop := context.AfterFunc(c.call, func() { cancel(context.Cause(c.call)) })
 	defer stop()
-	return c.Tools.Run(ctx, name, args)
+	return c.Tools.Run(callContext{ctx, c.call}, name, args)
+}
+
+// callContext is the tool's context, whose Err reports the call's end at
+// once: AfterFunc closes Done a moment later, on a goroutine of its own, and
+// a write confirmed in that moment must not run (the host went away while
+// the user was asked).
+type callContext struct {
+	context.Context
+	call context.Context
+}
+
+// Err is the call's error when it has ended, else the tool's context's.
+func (c callContext) Err() error {
+	if err := c.call.Err(); err != nil {
+		return err
+	}
+	return c.Context.Err()
 }
 
 // callModel stands in for the model of a Call: it asks for the one call,

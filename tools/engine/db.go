@@ -251,6 +251,14 @@ func (db *DB) Failed(sql, status, msg string) *StatementResult {
 // execute to check that guard alone.
 func (db *DB) Execute(ctx context.Context, sql string, write bool) *StatementResult {
 	res := &StatementResult{SQL: sql, ModelBytes: db.Opts.ModelBytes}
+	if ctx.Err() != nil {
+		// Ended before it started, as when the caller went away while the
+		// user confirmed: a write must not begin on a context a driver
+		// may not have seen end yet.
+		res.Status = StatusCancelled
+		res.Error = "cancelled before it started; the statement did not run"
+		return res
+	}
 	limit := db.Opts.StatementTimeout + db.Grace
 	runCtx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
