@@ -159,7 +159,7 @@ func (s *sqliteDB) read(ctx context.Context, c *sql.Conn, tx *sql.Tx, query stri
 	if err := setAuthorizer(c, readOnlyAuthorizer); err != nil {
 		return err
 	}
-	err := sqlQuery(ctx, tx, query, out, nil)
+	err := sqlQuery(ctx, tx, query, out, sqliteConverter)
 	// The authorizer would refuse the ROLLBACK itself.
 	if err2 := setAuthorizer(c, nil); err == nil {
 		err = err2
@@ -224,7 +224,7 @@ func (s *sqliteDB) write(ctx context.Context, tx *sql.Tx, query string, out *col
 	if err := tx.QueryRowContext(ctx, "SELECT total_changes()").Scan(&before); err != nil {
 		return err
 	}
-	if err := sqlQuery(ctx, tx, query, out, nil); err != nil {
+	if err := sqlQuery(ctx, tx, query, out, sqliteConverter); err != nil {
 		return err
 	}
 	// The statement's own rows: total_changes() counts what its triggers

@@ -24,12 +24,15 @@ func sqlQuery(ctx context.Context, q querier, query string, out *collector, conv
 		return err
 	}
 	out.setColumns(names)
-	if converter != nil {
+	if len(names) > 0 {
 		types, err := rows.ColumnTypes()
 		if err != nil {
 			return err
 		}
-		out.convert = converter(types)
+		out.res.ColumnTypes = sqlTypeNames(types)
+		if converter != nil {
+			out.convert = converter(types)
+		}
 	}
 	dest := make([]any, len(names))
 	for i := range dest {
