@@ -176,22 +176,12 @@ func pgTextKinds(m *pgtype.Map, oids []uint32) ([]TextKind, []string) {
 // any case: int4, numeric, float8, DECIMAL, BIGINT, INTEGER, REAL) holds
 // numbers, which grids align to the right.
 func NumericType(name string) bool {
-	switch strings.ToLower(name) {
+	name, _, _ = strings.Cut(strings.ToLower(name), "(")
+	switch strings.TrimSpace(name) {
 	case "int2", "int4", "int8", "oid", "float4", "float8", "numeric", "money",
 		"tinyint", "smallint", "mediumint", "int", "integer", "bigint", "decimal", "newdecimal",
 		"float", "double", "real", "double precision", "year",
 		"unsigned tinyint", "unsigned smallint", "unsigned mediumint", "unsigned int", "unsigned bigint":
-		return true
-	}
-	return false
-}
-
-// TemporalType reports whether a column of that type name holds dates or
-// times of day with a date (date, timestamp, timestamptz, DATE, DATETIME,
-// TIMESTAMP), which a chart puts on a time axis.
-func TemporalType(name string) bool {
-	switch strings.ToLower(name) {
-	case "date", "timestamp", "timestamptz", "datetime":
 		return true
 	}
 	return false
