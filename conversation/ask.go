@@ -65,13 +65,20 @@ func (q Question) userText() string {
 
 // Statement is a SQL statement a turn ran, with the rows for the editor.
 type Statement struct {
-	SQL       string   `json:"sql"`
-	Status    string   `json:"status"`
-	RowCount  int64    `json:"rowCount"`
-	Columns   []string `json:"columns"`
-	Rows      [][]any  `json:"rows"`
-	Truncated bool     `json:"truncated"`
-	Error     string   `json:"error,omitempty"`
+	SQL      string   `json:"sql"`
+	Status   string   `json:"status"`
+	RowCount int64    `json:"rowCount"`
+	Columns  []string `json:"columns"`
+	// ColumnTypes are the engine's type names of the columns, lower-case
+	// (int4, numeric, date, timestamptz; see engine.StatementResult);
+	// absent for a statement read back from a saved session.
+	ColumnTypes []string `json:"columnTypes,omitempty"`
+	// Rows are the values as the editor shows them: an exact decimal
+	// (a numeric column) as a string that keeps its scale, dates and
+	// times as the engine's text (see engine.EditorRows).
+	Rows      [][]any `json:"rows"`
+	Truncated bool    `json:"truncated"`
+	Error     string  `json:"error,omitempty"`
 	// CallID is the tool call that ran the statement, so that a front end
 	// can find the statement's notifications.
 	CallID string `json:"callId,omitempty"`

@@ -197,13 +197,23 @@ type progressSink struct {
 	last   time.Time
 }
 
-func (p *progressSink) Row(values []any) error {
+// count counts a row and now and then reports the count.
+func (p *progressSink) count() {
 	p.rows++
 	if p.report != nil && p.rows%1024 == 0 && time.Since(p.last) >= progressEvery {
 		p.last = time.Now()
 		p.report(p.rows)
 	}
+}
+
+func (p *progressSink) Row(values []any) error {
+	p.count()
 	return p.RowWriter.Row(values)
+}
+
+func (p *progressSink) TextRow(cells []engine.TextCell) error {
+	p.count()
+	return p.RowWriter.TextRow(cells)
 }
 
 // exporter is a toolbox that streams a statement's rows (see

@@ -190,8 +190,8 @@ func (b *sqlToolbox) Run(ctx context.Context, name string, args json.RawMessage)
 
 func statementOf(r *engine.StatementResult) Statement {
 	return Statement{
-		SQL: r.SQL, Status: r.Status, RowCount: r.RowCount, Columns: nonNil(r.Columns),
-		Rows: nonNil(r.Rows), Truncated: r.Truncated, Error: r.Error, AllowedBy: r.AllowedBy,
+		SQL: r.SQL, Status: r.Status, RowCount: r.RowCount, Columns: nonNil(r.Columns), ColumnTypes: r.ColumnTypes,
+		Rows: engine.EditorRows(nonNil(r.Rows)), Truncated: r.Truncated, Error: r.Error, AllowedBy: r.AllowedBy,
 	}
 }
 

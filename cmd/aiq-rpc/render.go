@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/aiq/aiq-rpc/conversation"
+	"github.com/aiq/aiq-rpc/tools/engine"
 )
 
 // maxCellWidth keeps one long value from pushing a table off the screen.
@@ -61,12 +62,18 @@ func writeStatement(w io.Writer, st conversation.Statement) {
 	fmt.Fprintf(w, "(%d row%s%s)\n", st.RowCount, plural(st.RowCount), more)
 }
 
-// numericColumns reports the columns whose values are all numbers (or
-// NULL), which psql aligns to the right. Rows hold numbers as json.Number:
-// the client decodes with UseNumber, so that 123456789 is not 1.23456789e+08.
+// numericColumns reports the columns that psql aligns to the right: those
+// of a numeric type (a numeric's 31.70 comes as a string, to keep its
+// scale) and, where the engine gave no type, those whose values are all
+// numbers (or NULL). Rows hold numbers as json.Number: the client decodes
+// with UseNumber, so that 123456789 is not 1.23456789e+08.
 func numericColumns(st conversation.Statement) []bool {
 	right := make([]bool, len(st.Columns))
 	for i := range right {
+		if i < len(st.ColumnTypes) && st.ColumnTypes[i] != "" {
+			right[i] = engine.NumericType(st.ColumnTypes[i])
+			continue
+		}
 		seen, others := false, false
 		for _, row := range st.Rows {
 			if i >= len(row) || row[i] == nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/aiq/aiq-rpc/conversation"
+	"github.com/aiq/aiq-rpc/tools/engine"
 )
 
 // maxTableRows bounds the rows of a result the editor is shown: enough to
@@ -23,7 +24,16 @@ func statementMarkdown(st conversation.Statement) string {
 	}
 	var b strings.Builder
 	row(&b, st.Columns)
-	b.WriteString("|" + strings.Repeat(" --- |", len(st.Columns)) + "\n")
+	// A numeric column (its type says so) aligns to the right.
+	b.WriteString("|")
+	for i := range st.Columns {
+		if i < len(st.ColumnTypes) && engine.NumericType(st.ColumnTypes[i]) {
+			b.WriteString(" ---: |")
+		} else {
+			b.WriteString(" --- |")
+		}
+	}
+	b.WriteString("\n")
 	shown := st.Rows[:min(len(st.Rows), maxTableRows)]
 	for _, r := range shown {
 		cells := make([]string, len(r))

@@ -38,10 +38,17 @@ type StatementResult struct {
 	// affected.
 	RowCount int64    `json:"rowCount"`
 	Columns  []string `json:"columns"`
+	// ColumnTypes are the engine's type names of the columns, lower-case
+	// (PostgreSQL's int4, numeric, date, timestamptz, _int4 for an array;
+	// MySQL's int, decimal, date, datetime; SQLite's declared types), ""
+	// where the engine gives none; nil for a statement without rows.
+	ColumnTypes []string `json:"columnTypes,omitempty"`
 	// Rows holds the first MaxRows rows, as JSON-friendly values: strings,
-	// numbers (json.Number for exact decimals), bools, nil, and JSON
-	// documents; bytes as a string when UTF-8, else base64; times in
-	// RFC 3339.
+	// numbers (json.Number for exact decimals, their scale kept), bools,
+	// nil, and JSON documents; bytes as a string when UTF-8, else base64;
+	// dates, times, timestamps, intervals, UUIDs and arrays as the
+	// engine's text (2024-01-02, 2024-01-02 13:45:00+00). Full sends the
+	// exact decimals as strings (see EditorRows).
 	Rows [][]any `json:"rows"`
 	// Truncated says that Rows holds fewer rows than RowCount.
 	Truncated bool `json:"truncated"`
@@ -130,7 +137,7 @@ type editorResult StatementResult
 func (r *StatementResult) Full() any {
 	e := *r
 	e.Columns = nonNil(e.Columns)
-	e.Rows = nonNil(e.Rows)
+	e.Rows = EditorRows(nonNil(e.Rows))
 	return (*editorResult)(&e)
 }
 
@@ -238,6 +245,10 @@ func (c *Collector) SetColumns(names []string) {
 	}
 }
 
+// SetColumnTypes sets the engine's type name of each column (int4,
+// numeric, date, DECIMAL, ...), "" where the engine has none to give.
+func (c *Collector) SetColumnTypes(types []string) { c.res.ColumnTypes = types }
+
 // Row counts one row and, while fewer than max are kept, keeps it. values
 // reads the row; it is called only for a row that is kept, so rows past the
 // bound cost no conversion.
@@ -272,7 +283,7 @@ func (c *Collector) Row(values func() ([]any, error)) error {
 // rows are shared with the result, which keeps no more of them.
 func (c *Collector) running() *StatementResult {
 	r := c.res
-	return &StatementResult{SQL: r.SQL, Status: StatusRunning, RowCount: r.RowCount, Columns: r.Columns,
+	return &StatementResult{SQL: r.SQL, Status: StatusRunning, RowCount: r.RowCount, Columns: r.Columns, ColumnTypes: r.ColumnTypes,
 		Rows: r.Rows[:len(r.Rows):len(r.Rows)], Truncated: true, ModelBytes: r.ModelBytes}
 }
 

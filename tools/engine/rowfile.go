@@ -21,10 +21,11 @@ const (
 var Formats = []string{FormatCSV, FormatJSON, FormatMarkdown}
 
 // RowWriter writes a statement's rows to a file as they stream: a
-// RowSink, plus Close, which ends the file. Its first write error is kept
-// and returned by the next Row and by Close.
+// RowSink that also takes rows as text (TextRowSink), plus Close, which
+// ends the file. Its first write error is kept and returned by the next
+// Row and by Close.
 type RowWriter interface {
-	RowSink
+	TextRowSink
 	Close() error
 }
 

@@ -25,12 +25,15 @@ func SQLQuery(ctx context.Context, q Querier, query string, out *Collector, conv
 		return err
 	}
 	out.SetColumns(names)
-	if converter != nil {
+	if len(names) > 0 {
 		types, err := rows.ColumnTypes()
 		if err != nil {
 			return err
 		}
-		out.SetConverter(converter(types))
+		out.SetColumnTypes(SQLTypeNames(types))
+		if converter != nil {
+			out.SetConverter(converter(types))
+		}
 	}
 	dest := make([]any, len(names))
 	for i := range dest {

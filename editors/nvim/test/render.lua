@@ -28,6 +28,17 @@ T.run(function()
     T.eq(width(line), width(lines[1]), "the display width of " .. line)
   end
 
+  -- A numeric's value comes as a string that keeps its scale: its type
+  -- (columnTypes) aligns it right; a text of digits stays on the left.
+  lines = render.table({ "total", "code", "day" }, { { "31.70", "007", "2024-01-02" }, { "1234.50", "12", vim.NIL } },
+    { types = { "numeric", "text", "date" } })
+  T.eq(lines, {
+    "| total   | code | day        |",
+    "|--------:|------|------------|",
+    "|   31.70 | 007  | 2024-01-02 |",
+    "| 1234.50 | 12   | NULL       |",
+  }, "a table aligned by its column types")
+
   -- Rows past max_rows are counted, with the rows the statement returned
   -- beyond those sent.
   local rows = {}

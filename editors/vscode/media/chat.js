@@ -627,7 +627,7 @@
   /** @param {any} st @param {string} sortKey @returns {ResultTable} */
   function resultTable(st, sortKey) {
     const rows = st.rows || [];
-    const numeric = st.columns.map((/** @type {any} */ _, /** @type {number} */ i) => V.isNumericColumn(rows, i));
+    const numeric = st.columns.map((/** @type {any} */ _, /** @type {number} */ i) => V.isNumericColumn(rows, i, (st.columnTypes || [])[i]));
     const grouped = st.columns.map((/** @type {string} */ name, /** @type {number} */ i) => numeric[i] && !V.isKeyColumn(name));
 
     const wrap = el("div", "result");

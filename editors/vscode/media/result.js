@@ -31,8 +31,17 @@
     return typeof v === "object" ? JSON.stringify(v) : String(v);
   }
 
-  /** @param {unknown[][]} rows @param {number} i */
-  function numeric(rows, i) {
+  /** The engine's numeric type names (a statement's columnTypes), as view.js lists them. */
+  const NUMERIC_TYPE = /^(int[248]?|oid|float[48]?|numeric|money|tinyint|smallint|mediumint|integer|bigint|decimal|newdecimal|double( precision)?|real|year|unsigned (tiny|small|medium|big)?int)(\s*\(.*)?$/i;
+
+  /**
+   * Whether column i holds numbers, aligned to the right: its type when the
+   * engine gave one (a numeric's "31.70" comes as a string, to keep its
+   * scale), else whether its values are all numbers.
+   * @param {unknown[][]} rows @param {number} i @param {unknown} type
+   */
+  function numeric(rows, i, type) {
+    if (typeof type === "string" && type) return NUMERIC_TYPE.test(type.trim());
     let seen = false;
     for (const r of rows) {
       const v = r[i];
@@ -90,7 +99,8 @@
     const wrap = el("div", "grid-wrap");
     const table = el("table", "grid");
     const head = el("tr");
-    const nums = columns.map((_, i) => numeric(rows, i));
+    const types = Array.isArray(st.columnTypes) ? st.columnTypes : [];
+    const nums = columns.map((_, i) => numeric(rows, i, types[i]));
     /** @type {number[]} */
     let order = rows.map((_, i) => i);
     /** @type {{ col: number, desc: boolean } | null} */
@@ -103,7 +113,7 @@
         const s = sort;
         order = rows.map((_, k) => k).sort((a, b) => {
           const x = rows[a][s.col], y = rows[b][s.col];
-          const c = x === y ? 0 : x === null || x === undefined ? 1 : y === null || y === undefined ? -1 : typeof x === "number" && typeof y === "number" ? x - y : text(x).localeCompare(text(y));
+          const c = x === y ? 0 : x === null || x === undefined ? 1 : y === null || y === undefined ? -1 : nums[s.col] && Number.isFinite(Number(x)) && Number.isFinite(Number(y)) ? Number(x) - Number(y) : text(x).localeCompare(text(y));
           return s.desc ? -c : c;
         });
         body();

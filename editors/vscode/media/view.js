@@ -12,7 +12,7 @@
   "use strict";
 
   /**
-   * @typedef {{ sql: string, status: string, rowCount?: number, columns?: string[],
+   * @typedef {{ sql: string, status: string, rowCount?: number, columns?: string[], columnTypes?: string[],
    *   rows?: unknown[][], truncated?: boolean, error?: string }} Statement
    * @typedef {{ chartType: string, x: string, y: string, title?: string, labels?: string[],
    *   values?: number[], points?: {x: number, y: number}[], skipped?: number, truncated?: boolean }} Chart
@@ -502,8 +502,41 @@
     return KEY_NAME.test(String(name)) || /year|^yr$/i.test(String(name));
   }
 
-  /** Whether every non-NULL value of a column is a number (and there is one). @param {unknown[][]} rows @param {number} col */
-  function isNumericColumn(rows, col) {
+  /** The engine's numeric type names (columnTypes: PostgreSQL's, MySQL's, SQLite's declared types), lower-case. */
+  const NUMERIC_TYPES = new Set([
+    "int2", "int4", "int8", "oid", "float4", "float8", "numeric", "money",
+    "tinyint", "smallint", "mediumint", "int", "integer", "bigint", "decimal", "newdecimal",
+    "float", "double", "real", "double precision", "year",
+    "unsigned tinyint", "unsigned smallint", "unsigned mediumint", "unsigned int", "unsigned bigint",
+  ]);
+  /** The type names of dates and instants, which a chart puts on a time axis. */
+  const TIME_TYPES = new Set(["date", "timestamp", "timestamptz", "datetime"]);
+
+  /**
+   * What a column's type name (columnTypes) says of its values: "number",
+   * "time" (a date or an instant), "other" for any other type, "" when the
+   * engine gave none. numeric(10,2) is numeric.
+   * @param {unknown} type
+   * @returns {"number" | "time" | "other" | ""}
+   */
+  function typeKind(type) {
+    if (typeof type !== "string" || !type) return "";
+    const name = type.toLowerCase().replace(/\s*\(.*$/, "").trim();
+    if (NUMERIC_TYPES.has(name)) return "number";
+    if (TIME_TYPES.has(name)) return "time";
+    return "other";
+  }
+
+  /**
+   * Whether a column holds numbers, which a grid aligns to the right: its
+   * type when the engine gave one (a numeric's "31.70" is a string that keeps
+   * its scale), else whether every non-NULL value is a number (and there is one).
+   * @param {unknown[][]} rows @param {number} col @param {unknown} [type] the column's type name
+   */
+  function isNumericColumn(rows, col, type) {
+    const kind = typeKind(type);
+    if (kind === "number") return true;
+    if (kind !== "") return false;
     let seen = false;
     for (const row of rows) {
       const v = row[col];
@@ -553,7 +586,8 @@
 
   // ---- Choosing a chart ----
 
-  const DATE_LIKE = /^\d{4}-\d{2}(-\d{2})?([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+  // PostgreSQL's timestamptz ends in +00 or +05:30, MySQL's DATETIME has none.
+  const DATE_LIKE = /^\d{4}-\d{2}(-\d{2})?([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)?)?$/;
   const MAX_BARS = 40;
   /** Names of columns that identify rows rather than measure them: no chart of ids. */
   const KEY_NAME = /^(id|key|pk|uuid|guid|code|zip|zipcode|postcode|postal_code|phone|ean|isbn|sku)$|(_id|_key|_pk|_uuid|_code|_no)$|[a-z0-9]Id$/i;
@@ -577,8 +611,9 @@
     if (!st || st.status !== "success" || !st.columns || !st.rows || st.rows.length < 2) return null;
     const rows = st.rows;
     const cols = st.columns;
+    const types = st.columnTypes || [];
     const others = cols.map((_, i) => i).filter((i) => !isKeyColumn(cols[i]));
-    const measures = others.filter((i) => isNumericColumn(rows, i));
+    const measures = others.filter((i) => isNumericColumn(rows, i, types[i]));
     const categories = others.filter((i) => !measures.includes(i) && rows.every((r) => isNull(r[i]) || typeof r[i] === "string"));
     if (categories.length !== 1 || measures.length !== 1 || others.length !== 2) return null;
     return categoryChart(st, categories[0], measures[0]);
@@ -608,7 +643,8 @@
     const grouped = AGGREGATES.test(st.sql || "");
     if (labels.length < 2 || new Set(labels).size !== labels.length) {
       return null; // one point, or labels that repeat (groups of more than one column)
-    } else if (labels.every((l) => DATE_LIKE.test(l)) && labels.every((l, i) => i === 0 || labels[i - 1] <= l)) {
+    } else if ((typeKind((st.columnTypes || [])[xi]) === "time" || labels.every((l) => DATE_LIKE.test(l))) &&
+      labels.every((l) => Number.isFinite(labelTime(l))) && labels.every((l, i) => i === 0 || labelTime(labels[i - 1]) <= labelTime(l))) {
       // Days and months are periods, a series as they are; instants (with a clock) only when grouped.
       if (!grouped && labels.some((l) => l.length > 10)) return null;
       chartType = "line";
@@ -761,7 +797,10 @@
   function labelTime(label) {
     const m = /^(\d{4})-(\d{2})(?:-(\d{2}))?$/.exec(label);
     if (m) return new Date(Number(m[1]), Number(m[2]) - 1, m[3] ? Number(m[3]) : 1).getTime();
-    return DATE_LIKE.test(label) ? Date.parse(label.replace(" ", "T")) : NaN;
+    if (!DATE_LIKE.test(label)) return NaN;
+    // Date.parse wants 2024-01-02T03:04:05+00:00, PostgreSQL writes 2024-01-02 03:04:05+00.
+    const iso = label.replace(" ", "T");
+    return Date.parse(/T.*[+-]\d{2}(:?\d{2})?$/.test(iso) ? iso.replace(/([+-]\d{2}):?(\d{2})?$/, (_, h, m) => `${h}:${m || "00"}`) : iso);
   }
 
   /**
@@ -956,6 +995,6 @@
 
   return {
     HANDLED_TYPES, openConfirm, confirmKey, turnStatus, statementRan, emptyModel, sourceLabel, modelLabel, restart, sortKey, apply, historyTurns, turnBlocks, statementNote, chooseChart, chartPlan, pieReads,
-    sortRows, nextSort, compareValues, formatCell, formatNumber, isKeyColumn, SEPARATORS, isNumericColumn, asNumber, tokenizeSQL, parseMarkdown, parseInline, settledEnd,
+    sortRows, nextSort, compareValues, formatCell, formatNumber, isKeyColumn, SEPARATORS, isNumericColumn, typeKind, asNumber, tokenizeSQL, parseMarkdown, parseInline, settledEnd,
   };
 });

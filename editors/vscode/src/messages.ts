@@ -12,6 +12,8 @@ export interface Statement {
   status: "success" | "error" | "rejected" | "cancelled" | "running";
   rowCount?: number;
   columns?: string[];
+  /** The engine's type name of each column, lower-case (int4, numeric, date, timestamptz); absent for a result read back from a saved session. */
+  columnTypes?: string[];
   rows?: unknown[][];
   truncated?: boolean;
   error?: string;

@@ -68,6 +68,7 @@ export function restoredStatement(state: unknown): Statement | undefined {
     sql: st.sql,
     status: "success",
     columns: st.columns.map(String),
+    ...(Array.isArray(st.columnTypes) && st.columnTypes.length === st.columns.length ? { columnTypes: st.columnTypes.map(String) } : {}),
     rows: st.rows.filter(Array.isArray) as unknown[][],
     ...(typeof st.rowCount === "number" ? { rowCount: st.rowCount } : {}),
     truncated: st.truncated === true,

@@ -593,6 +593,44 @@ test("formatCell and isNumericColumn", () => {
   assert.equal(view.isNumericColumn([[null]], 0), false);
 });
 
+test("columnTypes: numeric columns align right, text of digits does not, dates and timestamps make a time axis", () => {
+  // A numeric(10,2) comes as a string that keeps its scale; its type says it is a number.
+  assert.equal(view.isNumericColumn([["31.70"], ["NaN"], [null]], 0, "numeric"), true);
+  assert.equal(view.isNumericColumn([["31.70"]], 0, "numeric(10,2)"), true);
+  assert.equal(view.isNumericColumn([["01234"]], 0, "text"), false, "a text of digits is text");
+  assert.equal(view.isNumericColumn([["2024-01-02"]], 0, "date"), false);
+  assert.equal(view.isNumericColumn([[1]], 0, ""), true, "no type: the values decide");
+  assert.equal(view.typeKind("timestamptz"), "time");
+  assert.equal(view.typeKind("DATETIME"), "time");
+  assert.equal(view.typeKind("unsigned bigint"), "number");
+  assert.equal(view.typeKind("int4"), "number");
+  assert.equal(view.typeKind(undefined), "");
+  assert.equal(view.formatNumber("1234.50"), `1${view.SEPARATORS.group}234${view.SEPARATORS.decimal}50`, "the scale is kept");
+
+  const days = {
+    sql: "SELECT day, sum(amount) AS total FROM sales GROUP BY day", status: "success",
+    columns: ["day", "total"], columnTypes: ["date", "numeric"],
+    rows: [["2024-01-01", "10.50"], ["2024-01-02", "12.00"], ["2024-01-03", "9.25"]],
+  };
+  const chart = view.chooseChart(days);
+  assert.equal(chart.chartType, "line");
+  assert.deepEqual(chart.values, [10.5, 12, 9.25]);
+  const plan = view.chartPlan(chart);
+  assert.equal(plan.time, "day");
+  assert.equal(plan.times.length, 3);
+
+  // PostgreSQL's timestamptz text: 2024-01-02 03:00:00+00, offsets of an hour or with minutes.
+  const instants = {
+    sql: "SELECT date_trunc('hour', at) AS hour, count(*) AS n FROM hits GROUP BY 1 ORDER BY 1", status: "success",
+    columns: ["hour", "n"], columnTypes: ["timestamptz", "int8"],
+    rows: [["2024-01-02 03:00:00+00", 4], ["2024-01-02 05:00:00+01", 6], ["2024-01-02 10:30:00+05:30", 2]],
+  };
+  const line = view.chooseChart(instants);
+  assert.equal(line.chartType, "line");
+  assert.deepEqual(view.chartPlan(line).times, [Date.UTC(2024, 0, 2, 3), Date.UTC(2024, 0, 2, 4), Date.UTC(2024, 0, 2, 5)]);
+  assert.equal(view.chartPlan(line).time, "instant");
+});
+
 // ---- SQL and text ----
 
 test("tokenizeSQL gives the SQL back, with keywords, strings, numbers, comments and identifiers", () => {

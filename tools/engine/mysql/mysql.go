@@ -73,7 +73,9 @@ func newMySQL(src sessionio.Source, opts engine.Options) (*mysqlDB, error) {
 	// An UPDATE counts the rows it matched, not only those whose values
 	// changed: "would change N rows" means the rows it touches.
 	cfg.ClientFoundRows = true
-	cfg.ParseTime = true // DATETIME as time.Time, so as RFC 3339
+	// DATE, DATETIME, TIMESTAMP and TIME come as the server's text
+	// (2024-01-02, 2024-01-02 13:45:00), which the result keeps.
+	cfg.ParseTime = false
 	// TLS when the server offers it, without verification, as the mysql
 	// client's default does; MySQL 8's caching_sha2_password needs it.
 	cfg.TLSConfig = "preferred"

@@ -324,13 +324,36 @@ func pgQuery(ctx context.Context, tx pgx.Tx, sql string, out *engine.Collector) 
 	defer rows.Close()
 	fields := rows.FieldDescriptions()
 	names := make([]string, len(fields))
+	oids := make([]uint32, len(fields))
+	text := true
 	for i, f := range fields {
-		names[i] = f.Name
+		names[i], oids[i] = f.Name, f.DataTypeOID
+		text = text && f.Format == pgtype.TextFormatCode
 	}
 	out.SetColumns(names)
-	out.SetConverter(convert)
+	out.SetConverter(convert) // for a field that comes in binary
+	kinds, types := textKinds(tx.Conn().TypeMap(), oids)
+	if len(fields) > 0 {
+		out.SetColumnTypes(types)
+	}
+	// QueryExecModeExec has the server send every value as text: its own
+	// form (2024-01-02, 31.70, 2024-01-02 13:45:00+00), which is what
+	// the result keeps, without a Go value in between.
+	cells := make([]engine.TextCell, len(fields))
+	for i := range cells {
+		cells[i].Kind = kinds[i]
+	}
 	for rows.Next() {
-		if err := out.Row(rows.Values); err != nil {
+		var err error
+		if text {
+			for i, raw := range rows.RawValues() {
+				cells[i].Text = raw
+			}
+			err = out.TextRow(cells)
+		} else {
+			err = out.Row(rows.Values)
+		}
+		if err != nil {
 			return err
 		}
 	}

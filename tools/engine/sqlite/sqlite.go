@@ -161,7 +161,7 @@ func (s *sqliteDB) read(ctx context.Context, c *sql.Conn, tx *sql.Tx, query stri
 	if err := setAuthorizer(c, readOnlyAuthorizer); err != nil {
 		return err
 	}
-	err := engine.SQLQuery(ctx, tx, query, out, nil)
+	err := engine.SQLQuery(ctx, tx, query, out, converter)
 	// The authorizer would refuse the ROLLBACK itself.
 	if err2 := setAuthorizer(c, nil); err == nil {
 		err = err2
@@ -226,7 +226,7 @@ func (s *sqliteDB) write(ctx context.Context, tx *sql.Tx, query string, out *eng
 	if err := tx.QueryRowContext(ctx, "SELECT total_changes()").Scan(&before); err != nil {
 		return err
 	}
-	if err := engine.SQLQuery(ctx, tx, query, out, nil); err != nil {
+	if err := engine.SQLQuery(ctx, tx, query, out, converter); err != nil {
 		return err
 	}
 	// The statement's own rows: total_changes() counts what its triggers

@@ -112,12 +112,41 @@ end
 
 -- numeric_columns marks the columns whose every non-NULL value is a number,
 -- to align them right as a spreadsheet does.
-local function numeric_columns(ncols, rows)
+-- The engine's numeric type names (a statement's columnTypes: PostgreSQL's,
+-- MySQL's, SQLite's declared types), lower-case, without "(10,2)".
+local NUMERIC_TYPES = {}
+for _, name in ipairs({
+  "int2", "int4", "int8", "oid", "float4", "float8", "numeric", "money",
+  "tinyint", "smallint", "mediumint", "int", "integer", "bigint", "decimal", "newdecimal",
+  "float", "double", "real", "double precision", "year",
+  "unsigned tinyint", "unsigned smallint", "unsigned mediumint", "unsigned int", "unsigned bigint",
+}) do
+  NUMERIC_TYPES[name] = true
+end
+
+-- type_numeric says whether a column's type name makes it numeric (true),
+-- not numeric (false), or nil when the engine gave none.
+local function type_numeric(name)
+  if type(name) ~= "string" or name == "" then
+    return nil
+  end
+  name = name:lower():gsub("%s*%(.*$", "")
+  return NUMERIC_TYPES[name] == true
+end
+
+-- numeric_columns says which columns align right: those of a numeric type
+-- (a numeric's 31.70 comes as a string, to keep its scale), and, where the
+-- engine gave no type, those whose values are all numbers.
+local function numeric_columns(ncols, rows, types)
   local numeric = {}
   for c = 1, ncols do
     local seen = false
     numeric[c] = true
-    for _, row in ipairs(rows) do
+    local by_type = type_numeric(type(types) == "table" and types[c] or nil)
+    if by_type ~= nil then
+      numeric[c], seen = by_type, true
+    end
+    for _, row in ipairs(by_type == nil and rows or {}) do
       local v = row[c]
       if v ~= vim.NIL and v ~= nil then
         seen = true
@@ -140,6 +169,8 @@ end
 -- widest columns are narrowed and their longer cells cut with "…", so that
 -- a wide result is not wrapped into an unreadable block. opts.max_cell,
 -- when given, is the widest any column gets, its longer cells cut so.
+-- opts.types, when given, are the columns' type names (columnTypes), which
+-- say which columns are numbers.
 function M.table(columns, rows, opts)
   opts = opts or {}
   local max_rows = opts.max_rows or 50
@@ -149,7 +180,7 @@ function M.table(columns, rows, opts)
     shown[i] = rows[i]
   end
   local ncols = #columns
-  local numeric = numeric_columns(ncols, shown)
+  local numeric = numeric_columns(ncols, shown, opts.types)
   local cells, cell_widths, widths = {}, {}, {}
   for c = 1, ncols do
     widths[c] = math.max(3, width(M.cell(columns[c])))
@@ -271,7 +302,7 @@ function M.statement(st, opts)
   end
   local rows = type(st.rows) == "table" and st.rows or {}
   -- While it runs, rowCount counts the rows read so far.
-  local lines = M.table(columns, rows, { max_rows = opts.max_rows, total = tonumber(st.rowCount), max_width = opts.max_width, more_key = opts.more_key })
+  local lines = M.table(columns, rows, { max_rows = opts.max_rows, total = tonumber(st.rowCount), max_width = opts.max_width, more_key = opts.more_key, types = st.columnTypes })
   local n = tonumber(st.rowCount) or #rows
   local count = string.format("%d row%s", n, n == 1 and "" or "s")
   if status == "running" and opts.stopped then

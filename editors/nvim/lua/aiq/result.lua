@@ -83,7 +83,7 @@ function M.open(st)
     return
   end
   local rows = type(st.rows) == "table" and st.rows or {}
-  local lines = render.table(st.columns, rows, { max_rows = #rows, total = tonumber(st.rowCount), max_cell = TAB_CELL })
+  local lines = render.table(st.columns, rows, { max_rows = #rows, total = tonumber(st.rowCount), max_cell = TAB_CELL, types = st.columnTypes })
   local n = tonumber(st.rowCount) or #rows
   if st.truncated then
     lines[#lines + 1] = string.format("(the first %d of %d rows; :AiqExport writes them all)", #rows, n)
