@@ -476,8 +476,9 @@ func findTmux(t *testing.T) string {
 // editors/nvim/test/<script>.lua and then editing the files args.
 func startTmuxNvim(t *testing.T, n *nvimTest, tmuxPath, script string, args ...string) *tmuxNvim {
 	// The socket names the test: the temporary folders of tests that run
-	// in parallel may end alike ("003").
-	tn := &tmuxNvim{t: t, n: n, path: tmuxPath, socket: "aiq-nvim-test-" + strings.ReplaceAll(t.Name(), "/", "-") + "-" + filepath.Base(n.tmp)}
+	// in parallel may end alike ("003"), and so may those of two test
+	// processes, as two clones tested at once.
+	tn := &tmuxNvim{t: t, n: n, path: tmuxPath, socket: "aiq-nvim-test-" + strings.ReplaceAll(t.Name(), "/", "-") + "-" + strconv.Itoa(os.Getpid()) + "-" + filepath.Base(n.tmp)}
 	tn.env = childEnv(
 		"AIQ_TEST_SERVER="+binary, "AIQ_TEST_HOME="+n.home.Dir, "AIQ_TEST_SOURCE=db", "AIQ_TEST_TMP="+n.tmp,
 		"XDG_CACHE_HOME="+filepath.Join(n.xdg, "cache"), "XDG_STATE_HOME="+filepath.Join(n.xdg, "state"),
