@@ -52,7 +52,7 @@ type TokenScope struct {
 // src's mask settings as this call read them; the first box of a source
 // gives the scope its masker.
 func (t *TokenScope) share(box Toolbox, src sessionio.Source) {
-	b, ok := box.(maskSharer)
+	b, ok := toolsAs[maskSharer](box)
 	if t == nil || !ok {
 		return
 	}
@@ -219,6 +219,17 @@ func newCallID() string {
 type cancelledBy struct {
 	Tools
 	call context.Context
+}
+
+func (c cancelledBy) unwrapTools() Tools { return c.Tools }
+
+// scrubForModel hides the known values of masked columns as the wrapped
+// toolbox does: the MCP host's model reads a Call's results.
+func (c cancelledBy) scrubForModel(ctx context.Context, text string, isJSON bool) string {
+	if s, ok := toolsAs[modelScrubber](c.Tools); ok {
+		return s.scrubForModel(ctx, text, isJSON)
+	}
+	return text
 }
 
 func (c cancelledBy) Run(ctx context.Context, name string, args json.RawMessage) (any, error) {
