@@ -192,6 +192,7 @@ func statementOf(r *engine.StatementResult) Statement {
 	return Statement{
 		SQL: r.SQL, Status: r.Status, RowCount: r.RowCount, Columns: nonNil(r.Columns),
 		Rows: nonNil(r.Rows), Truncated: r.Truncated, Error: r.Error, AllowedBy: r.AllowedBy,
+		Warnings: r.Warnings,
 	}
 }
 
