@@ -237,7 +237,23 @@ func (c cancelledBy) Run(ctx context.Context, name string, args json.RawMessage)
 	defer cancel(nil)
 	stop := context.AfterFunc(c.call, func() { cancel(context.Cause(c.call)) })
 	defer stop()
-	return c.Tools.Run(ctx, name, args)
+	return c.Tools.Run(callCtx{ctx, c.call}, name, args)
+}
+
+// callCtx is a tool's context under a Call: its Err says the call's
+// cancel at once, while AfterFunc's cancel of the embedded context, which
+// runs in a goroutine of its own, may come a moment later, after a
+// confirmation that the cancel interrupted has already been answered.
+type callCtx struct {
+	context.Context
+	call context.Context
+}
+
+func (c callCtx) Err() error {
+	if err := c.call.Err(); err != nil {
+		return err
+	}
+	return c.Context.Err()
 }
 
 // callModel stands in for the model of a Call: it asks for the one call,
