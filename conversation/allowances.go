@@ -62,6 +62,6 @@ func (b *sessionToolbox) keeper() (allowanceKeeper, bool) {
 	if b == nil {
 		return nil, false
 	}
-	k, ok := b.Toolbox.(allowanceKeeper)
+	k, ok := toolsAs[allowanceKeeper](b.Toolbox)
 	return k, ok
 }

@@ -85,6 +85,10 @@ type Statement struct {
 	// AllowedBy is the scope of the allowance ("Allow always") under which
 	// a write ran without asking; empty when it asked, and for a read.
 	AllowedBy string `json:"allowedBy,omitempty"`
+	// Warnings are what the engine said about the statement besides its
+	// result (MySQL's and MariaDB's SHOW WARNINGS, PostgreSQL's notices),
+	// a line each, as the user may read them.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Answer is a finished turn.

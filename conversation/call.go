@@ -52,7 +52,7 @@ type TokenScope struct {
 // src's mask settings as this call read them; the first box of a source
 // gives the scope its masker.
 func (t *TokenScope) share(box Toolbox, src sessionio.Source) {
-	b, ok := box.(maskSharer)
+	b, ok := toolsAs[maskSharer](box)
 	if t == nil || !ok {
 		return
 	}
@@ -221,25 +221,35 @@ type cancelledBy struct {
 	call context.Context
 }
 
+func (c cancelledBy) unwrapTools() Tools { return c.Tools }
+
+// scrubForModel hides the known values of masked columns as the wrapped
+// toolbox does: the MCP host's model reads a Call's results.
+func (c cancelledBy) scrubForModel(ctx context.Context, text string, isJSON bool) string {
+	if s, ok := toolsAs[modelScrubber](c.Tools); ok {
+		return s.scrubForModel(ctx, text, isJSON)
+	}
+	return text
+}
+
 func (c cancelledBy) Run(ctx context.Context, name string, args json.RawMessage) (any, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stop := context.AfterFunc(c.call, func() { cancel(context.Cause(c.call)) })
 	defer stop()
-	return c.Tools.Run(callContext{ctx, c.call}, name, args)
+	return c.Tools.Run(callCtx{ctx, c.call}, name, args)
 }
 
-// callContext is the tool's context, whose Err reports the call's end at
-// once: AfterFunc closes Done a moment later, on a goroutine of its own, and
-// a write confirmed in that moment must not run (the host went away while
-// the user was asked).
-type callContext struct {
+// callCtx is a tool's context under a Call: its Err says the call's
+// cancel at once, while AfterFunc's cancel of the embedded context, which
+// runs in a goroutine of its own, may come a moment later, after a
+// confirmation that the cancel interrupted has already been answered.
+type callCtx struct {
 	context.Context
 	call context.Context
 }
 
-// Err is the call's error when it has ended, else the tool's context's.
-func (c callContext) Err() error {
+func (c callCtx) Err() error {
 	if err := c.call.Err(); err != nil {
 		return err
 	}

@@ -226,7 +226,7 @@ func (b *sessionToolbox) exporter() (exporter, bool) {
 	if b == nil {
 		return nil, false
 	}
-	e, ok := b.Toolbox.(exporter)
+	e, ok := toolsAs[exporter](b.Toolbox)
 	return e, ok
 }
 

@@ -2,9 +2,11 @@ package conversation_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -76,6 +78,12 @@ var maskRouteEngines = []maskRouteEngine{
 			{sql: "SELECT * FROM sqlite_stat1", status: "rejected"},
 			{sql: "SELECT * FROM sqlite_stat4", status: "rejected"},
 			{sql: "SELECT CAST(email AS integer) + json(phone) FROM customers", status: "error"},
+			{sql: "SELECT reverse_me FROM (SELECT upper(x.e) AS reverse_me FROM (SELECT * FROM customers) x(i, n, e, p)) y", status: "error"},
+			{sql: "SELECT upper(v) FROM (SELECT (SELECT email FROM customers WHERE id = 1) AS v) d", status: "success"},
+			{sql: "SELECT hex(upper(d.e)) FROM (SELECT email AS e FROM customers) d", status: "success"},
+			{sql: "WITH d(i, n, e, p) AS (SELECT * FROM customers) SELECT upper(e) FROM d", status: "success"},
+			{sql: "SELECT upper((SELECT * FROM (SELECT email FROM customers) LIMIT 1)) AS u", status: "success"},
+			{sql: "SELECT upper(x.v) FROM customers c JOIN (SELECT id, phone AS v FROM customers) x ON x.id = c.id", status: "success"},
 			{tool: "profile_column", args: `{"table":"customers","column":"email"}`},
 			{tool: "describe_table", args: `{"table":"customers"}`},
 		},
@@ -102,6 +110,21 @@ var maskRouteEngines = []maskRouteEngine{
 			{sql: "SELECT json_build_array(email, phone) AS a, ARRAY[email] AS b, to_jsonb(c) AS c FROM customers c", status: "success"},
 			{sql: "SELECT y::int FROM (SELECT * FROM customers) s(a,b,c,y)", status: "error"},
 			{sql: "SELECT email::int FROM customers WHERE id = 2", status: "error"},
+			{sql: "SELECT reverse(x::text) FROM (SELECT * FROM customers) x", status: "success"},
+			{sql: "SELECT reverse(x::text) FROM (TABLE customers) x", status: "success"},
+			{sql: "SELECT reverse(x::text) FROM LATERAL (SELECT * FROM customers) x", status: "success"},
+			{sql: "SELECT reverse(x::text) FROM customers c JOIN LATERAL (SELECT c.*) x ON true", status: "success"},
+			{sql: "SELECT reverse(row_to_json(x)::text) FROM (SELECT * FROM customers) x", status: "success"},
+			{sql: "SELECT encode(convert_to(x::text, 'UTF8'), 'base64') FROM (SELECT * FROM customers) x", status: "success"},
+			{sql: "SELECT upper(to_json(x)::text) FROM (SELECT * FROM (SELECT * FROM customers) a) x", status: "success"},
+			{sql: "SELECT reverse(ROW(x.*)::text) FROM (SELECT * FROM customers) x", status: "success"},
+			{sql: "SELECT reverse(x::text) FROM (VALUES (1)) v, LATERAL (SELECT * FROM customers) x", status: "success"},
+			{sql: "WITH d(i, n, e, p) AS (SELECT * FROM customers) SELECT reverse(d::text) FROM d", status: "success"},
+			{sql: "WITH d AS (SELECT * FROM customers) SELECT encode(convert_to(d::text, 'UTF8'), 'base64') FROM d", status: "success"},
+			{sql: "SELECT reverse(c::text) FROM (customers c JOIN (VALUES (1)) v(n) ON true)", status: "success"},
+			{sql: "SELECT upper((SELECT * FROM (SELECT email FROM customers) e LIMIT 1)) AS u", status: "success"},
+			{sql: "SELECT reverse(array_to_string(ARRAY(SELECT * FROM (SELECT phone FROM customers) p), ',')) AS u", status: "success"},
+			{sql: "SELECT count(*) FROM (SELECT * FROM customers) x WHERE x > ROW(0, 'a', 'a', 'a')", status: "success"},
 			{sql: "SELECT most_common_vals::text, histogram_bounds::text FROM pg_stats WHERE tablename = 'customers'", status: "rejected"},
 			{sql: "SELECT stavalues1::text FROM pg_catalog.pg_statistic", status: "rejected"},
 			{sql: "SELECT * FROM pg_stats_ext", status: "rejected"},
@@ -133,6 +156,12 @@ var maskRouteEngines = []maskRouteEngine{
 			{sql: "SELECT min_value, max_value FROM mysql.column_stats", status: "rejected"},
 			{sql: "SELECT * FROM information_schema.COLUMN_STATISTICS", status: "rejected"},
 			{sql: "SELECT CAST(email AS DOUBLE) FROM customers", status: "success"},
+			{sql: "SELECT REVERSE(d.e) FROM (SELECT email AS e FROM customers) d", status: "success"},
+			{sql: "SELECT TO_BASE64(x.v) FROM (SELECT * FROM (SELECT phone AS v FROM customers) a) x", status: "success"},
+			{sql: "WITH d(i, n, e, p) AS (SELECT * FROM customers) SELECT UPPER(e) FROM d", status: "success"},
+			{sql: "SELECT REVERSE((SELECT * FROM (SELECT email FROM customers) e LIMIT 1)) AS u", status: "success"},
+			{sql: "SELECT UPPER(x.v) FROM customers c JOIN (SELECT id, phone AS v FROM customers) x ON x.id = c.id", status: "success"},
+			{sql: "SELECT REVERSE(v) FROM (WITH d AS (SELECT email AS v FROM customers) SELECT * FROM d) x", status: "success"},
 			{tool: "profile_column", args: `{"table":"customers","column":"email"}`},
 			{tool: "describe_table", args: `{"table":"customers"}`},
 		},
@@ -226,7 +255,8 @@ func assertNoSeed(t *testing.T, reqs []conversation.Request) {
 		var plain any // with JSON escapes undone: a value may hold a quote
 		require.NoError(t, json.Unmarshal(data, &plain))
 		text, _ := json.Marshal(plain)
-		body := strings.ToLower(string(data) + "\n" + unescaped(plain))
+		body := string(data) + "\n" + unescaped(plain)
+		body = strings.ToLower(body + "\n" + base64Decoded(body))
 		for _, v := range maskedSeed {
 			for _, form := range []string{v, strings.ToUpper(v), reverse(v)} {
 				if strings.Contains(body, strings.ToLower(form)) {
@@ -235,6 +265,26 @@ func assertNoSeed(t *testing.T, reqs []conversation.Request) {
 			}
 		}
 	}
+}
+
+// base64Run is a run of base64 text, which may be cut in lines of 76
+// (PostgreSQL's encode), long enough to hold part of a value.
+var base64Run = regexp.MustCompile(`[A-Za-z0-9+/]{8,}(?:(?:\\n|\n)[A-Za-z0-9+/]+)*={0,2}`)
+
+// base64Decoded is what each base64 run in text decodes to: a value
+// encoded by the statement is no safer than one in clear.
+func base64Decoded(text string) string {
+	var b strings.Builder
+	for _, run := range base64Run.FindAllString(text, -1) {
+		run = strings.TrimRight(strings.NewReplacer(`\n`, "", "\n", "").Replace(run), "=")
+		data, err := base64.RawStdEncoding.DecodeString(run)
+		if err != nil { // a run that does not end where the encoding does
+			data, _ = base64.RawStdEncoding.DecodeString(run[:len(run)/4*4])
+		}
+		b.Write(data)
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
 // unescaped is every string in v, each as it reads.

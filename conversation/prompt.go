@@ -36,7 +36,7 @@ func (w *Workspace) systemPrompt(ctx context.Context, box *sessionToolbox, quest
 		sb.WriteString(promptNoDatabase)
 	} else {
 		describe := box.Describe(ctx)
-		if d, ok := box.Toolbox.(questionDescriber); ok {
+		if d, ok := toolsAs[questionDescriber](box.Toolbox); ok {
 			describe = d.DescribeFor(ctx, question)
 		}
 		sb.WriteString(strings.TrimSpace(describe))

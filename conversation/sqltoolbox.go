@@ -192,6 +192,7 @@ func statementOf(r *engine.StatementResult) Statement {
 	return Statement{
 		SQL: r.SQL, Status: r.Status, RowCount: r.RowCount, Columns: nonNil(r.Columns), ColumnTypes: r.ColumnTypes,
 		Rows: engine.EditorRows(nonNil(r.Rows)), Truncated: r.Truncated, Error: r.Error, AllowedBy: r.AllowedBy,
+		Warnings: r.Warnings,
 	}
 }
 

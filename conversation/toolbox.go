@@ -74,7 +74,7 @@ func (b *sessionToolbox) refresher() (schemaRefresher, bool) {
 	if b == nil {
 		return nil, false
 	}
-	r, ok := b.Toolbox.(schemaRefresher)
+	r, ok := toolsAs[schemaRefresher](b.Toolbox)
 	return r, ok
 }
 
@@ -99,11 +99,13 @@ type sessionToolbox struct {
 // scrubForModel hides the known values of the source's masked columns in
 // text, when the toolbox knows them.
 func (b *sessionToolbox) scrubForModel(ctx context.Context, text string, isJSON bool) string {
-	if s, ok := b.Toolbox.(modelScrubber); ok {
+	if s, ok := toolsAs[modelScrubber](b.Toolbox); ok {
 		return s.scrubForModel(ctx, text, isJSON)
 	}
 	return text
 }
+
+func (b *sessionToolbox) unwrapTools() Tools { return b.Toolbox }
 
 func (b *sessionToolbox) setConfirmer(c Confirmer) {
 	b.mu.Lock()
@@ -181,7 +183,7 @@ func endToolbox(b *sessionToolbox) {
 	if b == nil {
 		return
 	}
-	if e, ok := b.Toolbox.(ender); ok {
+	if e, ok := toolsAs[ender](b.Toolbox); ok {
 		e.end()
 	}
 }
@@ -189,8 +191,8 @@ func endToolbox(b *sessionToolbox) {
 // keepMasker makes to mask with from's masker, following src's masks: the
 // session's key, and so its tokens, stay.
 func keepMasker(from, to Toolbox, src sessionio.Source) {
-	old, ok := from.(maskSharer)
-	next, ok2 := to.(maskSharer)
+	old, ok := toolsAs[maskSharer](from)
+	next, ok2 := toolsAs[maskSharer](to)
 	if !ok || !ok2 || old.masker() == nil {
 		return
 	}

@@ -120,6 +120,7 @@ func (c *TranscriptCall) setResult(content string) {
 		Columns   []string `json:"columns"`
 		Rows      [][]any  `json:"rows"`
 		Truncated bool     `json:"truncated"`
+		Warnings  []string `json:"warnings"`
 	}
 	if json.Unmarshal([]byte(content), &r) != nil {
 		return
@@ -128,7 +129,7 @@ func (c *TranscriptCall) setResult(content string) {
 	if r.Status == "" || c.SQL == "" {
 		return
 	}
-	st := Statement{SQL: c.SQL, Status: r.Status, Columns: nonNil(r.Columns), Rows: nonNil(r.Rows), Error: r.Error}
+	st := Statement{SQL: c.SQL, Status: r.Status, Columns: nonNil(r.Columns), Rows: nonNil(r.Rows), Error: r.Error, Warnings: r.Warnings}
 	if r.RowCount != nil {
 		st.RowCount = *r.RowCount
 		st.Truncated = r.Truncated || len(r.Columns) > 0 && int64(len(r.Rows)) < *r.RowCount

@@ -311,7 +311,7 @@ func (r *Runner) runTool(ctx context.Context, call ToolCall, specs []ToolSpec, p
 		o.Result, o.Err = r.Tools.Run(withRows(ctx, call, p), name, args)
 	}
 	o.Content = toolContent(o)
-	if s, ok := r.Tools.(modelScrubber); ok {
+	if s, ok := toolsAs[modelScrubber](r.Tools); ok {
 		o.Content = s.scrubForModel(ctx, o.Content, true)
 		if o.Err != nil {
 			o.Err = &scrubbedError{msg: s.scrubForModel(ctx, o.Err.Error(), false), err: o.Err}
@@ -326,7 +326,7 @@ func (r *Runner) runTool(ctx context.Context, call ToolCall, specs []ToolSpec, p
 // session file written before masks were, must not send them in clear.
 // The session keeps them as they were.
 func (r *Runner) scrubHistory(ctx context.Context, history []Message) []Message {
-	s, ok := r.Tools.(modelScrubber)
+	s, ok := toolsAs[modelScrubber](r.Tools)
 	if !ok {
 		return history
 	}
@@ -350,6 +350,31 @@ func (r *Runner) scrubHistory(ctx context.Context, history []Message) []Message 
 // row, an error, a plan, a catalog.
 type modelScrubber interface {
 	scrubForModel(ctx context.Context, text string, isJSON bool) string
+}
+
+// toolsWrapper is Tools that run other Tools, such as a Call's, which
+// hears the call's context: the optional interfaces of the tools it wraps
+// (the scrubber above all) are found through it.
+type toolsWrapper interface {
+	unwrapTools() Tools
+}
+
+// toolsAs returns the optional interface T of t, or of the tools t wraps,
+// however deep: a wrapper that forgets to forward one of T's methods must
+// not make the turn go without it.
+func toolsAs[T any](t Tools) (T, bool) {
+	for t != nil {
+		if v, ok := t.(T); ok {
+			return v, true
+		}
+		w, ok := t.(toolsWrapper)
+		if !ok {
+			break
+		}
+		t = w.unwrapTools()
+	}
+	var zero T
+	return zero, false
 }
 
 // scrubbedError is a tool's error as the model may read it.

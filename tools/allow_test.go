@@ -81,6 +81,12 @@ func TestStatementShape(t *testing.T) {
 		{sqltext.DialectMySQL, "UPDATE orders SET status = 'x' WHERE id = 7 AND grant_me() = 1"},
 		{sqltext.DialectPostgres, "UPDATE orders SET status = public.audit(status) WHERE id = 7"},
 		{sqltext.DialectPostgres, `UPDATE orders SET status = "Audit"(status) WHERE id = 7`},
+		{sqltext.DialectPostgres, "UPDATE orders SET status = public.lower(status) WHERE id = 7"},
+		{sqltext.DialectPostgres, "UPDATE orders SET status = 'x' WHERE id = 7 AND public.upper(status) IS NOT NULL"},
+		{sqltext.DialectPostgres, `UPDATE orders SET status = "public".coalesce(status, 'x') WHERE id = 7`},
+		{sqltext.DialectPostgres, "UPDATE orders SET status = x.pg_catalog.lower(status) WHERE id = 7"},
+		{sqltext.DialectMySQL, "UPDATE orders SET status = shop.lower(status) WHERE id = 7"},
+		{sqltext.DialectSQLite, "UPDATE orders SET status = main.lower(status) WHERE id = 7"},
 		{sqltext.DialectSQLite, "INSERT INTO orders (id) SELECT x FROM (SELECT 1) AS v(x)"},
 	}
 	for _, c := range asksEveryTime {
@@ -93,12 +99,13 @@ func TestStatementShape(t *testing.T) {
 	// kind is not, nor a quoted name that differs from an unquoted one.
 	a, _ := sqltext.StatementShape("UPDATE orders SET status = 'paid' WHERE id = 7", sqltext.DialectPostgres)
 	for sql, want := range map[string]bool{
-		"update ORDERS set status = 'shipped' where id = 9":  true,
-		"UPDATE orders SET total = 0 WHERE id > 3":           true,
-		"UPDATE customers SET status = 'paid' WHERE id = 7":  false,
-		"DELETE FROM orders WHERE id = 7":                    false,
-		`UPDATE "Orders" SET status = 'paid' WHERE id = 7`:   false,
-		"UPDATE orders SET total = s.t FROM s WHERE s.i = 1": false,
+		"update ORDERS set status = 'shipped' where id = 9":                true,
+		"UPDATE orders SET total = 0 WHERE id > 3":                         true,
+		"UPDATE customers SET status = 'paid' WHERE id = 7":                false,
+		"DELETE FROM orders WHERE id = 7":                                  false,
+		`UPDATE "Orders" SET status = 'paid' WHERE id = 7`:                 false,
+		"UPDATE orders SET total = s.t FROM s WHERE s.i = 1":               false,
+		"UPDATE orders SET status = pg_catalog.lower(status) WHERE id = 7": true,
 	} {
 		b, ok := sqltext.StatementShape(sql, sqltext.DialectPostgres)
 		if !ok || a.Covers(b) != want {

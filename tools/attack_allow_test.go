@@ -7,6 +7,7 @@ package tools
 // behaviour; a failure is an attack that worked.
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -233,6 +234,51 @@ func TestAttackAllowNextValueFor(t *testing.T) {
 		if !asked && res.Status == engine.StatusSuccess {
 			t.Errorf("NEXT VALUE FOR ran under the allowance; the sequence is now at %v, the order %v",
 				dbtest.QueryStrings(t, src, "SELECT NEXT VALUE FOR invoice_no"), dbtest.QueryStrings(t, src, "SELECT status FROM orders WHERE id = 7"))
+		}
+	})
+}
+
+// TestAttackAllowSelfCascadeDelete: tree.parent_id refers to tree.id ON
+// DELETE CASCADE, and row 7 has 30 children. MariaDB's dry run counted
+// the statement's own row and the other tables' losses, never the
+// target's own: "DELETE FROM tree WHERE id = 7" was 1 row, and an
+// allowance of DELETE bounded to 10 rows removed 31 without a dialog.
+// The dry run now says 31 on every engine that cascades, and the
+// allowance asks.
+func TestAttackAllowSelfCascadeDelete(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e testEngine) {
+		src := e.source(t)
+		vals := []string{"(1, NULL)", "(7, NULL)"}
+		for i := 100; i < 130; i++ {
+			vals = append(vals, fmt.Sprintf("(%d, 7)", i))
+		}
+		dbtest.Exec(t, src, "CREATE TABLE tree (id integer PRIMARY KEY, parent_id integer, "+
+			"FOREIGN KEY (parent_id) REFERENCES tree (id) ON DELETE CASCADE)",
+			"INSERT INTO tree (id, parent_id) VALUES "+strings.Join(vals, ", "))
+		db := openDB(t, src, engine.Options{})
+		cascades := e.name != "sqlite" // SQLite runs with foreign keys off
+		dry := db.DryRun(context.Background(), "DELETE FROM tree WHERE id = 7")
+		if dry.Status != engine.DryRunOK {
+			t.Fatalf("dry run %+v", dry)
+		}
+		total := dry.Rows
+		for _, ch := range dry.Cascade {
+			total += ch.Total()
+		}
+		if cascades && total != 31 {
+			t.Errorf("the dry run counts %d rows (%+v), want 31: 1 and 30 in cascade in the same table", total, dry)
+		}
+
+		c := &confirmer{answers: []guard.Decision{AllowAlways}}
+		s := NewSet(db, c.confirm)
+		wantStatus(t, execSQL(t, s, "DELETE FROM tree WHERE id = 1"), engine.StatusSuccess)
+		if len(c.requests) != 1 || !strings.Contains(c.requests[0].Scope, "up to 10 rows") {
+			t.Fatalf("requests %+v, want one offering DELETE on tree up to 10 rows", c.requests)
+		}
+		asked, res := attackRun(t, s, c, "DELETE FROM tree WHERE id = 7")
+		left := dbtest.QueryInt(t, src, "SELECT count(*) FROM tree")
+		if !asked && res.Status == engine.StatusSuccess && left < 30 {
+			t.Errorf("ran without a dialog under the 10-row allowance, and removed %d rows of tree", 31-left)
 		}
 	})
 }

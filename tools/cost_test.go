@@ -138,3 +138,41 @@ func TestCostGateCountsWhatTheReadGoesThrough(t *testing.T) {
 		}
 	})
 }
+
+// TestCostGateSQLiteProduct: on SQLite a full scan nested in another's
+// loop reads the product of their rows, so a cross join of two tables
+// each under the limit asks; scans one after the other, an index lookup
+// and an automatic index do not multiply.
+func TestCostGateSQLiteProduct(t *testing.T) {
+	src := dbtest.SQLite(t)
+	dbtest.Exec(t, src,
+		"CREATE TABLE s1 (id integer PRIMARY KEY, v integer)", "CREATE TABLE s2 (id integer PRIMARY KEY, v integer)",
+		"WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 100) INSERT INTO s1 SELECT i, i % 10 FROM c",
+		"INSERT INTO s2 SELECT * FROM s1")
+	src.MaxEstimatedRows = 1000
+	conf := &confirmer{}
+	s := NewSet(openDB(t, src, engine.Options{}), conf.confirm)
+	for _, sql := range []string{
+		"SELECT count(*) FROM s1",
+		"SELECT * FROM s1 UNION ALL SELECT * FROM s2",
+		"SELECT s1.v FROM s1 JOIN s2 ON s2.id = s1.id",
+		"SELECT count(*) FROM s1 WHERE v IN (SELECT v FROM s2)",
+		"SELECT count(*) FROM s1 JOIN s2 ON s1.v = s2.v + 100",
+	} {
+		wantStatus(t, execSQL(t, s, sql), engine.StatusSuccess)
+		if len(conf.requests) != 0 {
+			t.Fatalf("%s asked: %+v", sql, conf.requests)
+		}
+	}
+	for i, sql := range []string{
+		"SELECT count(*) FROM s1, s2",
+		"SELECT a.id FROM s1 a CROSS JOIN s2 b LIMIT 5",
+		"SELECT max(a.id) FROM s1 a JOIN s2 b ON a.v <> b.v",
+	} {
+		wantStatus(t, execSQL(t, s, sql), engine.StatusRejected)
+		if len(conf.requests) != i+1 || conf.requests[i].Risk != "cost" {
+			t.Errorf("%s did not ask as a costly read", sql)
+			conf.requests = append(conf.requests[:i], guard.ConfirmRequest{})
+		}
+	}
+}

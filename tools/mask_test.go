@@ -334,6 +334,7 @@ func TestMaskedColumnsByStatement(t *testing.T) {
 	// PostgreSQL: a whole-row reference holds the masked column's
 	// values under the table's or alias's name.
 	pg := guard.NewMasker(sessionio.Source{Type: sessionio.TypePostgreSQL, Mask: []string{"customers.email"}})
+	pgTok := pg.Token("email", "ann@example.com").(string)
 	for _, tt := range []struct {
 		sql, want string
 	}{
@@ -353,6 +354,29 @@ func TestMaskedColumnsByStatement(t *testing.T) {
 		{"SELECT query_to_xml('select * from customers', true, true, '') AS a, 1 AS b", "mm"},
 		{"SELECT c.*::text AS t, name FROM customers c", "m-"},
 		{"SELECT extract(year FROM d) AS y, d FROM events WHERE a IS DISTINCT FROM b", "--"},
+		// Derived tables: whatever their output can carry, their alias
+		// carries as a whole row, at any depth.
+		{"SELECT reverse(x::text) AS a, 1 AS b FROM (SELECT * FROM customers) x", "m-"},
+		{"SELECT reverse(x::text) AS a, 1 AS b FROM (TABLE customers) x", "m-"},
+		{"SELECT reverse(x::text) AS a, 1 AS b FROM LATERAL (SELECT * FROM customers) x", "m-"},
+		{"SELECT reverse(x::text) AS a, c.id AS b FROM customers c JOIN LATERAL (SELECT c.*) x ON true", "m-"},
+		{"SELECT reverse(row_to_json(x)::text) AS a, 1 AS b FROM (SELECT * FROM customers) x", "m-"},
+		{"SELECT encode(convert_to(x::text, 'UTF8'), 'base64') AS a, 1 AS b FROM (SELECT * FROM customers) AS x", "m-"},
+		{"SELECT upper(to_json(x)::text) AS a, 1 AS b FROM orders o, (SELECT * FROM customers) x", "m-"},
+		{"SELECT upper(ROW(x.*)::text) AS a, 1 AS b FROM (SELECT * FROM customers) x", "m-"},
+		{"SELECT 1 AS a, 2 AS b FROM (SELECT * FROM customers) x WHERE x > ROW(1, 'a', 'b')", "mm"},
+		{"SELECT reverse(y::text) AS a, 1 AS b FROM (SELECT x FROM (SELECT * FROM customers) x) y", "mm"},
+		{"SELECT reverse(y::text) AS a, 1 AS b FROM (SELECT * FROM (SELECT * FROM customers) x) y", "m-"},
+		{"SELECT reverse(x::text) AS a, 1 AS b FROM (VALUES (1, '" + pgTok + "')) x", "mm"},
+		{"SELECT reverse(j::text) AS a, 1 AS b FROM customers c CROSS JOIN LATERAL jsonb_populate_record(null::customers, to_jsonb(c.*)) j", "mm"},
+		{"SELECT reverse(c::text) AS a, 1 AS b FROM (customers c JOIN orders o ON true)", "m-"},
+		{"WITH x AS (SELECT * FROM customers) SELECT reverse(x::text) AS a, 1 AS b FROM x", "mm"},
+		{"WITH x(i, n, e) AS (SELECT * FROM customers) SELECT reverse(x::text) AS a, 1 AS b FROM x", "mm"},
+		{"SELECT reverse((SELECT * FROM emails LIMIT 1)) AS a, 1 AS b", "mm"},
+		{"SELECT upper(v) AS a, 1 AS b FROM unnest(ARRAY(SELECT * FROM emails)) v", "mm"},
+		{"SELECT reverse(x::text) AS a, 1 AS b FROM (SELECT 1 AS n) x", "--"},
+		{"SELECT x.id AS a, x.name AS b FROM (SELECT * FROM customers) x", "--"},
+		{"SELECT 1 AS a, 2 AS b FROM customers WHERE EXISTS (SELECT * FROM orders)", "--"},
 	} {
 		got := ""
 		for _, masked := range pg.MaskedColumns(tt.sql, []string{"a", "b"}) {
@@ -375,6 +399,13 @@ func TestMaskedColumnsByStatement(t *testing.T) {
 		{"SELECT /*+ MAX_EXECUTION_TIME(100) */ name AS x FROM customers", true},
 		{"SELECT name AS x FROM customers WHERE email = 'a'", true},
 		{"SELECT x FROM customers c, JSON_TABLE(JSON_ARRAY(c.email, c.phone), '$[*]' COLUMNS(x VARCHAR(100) PATH '$')) t", true},
+		{"SELECT reverse((SELECT * FROM emails LIMIT 1)) AS x", true},
+		{"SELECT x FROM customers WHERE id IN (SELECT * FROM picked)", true},
+		{"SELECT reverse(x.e) AS x FROM (SELECT * FROM customers) x(i, n, e)", true},
+		{"SELECT reverse(d.e) AS x FROM (SELECT email AS e FROM customers) d", true},
+		{"SELECT upper(x.e) AS x FROM ((SELECT email AS e FROM customers) x JOIN orders o ON true)", true},
+		{"WITH d AS (SELECT * FROM customers) SELECT upper(d.name) AS x FROM d", false},
+		{"SELECT x.name AS x FROM (SELECT * FROM customers) x", false},
 	} {
 		if got := my.MaskedColumns(tt.sql, []string{"x"})[0]; got != tt.want {
 			t.Errorf("MySQL %q: masked %v, want %v", tt.sql, got, tt.want)

@@ -176,6 +176,14 @@ func FuzzMaskSQLite(f *testing.F) {
 		"SELECT v FROM (SELECT replace(email, '.', '') AS v FROM customers)",
 		"SELECT name FROM customers WHERE email = '<masked:email:abababababab>'",
 		"SELECT * FROM sqlite_stat1",
+		"SELECT upper(x.e) FROM (SELECT * FROM customers) x(i, n, e, p)",
+		"SELECT hex(upper(d.e)) FROM (SELECT email AS e FROM customers) d",
+		"WITH d(i, n, e, p) AS (SELECT * FROM customers) SELECT upper(e) FROM d",
+		"SELECT upper((SELECT * FROM (SELECT email FROM customers) LIMIT 1)) AS u",
+		"SELECT reverse_me FROM (SELECT upper(v) AS reverse_me FROM (SELECT * FROM (SELECT phone AS v FROM customers) a) x) y",
+		"SELECT upper(x.v) FROM customers c JOIN (SELECT id, phone AS v FROM customers) x ON x.id = c.id",
+		"SELECT upper(v) FROM (SELECT (SELECT email FROM customers WHERE id = 1) AS v) d",
+		"SELECT group_concat(upper(v), ',') FROM (SELECT * FROM (SELECT email AS v FROM customers) UNION SELECT 'x')",
 	} {
 		f.Add([]byte{}, route)
 	}

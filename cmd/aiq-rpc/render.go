@@ -17,6 +17,7 @@ const maxCellWidth = 40
 // writeStatement prints a statement's outcome as psql does: an aligned
 // table and a row count.
 func writeStatement(w io.Writer, st conversation.Statement) {
+	defer writeWarnings(w, st.Warnings)
 	switch st.Status {
 	case "success":
 	case "rejected":
@@ -60,6 +61,14 @@ func writeStatement(w io.Writer, st conversation.Statement) {
 		more = fmt.Sprintf(", %d shown", len(st.Rows))
 	}
 	fmt.Fprintf(w, "(%d row%s%s)\n", st.RowCount, plural(st.RowCount), more)
+}
+
+// writeWarnings prints what the engine said about a statement besides
+// its result, a line each, under it.
+func writeWarnings(w io.Writer, warnings []string) {
+	for _, m := range warnings {
+		fmt.Fprintf(w, "warning: %s\n", m)
+	}
 }
 
 // numericColumns reports the columns that psql aligns to the right: those

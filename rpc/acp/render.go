@@ -16,6 +16,15 @@ const maxTableRows = 20
 // statementMarkdown shows a statement's outcome: the first rows as a
 // Markdown table and the row count, or what was done, or the error.
 func statementMarkdown(st conversation.Statement) string {
+	out := statementOutcome(st)
+	for _, w := range st.Warnings {
+		out += "\n\nwarning: " + w
+	}
+	return out
+}
+
+// statementOutcome is statementMarkdown without the engine's warnings.
+func statementOutcome(st conversation.Statement) string {
 	switch {
 	case st.Status != "success":
 		return fmt.Sprintf("**%s:** %s", statusWord(st.Status), withoutStatus(st.Error, st.Status))

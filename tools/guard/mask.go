@@ -49,7 +49,14 @@ const maxMaskedValues = 100_000
 //     ref, as its columns are unknown; so is, on PostgreSQL, a possible
 //     whole-row reference: a name the statement gives a table in FROM or
 //     JOIN (its name or alias), used unqualified and unqualifying
-//     elsewhere (SELECT c FROM customers c, row_to_json(c)).
+//     elsewhere (SELECT c FROM customers c, row_to_json(c)), and so is
+//     the alias of a derived table or table function, at any depth,
+//     whose output can carry a masked value (its parentheses hold a ref,
+//     a star or TABLE: (SELECT * FROM customers) x, LATERAL (SELECT c.*)
+//     x), used so (x::text, to_json(x), x > ROW(...)).
+//   - A star or TABLE that is the output of a nested query other than a
+//     derived table, a CTE's body or EXISTS (a scalar subquery, IN
+//     (...), ARRAY(...)) is a ref: its column's values have no name.
 //   - When the statement has UNION, INTERSECT or EXCEPT and a ref, or
 //     may rename a column without naming it (a column alias list,
 //     t(a, b), on a table, a derived table or a CTE; a star, or TABLE,

@@ -176,8 +176,20 @@ func (m *Masker) scanStatement(sql string, toks []sqltext.Token) *stmtScan {
 		}
 		s.nestedRef = s.nestedRef || s.ref[i] && inQuery > 0
 	}
+	open, query := parens(toks)
+	derived := map[int]bool{}
+	for _, j := range fromItems(toks) {
+		derived[j] = true
+	}
+	for i, t := range toks {
+		if !s.ref[i] && (isStar(toks, i) || t.IsWord("TABLE")) && scalarStar(toks, open, query, derived, i) {
+			// (SELECT * FROM emails LIMIT 1): a column's values with
+			// no name to mask them by.
+			s.ref[i], s.anyRef, s.nestedRef = true, true, true
+		}
+	}
 	if m.dialect == sqltext.DialectPostgres {
-		uses, nested := wholeRows(toks)
+		uses, nested := wholeRows(toks, s.ref)
 		for n, i := range uses {
 			s.ref[i], s.anyRef = true, true
 			s.nestedRef = s.nestedRef || nested[n]
@@ -398,35 +410,33 @@ func starEnds(toks []sqltext.Token, i int) bool {
 	return t.IsPunct(",") || t.IsPunct(")") || t.Kind == sqltext.TokWord && selectEnds[t.Text]
 }
 
-// wholeRows returns the tokens of a PostgreSQL statement that may be
-// whole-row references, which name neither a column nor a star: SELECT c
-// FROM customers c, row_to_json(c). They are the uses, neither qualified
-// nor qualifying, of a name that the statement puts in a FROM or JOIN
-// (a table's last name part, or its alias), other than there; nested says
-// which of them are inside a parenthesised query.
-func wholeRows(toks []sqltext.Token) (uses []int, nested []bool) {
-	type level struct{ query, paren, from bool }
-	levels := []level{{}} // the statement, then each open parenthesis
-	inQuery := make([]bool, len(toks))
-	names := map[string]bool{}
-	at := map[int]bool{}
-	queries := 0
+// fromItems returns the indices of the tokens that start an item of a
+// FROM list, at any depth: the token after FROM, JOIN, a comma of a FROM
+// list, or the parenthesis of a parenthesised join, past LATERAL and
+// ONLY. Such an item is a table's name, a function's, or the
+// parenthesis of a derived table (a subquery, TABLE, VALUES) or of a
+// join.
+func fromItems(toks []sqltext.Token) []int {
+	// A level is the statement, then each open parenthesis; list says
+	// that it may hold a FROM list: a query's, or a parenthesised join's.
+	type level struct{ list, query, from bool }
+	levels := []level{{list: true}}
+	var starts []int
+	start := map[int]bool{}
 	for i, t := range toks {
 		top := &levels[len(levels)-1]
-		inQuery[i] = queries > 0
 		switch {
 		case t.IsPunct("("):
-			q := i+1 < len(toks) && (toks[i+1].IsWord("SELECT") || toks[i+1].IsWord("WITH") || toks[i+1].IsWord("VALUES"))
-			levels = append(levels, level{query: q, paren: true})
-			if q {
-				queries++
+			q := queryParen(toks, i)
+			join := !q && start[i] // (customers c JOIN orders o ON ...)
+			levels = append(levels, level{list: q || join, query: q, from: join})
+			if join && i+1 < len(toks) {
+				j := skipFromWords(toks, i+1)
+				starts, start[j] = append(starts, j), true
 			}
 			continue
 		case t.IsPunct(")"):
 			if len(levels) > 1 {
-				if top.query {
-					queries--
-				}
 				levels = levels[:len(levels)-1]
 			}
 			continue
@@ -440,18 +450,44 @@ func wholeRows(toks []sqltext.Token) (uses []int, nested []bool) {
 		case !t.IsPunct(","):
 			continue
 		}
-		if !top.from || top.paren && !top.query {
+		if !top.from || !top.list {
 			continue // not a FROM list: extract(year FROM d)
 		}
-		j := i + 1
-		for j+2 < len(toks) && isName(toks[j]) && toks[j+1].IsPunct(".") && isName(toks[j+2]) {
-			j += 2 // schema.table: the table
+		if j := skipFromWords(toks, i+1); j < len(toks) {
+			starts, start[j] = append(starts, j), true
 		}
-		if j >= len(toks) || !isName(toks[j]) || toks[j].Kind == sqltext.TokWord && aliasKeywords[toks[j].Text] {
-			continue
-		}
-		names[toks[j].Text], at[j] = true, true
-		k := j + 1
+	}
+	return starts
+}
+
+// skipFromWords returns the index of the first token from i that is not
+// LATERAL or ONLY.
+func skipFromWords(toks []sqltext.Token, i int) int {
+	for i < len(toks) && (toks[i].IsWord("LATERAL") || toks[i].IsWord("ONLY")) {
+		i++
+	}
+	return i
+}
+
+// queryParen reports whether the parenthesis at toks[i] opens a query.
+func queryParen(toks []sqltext.Token, i int) bool {
+	return i+1 < len(toks) && (toks[i+1].IsWord("SELECT") || toks[i+1].IsWord("WITH") || toks[i+1].IsWord("VALUES") || toks[i+1].IsWord("TABLE"))
+}
+
+// wholeRows returns the tokens of a PostgreSQL statement that may be
+// whole-row references, which name neither a column nor a star: SELECT c
+// FROM customers c, row_to_json(c), x::text. They are the uses, neither
+// qualified nor qualifying, of a name that the statement puts in a FROM
+// or JOIN other than there: a table's last name part or its alias, and
+// the alias of a derived table or a table function, at any depth, whose
+// output can carry a masked value (its parentheses hold a ref, a star or
+// TABLE: (SELECT * FROM customers) x, (TABLE customers) x, LATERAL
+// (SELECT c.*) x). nested says which of them are inside a parenthesised
+// query. ref marks the refs found so far.
+func wholeRows(toks []sqltext.Token, ref []bool) (uses []int, nested []bool) {
+	names := map[string]bool{}
+	at := map[int]bool{}
+	alias := func(k int) {
 		if k < len(toks) && toks[k].IsWord("AS") {
 			k++
 		}
@@ -459,14 +495,65 @@ func wholeRows(toks []sqltext.Token) (uses []int, nested []bool) {
 			names[toks[k].Text], at[k] = true, true
 		}
 	}
+	carries := func(open, end int) bool {
+		for i := open + 1; i < end; i++ {
+			if ref[i] || isStar(toks, i) || toks[i].IsWord("TABLE") {
+				return true
+			}
+		}
+		return false
+	}
+	for _, j := range fromItems(toks) {
+		if toks[j].IsPunct("(") {
+			// A derived table, or a parenthesised join whose items are
+			// items of their own.
+			if end := closing(toks, j); queryParen(toks, j) && carries(j, end) {
+				alias(end + 1)
+			}
+			continue
+		}
+		for j+2 < len(toks) && isName(toks[j]) && toks[j+1].IsPunct(".") && isName(toks[j+2]) {
+			j += 2 // schema.table: the table
+		}
+		if !isName(toks[j]) || toks[j].Kind == sqltext.TokWord && aliasKeywords[toks[j].Text] {
+			continue
+		}
+		names[toks[j].Text], at[j] = true, true
+		if j+1 < len(toks) && toks[j+1].IsPunct("(") {
+			// A table function: its alias carries what its arguments do.
+			if end := closing(toks, j+1); carries(j+1, end) {
+				alias(end + 1)
+			}
+			continue
+		}
+		alias(j + 1)
+	}
+	open, query := parens(toks)
 	for i, t := range toks {
 		if !isName(t) || !names[t.Text] || at[i] ||
 			i > 0 && toks[i-1].IsPunct(".") || i+1 < len(toks) && (toks[i+1].IsPunct(".") || toks[i+1].IsPunct("(")) {
 			continue
 		}
-		uses, nested = append(uses, i), append(nested, inQuery[i])
+		uses, nested = append(uses, i), append(nested, nestedIn(open, query, i))
 	}
 	return uses, nested
+}
+
+// scalarStar reports whether the star or TABLE at toks[i] is the output
+// of a nested query whose single column becomes a value with no name of
+// its own: a scalar subquery, IN (...), ARRAY(...), = ANY (...). A
+// derived table's, a CTE's body's (whose columns keep their names) and
+// EXISTS' are not; nor is that of a statement in parentheses.
+func scalarStar(toks []sqltext.Token, open []int, query map[int]bool, derived map[int]bool, i int) bool {
+	p := open[i]
+	for p >= 0 && !query[p] {
+		p = open[p]
+	}
+	if p <= 0 || derived[p] {
+		return false
+	}
+	before := toks[p-1]
+	return !(before.IsWord("EXISTS") || before.IsWord("AS") || before.IsWord("MATERIALIZED"))
 }
 
 func isName(t sqltext.Token) bool { return t.Kind == sqltext.TokWord || t.Kind == sqltext.TokQuoted }

@@ -96,6 +96,16 @@ func (p *shapeParser) callsOtherFunction() string {
 		if i+1 >= len(p.toks) || !p.toks[i+1].IsPunct("(") || i >= targetAt && i < targetEnd {
 			continue
 		}
+		if i >= 2 && p.toks[i-1].IsPunct(".") {
+			// A qualified name is never a built-in but for
+			// pg_catalog's: public.lower(...) is the database's own.
+			q := p.toks[i-2]
+			if q.Kind == TokWord && strings.EqualFold(q.Text, "pg_catalog") && (i < 3 || !p.toks[i-3].IsPunct(".")) &&
+				t.Kind == TokWord && pureFunction(t.Text) {
+				continue
+			}
+			return strings.ToLower(q.Text + "." + t.Text)
+		}
 		switch {
 		case t.Kind == TokQuoted:
 			return t.Text

@@ -611,6 +611,8 @@
       table = resultTable(st, sortKey);
       box.append(table.wrap);
     } else box.append(el("div", "muted", `${st.rowCount ?? 0} row(s) affected.`));
+    // What the engine said besides the result: a recursion cut off, a value truncated.
+    for (const w of (st && Array.isArray(st.warnings) ? st.warnings : [])) box.append(el("div", "muted warning-line", `warning: ${w}`));
     return { node: box, table };
   }
 

@@ -13,7 +13,7 @@
 
   /**
    * @typedef {{ sql: string, status: string, rowCount?: number, columns?: string[], columnTypes?: string[],
-   *   rows?: unknown[][], truncated?: boolean, error?: string }} Statement
+   *   rows?: unknown[][], truncated?: boolean, error?: string, warnings?: string[] }} Statement
    * @typedef {{ chartType: string, x: string, y: string, title?: string, labels?: string[],
    *   values?: number[], points?: {x: number, y: number}[], skipped?: number, truncated?: boolean }} Chart
    * @typedef {{ kind: "text", text: string }
@@ -428,6 +428,7 @@
     if (Array.isArray(r.rows)) st.rows = r.rows.filter(Array.isArray);
     if (r.truncated) st.truncated = true;
     if (typeof r.error === "string" && r.error) st.error = r.error;
+    if (Array.isArray(r.warnings)) st.warnings = r.warnings.map(String);
     return st;
   }
 

@@ -46,7 +46,20 @@ func (m *mysqlDB) DryRun(ctx context.Context, query string, args []any, table st
 	if skip, err := mysqlUncounted(ctx, c, query, table, reaching); skip != "" || err != nil {
 		return 0, nil, skip, err
 	}
-	n, cascade, err := engine.CountRolledBack(ctx, c, query, args, reaching)
+	// The target is counted too: a foreign key of the table to itself
+	// (tree.parent_id ON DELETE CASCADE) removes rows of it that the
+	// statement's own count leaves out.
+	n, counted, err := engine.CountRolledBack(ctx, c, query, args, append([]string{table}, reaching...))
+	var cascade []engine.TableChange
+	for _, ch := range counted {
+		if ch.Table == table {
+			if ch.Removed -= n; ch.Removed <= 0 {
+				continue // an INSERT's own rows, or a DELETE's alone
+			}
+			ch.Table, ch.Added = "the same table", 0
+		}
+		cascade = append(cascade, ch)
+	}
 	return n, cascade, "", err
 }
 

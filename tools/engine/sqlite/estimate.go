@@ -8,8 +8,9 @@ import (
 	"github.com/aiq/aiq-rpc/tools/engine"
 )
 
-// Estimate on SQLite: the largest row count of a table the read goes
-// through in full. SQLite's planner gives no row estimate; a full scan of
+// Estimate on SQLite: the rows the read goes through in full: the row
+// count of each table it scans, multiplied by those of the scans nested
+// in its loop. SQLite's planner gives no row estimate; a full scan of
 // a large table is what makes a read slow. The program EXPLAIN shows says
 // which tables: a cursor opened on a table's (or one of its indexes')
 // b-tree and then rewound to read from the start. The query plan's text
@@ -32,15 +33,102 @@ func (s *sqliteDB) Estimate(ctx context.Context, query string) (float64, error) 
 		return 0, err
 	}
 	most := 0.0
+	counts := map[string]float64{}
 	for _, t := range tables {
 		var n float64
 		q := `SELECT count(*) FROM "` + strings.ReplaceAll(t, `"`, `""`) + `"`
 		if err := c.QueryRowContext(ctx, q).Scan(&n); err != nil {
 			return 0, err
 		}
-		most = max(most, n)
+		most, counts[t] = max(most, n), n
 	}
-	return most, nil
+	if len(tables) < 2 {
+		return most, nil
+	}
+	// Full scans nested in another's loop are a nested-loop join: a cross
+	// join of two tables under the limit reads their product. A loop is a
+	// cursor's Rewind (or Last) to its last Next (or Prev); a scan run
+	// once (a Once block: an automatic index, a materialized subquery)
+	// costs its rows once, wherever it is.
+	type loop struct {
+		start, end int64
+		rows       float64
+		once       bool
+	}
+	prog, err := c.QueryContext(ctx, "EXPLAIN "+query)
+	if err != nil {
+		return 0, err
+	}
+	defer prog.Close()
+	opened := map[int64]int64{} // cursor -> root page
+	at := map[int64]int{}       // cursor -> its loop
+	var loops []loop
+	var onces [][2]int64
+	for prog.Next() {
+		var addr, p1, p2, p3, p5 int64
+		var opcode string
+		var p4, comment sql.NullString
+		if err := prog.Scan(&addr, &opcode, &p1, &p2, &p3, &p4, &p5, &comment); err != nil {
+			return 0, err
+		}
+		switch opcode {
+		case "OpenRead":
+			opened[p1] = p2
+		case "Once":
+			onces = append(onces, [2]int64{addr, p2})
+		case "Rewind", "Last":
+			root, ok := opened[p1]
+			if !ok {
+				break
+			}
+			names, err := sqliteTablesOfRoots(ctx, c, map[int64]bool{root: true})
+			if err != nil {
+				return 0, err
+			}
+			l := loop{start: addr, end: addr}
+			for _, n := range names {
+				l.rows = max(l.rows, counts[n])
+			}
+			for _, o := range onces {
+				l.once = l.once || o[0] < addr && addr < o[1]
+			}
+			at[p1], loops = len(loops), append(loops, l)
+		case "Next", "Prev":
+			if i, ok := at[p1]; ok {
+				loops[i].end = max(loops[i].end, addr)
+			}
+		}
+	}
+	if err := prog.Err(); err != nil {
+		return 0, err
+	}
+	// parent[j] is the innermost loop around loop j, -1 for none.
+	parent := make([]int, len(loops))
+	for j, l := range loops {
+		parent[j] = -1
+		for k, o := range loops {
+			if k != j && !l.once && o.start < l.start && l.start <= o.end && (parent[j] < 0 || o.start > loops[parent[j]].start) {
+				parent[j] = k
+			}
+		}
+	}
+	var cost func(i int) float64
+	cost = func(i int) float64 {
+		inner := 0.0
+		for j := range loops {
+			if parent[j] == i {
+				inner += cost(j)
+			}
+		}
+		return max(loops[i].rows, 1) * max(inner, 1)
+	}
+	total := 0.0
+	for j := range loops {
+		if parent[j] < 0 {
+			total += cost(j)
+		}
+	}
+	return max(most, total), nil
 }
 
 // sqliteScannedRoots returns the root pages of the b-trees that the

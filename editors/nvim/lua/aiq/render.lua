@@ -277,8 +277,20 @@ end
 -- statement renders one SQL statement's outcome: its rows as a table, the
 -- rows affected, or why it did not run. A statement still running (status
 -- "running", the early rows of a SELECT) shows its first rows with a
--- running mark; opts.stopped says that it will not finish any more.
+-- running mark; opts.stopped says that it will not finish any more. Each
+-- warning the engine gave besides the result adds a line under it.
+local statement_lines
 function M.statement(st, opts)
+  local lines = statement_lines(st, opts)
+  if type(st.warnings) == "table" then
+    for _, w in ipairs(st.warnings) do
+      lines[#lines + 1] = "warning: " .. tostring(w)
+    end
+  end
+  return lines
+end
+
+statement_lines = function(st, opts)
   opts = opts or {}
   local status = st.status or "success"
   if status == "error" then
