@@ -324,8 +324,8 @@ export class Controller {
 
   /** The view's history of a session: its questions and answers, and the SQL and rows of its last turns. */
   private async historyMessage(client: AiqClient, sessionId: string): Promise<ToView> {
-    const [turns, messages] = await Promise.all([client.history(sessionId), client.fullHistory(sessionId)]);
-    return { type: "history", turns, messages };
+    const [turns, full] = await Promise.all([client.history(sessionId), client.fullHistory(sessionId)]);
+    return { type: "history", turns, messages: full.messages, seen: full.seen };
   }
 
   /** The "Allow always" answers in force in the conversation. */
