@@ -51,6 +51,13 @@ func (s *Server) seenLocked(ctx context.Context, id string) *seenSession {
 	return ss
 }
 
+// loadSeen reads the seen file of a session just loaded.
+func (s *Server) loadSeen(ctx context.Context, id string) {
+	s.seen.mu.Lock()
+	defer s.seen.mu.Unlock()
+	s.seenLocked(ctx, id)
+}
+
 // recordSeen keeps the statements of a finished turn as the editor got
 // them, and writes the seen file beside the file the turn was saved to.
 // Results no longer in the session (a cancelled turn, turns trimmed to the

@@ -65,6 +65,7 @@ func sessionLoad(ctx context.Context, s *Server, req request, p struct {
 	}
 	res := loadResult{LoadInfo: info}
 	res.Sources, res.Warnings = s.sources(res.Warnings)
+	s.loadSeen(ctx, info.SessionID) // here, so that chat/history reads memory
 	return res, nil
 }
 
