@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -132,7 +133,15 @@ func TestConfigChangedWhileIdle(t *testing.T) {
 	h := newHome(t)
 	p := startProc(t, h, procOptions{})
 	p.initialize(nil)
+	written := time.Now()
 	h.writeFile(t, "config/sources.yaml", "- name: idle\n  type: sqlite\n  database: "+h.Dir+"/idle.sqlite\n  label: production\n")
+	// The wait is editortest.Timeout, minutes, so that only a hang ends it;
+	// how long the change took is checked after.
 	changed := p.client.WaitNotification("config/changed", `"name":"idle"`)
+	took := time.Since(written)
 	assert.Contains(t, string(changed.Params), `"label":"production"`, "the label comes with the change")
+	// Issue 30 asks for 2 s; 5 s leaves 3 s for CI, which runs the tests
+	// beside a CPU load.
+	assert.Less(t, took, 5*time.Second, "config/changed came %v after sources.yaml was written: more than 2 s and CI's margin", took)
+	t.Logf("config/changed %v after the write", took)
 }

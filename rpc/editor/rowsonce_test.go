@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -130,7 +131,14 @@ func (p pageOf) check(t *testing.T, rowsOnce bool) [][][]any {
 // client that announces capabilities.
 func startReal(t testing.TB, src sessionio.Source, model conversation.Model, capabilities map[string]bool) *editortest.Client {
 	t.Helper()
-	home := sessionio.Home{Dir: t.TempDir()}
+	c, _ := startRealHome(t, sessionio.Home{Dir: t.TempDir()}, src, model, capabilities)
+	return c
+}
+
+// startRealHome is startReal on home; stop ends the client's input and
+// waits for the server to finish, as an editor that quits.
+func startRealHome(t testing.TB, home sessionio.Home, src sessionio.Source, model conversation.Model, capabilities map[string]bool) (c *editortest.Client, stop func()) {
+	t.Helper()
 	ws := conversation.NewWorkspace(conversation.Config{
 		Home:          home,
 		Model:         func() (conversation.Model, error) { return model, nil },
@@ -141,12 +149,24 @@ func startReal(t testing.TB, src sessionio.Source, model conversation.Model, cap
 	server := editor.NewServer(ws, editor.Options{Name: "aiq-rpc", Version: "test", Home: home, ModelConfigured: true})
 	toServer, clientOut := io.Pipe()
 	clientIn, fromServer := io.Pipe()
-	go server.Serve(context.Background(), toServer, fromServer)
-	c := editortest.New(t, clientIn, clientOut)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		server.Serve(context.Background(), toServer, fromServer)
+	}()
+	c = editortest.New(t, clientIn, clientOut)
 	t.Cleanup(func() { clientOut.Close() })
 	var res map[string]any
 	c.Result("initialize", map[string]any{"capabilities": capabilities}, &res)
-	return c
+	stop = func() {
+		clientOut.Close()
+		select {
+		case <-done:
+		case <-time.After(editortest.Timeout):
+			t.Fatal("the server did not end after its input did")
+		}
+	}
+	return c, stop
 }
 
 func mustJSON(t *testing.T, v any) string {

@@ -28,6 +28,7 @@ func chatRunSQL(ctx context.Context, s *Server, req request, p runSQLParams) (an
 	if err != nil {
 		return nil, err
 	}
+	s.recordSeen(ctx, p.SessionID, ans)
 	if ans.SaveError != nil {
 		s.log.Error("autosave failed", "session", p.SessionID, "err", ans.SaveError)
 		s.showMessage(ctx, messageError, conversation.SaveFailedMessage(ans.SaveError))

@@ -59,6 +59,9 @@ type Server struct {
 
 	mu      sync.Mutex
 	cancels map[jsonrpc2.ID]context.CancelFunc
+
+	// seen is what the user saw of each session's results (seen.go).
+	seen seenStore
 }
 
 // NewServer returns a server over ws.

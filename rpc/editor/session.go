@@ -65,6 +65,7 @@ func sessionLoad(ctx context.Context, s *Server, req request, p struct {
 	}
 	res := loadResult{LoadInfo: info}
 	res.Sources, res.Warnings = s.sources(res.Warnings)
+	s.loadSeen(ctx, info.SessionID) // here, so that chat/history reads memory
 	return res, nil
 }
 
@@ -88,7 +89,12 @@ func sessionSave(ctx context.Context, s *Server, req request, p struct {
 	if p.SessionID == "" {
 		return nil, missing(req.method, "sessionId")
 	}
-	return s.ws.Save(ctx, p.SessionID, p.Path)
+	saved, err := s.ws.Save(ctx, p.SessionID, p.Path)
+	if err != nil {
+		return nil, err
+	}
+	s.seenSaved(ctx, saved)
+	return saved, nil
 }
 
 // sessionListParams are session/list's: with LatestFor, the list holds
@@ -111,6 +117,10 @@ func sessionList(ctx context.Context, s *Server, req request, p sessionListParam
 		}
 	} else {
 		list, err = conversation.ListSessions(s.opts.Home.SessionsDir())
+		// What the user saw of a session deleted since goes with it.
+		if _, rmErr := sessionio.RemoveOrphanSeen(s.opts.Home.SessionsDir()); rmErr != nil {
+			s.log.Warn("remove what the user saw of deleted sessions", "err", rmErr)
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -124,7 +134,12 @@ func sessionClose(ctx context.Context, s *Server, req request, p sessionParams) 
 	if p.SessionID == "" {
 		return nil, missing(req.method, "sessionId")
 	}
-	return s.ws.CloseSession(ctx, p.SessionID)
+	saved, err := s.ws.CloseSession(ctx, p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	s.forgetSeen(p.SessionID, "")
+	return saved, nil
 }
 
 func schemaRefresh(ctx context.Context, s *Server, req request, p sessionParams) (any, error) {
@@ -156,12 +171,28 @@ func chatHistory(ctx context.Context, s *Server, req request, p struct {
 	default:
 		return nil, invalidParams(req.method, `detail must be "turns" or "full"`)
 	}
-	return s.ws.History(ctx, p.SessionID, p.Detail == "full")
+	h, err := s.ws.History(ctx, p.SessionID, p.Detail == "full")
+	if err != nil || p.Detail != "full" {
+		return h, err
+	}
+	return historyWithSeen{History: h, Seen: s.seenFor(ctx, p.SessionID, h.Messages)}, nil
+}
+
+// historyWithSeen is chat/history's answer with detail "full": the
+// messages, and by call id what the user saw of each result (seen.go).
+type historyWithSeen struct {
+	conversation.History
+	Seen map[string]seenResult `json:"seen"`
 }
 
 func chatClear(ctx context.Context, s *Server, req request, p sessionParams) (any, error) {
 	if p.SessionID == "" {
 		return nil, missing(req.method, "sessionId")
 	}
-	return s.ws.Clear(ctx, p.SessionID)
+	saved, err := s.ws.Clear(ctx, p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	s.forgetSeen(p.SessionID, saved.Path)
+	return saved, nil
 }

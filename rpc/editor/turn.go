@@ -46,6 +46,7 @@ func chatTurn(ctx context.Context, s *Server, req request, p turnParams) (any, e
 	if err != nil {
 		return nil, err
 	}
+	s.recordSeen(ctx, id, ans)
 	if ans.SaveError != nil {
 		// Said once, in a sentence; the error chain, with its paths, is for
 		// the log.

@@ -90,5 +90,43 @@ T.run(function()
   vim.cmd("AiqRerun")
   T.wait_turn()
   T.eq(count("(3 rows)"), 2, "the statement ran again")
+
+  -- A conversation opened again shows a result as the user saw it, from
+  -- chat/history's seen: every row the panel got, real values for masked
+  -- columns, and the count. Where seen has no rows (a session from the
+  -- CLI, or rows dropped to keep its file small) the panel says how many
+  -- of the rows the session kept, and how to get all of them.
+  local render = require("aiq.render")
+  local call = { id = "c1", type = "function", ["function"] = { name = "execute_sql", arguments = vim.json.encode({ sql = "SELECT id, email FROM customers" }) } }
+  local kept_rows = {}
+  for i = 1, 23 do
+    kept_rows[i] = { i, "<masked:email:3f2a91c04d00>" }
+  end
+  local messages = {
+    { role = "user", content = "who are the customers?" },
+    { role = "assistant", content = "", tool_calls = { call } },
+    { role = "tool", tool_call_id = "c1", content = vim.json.encode({ status = "success", row_count = 500, columns = { "id", "email" }, rows = kept_rows, truncated = true }) },
+    { role = "assistant", content = "Here they are." },
+  }
+  local seen_rows = {}
+  for i = 1, 500 do
+    seen_rows[i] = { i, string.format("user%d@example.com", i) }
+  end
+  local function text(lines)
+    return table.concat(lines, "\n")
+  end
+  local opts = { max_rows = 30 }
+  local saw = text(render.messages(messages, opts, { c1 = { columns = { "id", "email" }, rows = seen_rows, rowCount = 500, rowsKept = true } }))
+  T.truthy(saw:find("|   1 | user1@example.com ", 1, true), "the real value, as seen: " .. saw)
+  T.truthy(not saw:find("<masked:", 1, true), "no token where the user saw a value")
+  T.truthy(saw:find("… 470 more rows", 1, true), "the rows past max_rows, as live")
+  T.truthy(saw:find("(500 rows)", 1, true), "the count")
+  T.truthy(not saw:find("kept", 1, true), "nothing said to be missing")
+  for _, seen in ipairs({ vim.NIL, { c1 = { columns = { "id", "email" }, rowCount = 500, rowsKept = false } } }) do
+    local lines = render.messages(messages, opts, seen ~= vim.NIL and seen or nil)
+    local kept = text(lines)
+    T.truthy(kept:find("(23 of 500 rows kept; :AiqRerun for all)", 1, true), "the rows not kept are said so: " .. kept)
+    T.truthy(not kept:find("more rows", 1, true), "rows not kept are not more rows to see: " .. kept)
+  end
   T.eq(#T.errors(), 0, "error messages")
 end)

@@ -722,12 +722,20 @@
 
   // A table wider than the panel says how many columns it has: the panel
   // shows a few, and nothing else would say that the rest are there.
+  // The note can make its line wrap: a conversation shown to its end stays at its end.
   const widthWatch = new ResizeObserver((entries) => {
+    const keepBottom = nearBottom();
+    let changed = false;
     for (const e of entries) {
       const scroller = /** @type {HTMLElement} */ (e.target);
       const note = scroller.parentElement && /** @type {HTMLElement | null} */ (scroller.parentElement.querySelector(".result-columns"));
-      if (note) note.hidden = scroller.scrollWidth <= scroller.clientWidth + 1;
+      const hidden = scroller.scrollWidth <= scroller.clientWidth + 1;
+      if (note && note.hidden !== hidden) {
+        note.hidden = hidden;
+        changed = true;
+      }
     }
+    if (changed && keepBottom) scrollToBottom();
   });
 
   /**

@@ -76,18 +76,33 @@
     ].join("\n") + "\n";
   }
 
+  /**
+   * What the tab says of its rows: how many of how many; for a tab restored
+   * after a reload, that its rows are loading, or that the session kept fewer
+   * (or none) of them.
+   * @param {any} st @param {number} shown @param {number} total @param {number} ncols
+   */
+  function metaText(st, shown, total, ncols) {
+    if (st.loading) return "Loading the rows from the session…";
+    if (st.missing) return "The rows of this result are not kept in the conversation any more: Run again to see them";
+    const cols = `${ncols} column${ncols === 1 ? "" : "s"}`;
+    if (shown < total && st.restored) return `${shown.toLocaleString()} of ${total.toLocaleString()} rows kept; Run again for all, ${cols}`;
+    if (shown < total) return `${shown.toLocaleString()} of ${total.toLocaleString()} rows (Export… writes them all), ${cols}`;
+    return `${total.toLocaleString()} row${total === 1 ? "" : "s"}, ${cols}`;
+  }
+
   /** @param {any} st */
   function draw(st) {
-    // Kept for VS Code to give back when it restores the tab after a reload.
-    vscode.setState({ statement: st });
+    // Kept for VS Code to give back when it restores the tab after a reload: what finds the
+    // result again, never its rows (real values of masked columns stay in the 0600 file
+    // beside the session); the extension gets them from the server.
+    vscode.setState({ statement: { sql: String(st.sql || ""), callId: String(st.callId || "") } });
     const columns = /** @type {string[]} */ (st.columns || []);
     const rows = /** @type {unknown[][]} */ (st.rows || []);
     const total = typeof st.rowCount === "number" ? st.rowCount : rows.length;
     app.textContent = "";
     const bar = el("div", "result-bar");
-    const meta = el("span", "result-meta",
-      rows.length < total ? `${rows.length.toLocaleString()} of ${total.toLocaleString()} rows (Export… writes them all), ${columns.length} columns`
-        : `${total.toLocaleString()} row${total === 1 ? "" : "s"}, ${columns.length} columns`);
+    const meta = el("span", "result-meta", metaText(st, rows.length, total, columns.length));
     bar.append(meta);
     for (const [label, format] of /** @type {const} */ ([["Copy as TSV", "tsv"], ["Copy as CSV", "csv"], ["Copy as Markdown", "markdown"]])) {
       bar.append(button(label, () => vscode.postMessage({ type: "copy", text: serialize(columns, order.map((i) => rows[i]), format) }), `small copy-${format}`));
@@ -146,8 +161,8 @@
     const msg = event.data;
     if (msg && msg.type === "result" && msg.statement) draw(msg.statement);
   });
-  // A restored tab shows what it kept at once; the extension sends it again on "ready".
+  // A restored tab shows its SQL at once; the extension sends its rows on "ready".
   const kept = vscode.getState();
-  if (kept && kept.statement) draw(kept.statement);
+  if (kept && kept.statement && typeof kept.statement.sql === "string") draw({ sql: kept.statement.sql, callId: kept.statement.callId, loading: true });
   vscode.postMessage({ type: "ready" });
 })();

@@ -13,7 +13,8 @@
 
   /**
    * @typedef {{ sql: string, status: string, rowCount?: number, columns?: string[], columnTypes?: string[],
-   *   rows?: unknown[][], truncated?: boolean, error?: string, warnings?: string[] }} Statement
+   *   rows?: unknown[][], truncated?: boolean, error?: string, warnings?: string[],
+   *   callId?: string, restored?: boolean }} Statement
    * @typedef {{ chartType: string, x: string, y: string, title?: string, labels?: string[],
    *   values?: number[], points?: {x: number, y: number}[], skipped?: number, truncated?: boolean }} Chart
    * @typedef {{ kind: "text", text: string }
@@ -177,7 +178,7 @@
         return { model, changed: turn.id };
       }
       case "history":
-        model.entries = mergeHistory(model.entries, historyTurns(msg.turns || [], msg.messages));
+        model.entries = mergeHistory(model.entries, historyTurns(msg.turns || [], msg.messages, msg.seen));
         return { model, changed: null };
       case "clear":
         model.entries = [];
@@ -291,11 +292,14 @@
    * from its `messages` (the complete messages the model keeps, with the SQL
    * that ran and its rows) when those are the same questions. The model keeps
    * only the last turns of a long conversation; the older ones stay text.
-   * @param {any[]} turns @param {any[]} [messages] @returns {Turn[]}
+   * seen is chat/history's what the user saw of each result, by call id:
+   * the rows the panel was sent (real values of masked columns) and the row
+   * count, which the session file does not keep.
+   * @param {any[]} turns @param {any[]} [messages] @param {Record<string, any>} [seen] @returns {Turn[]}
    */
-  function historyTurns(turns, messages) {
+  function historyTurns(turns, messages, seen) {
     const plain = textTurns(turns);
-    const full = fullTurns(messages || []);
+    const full = fullTurns(messages || [], seen);
     if (!full.length) return plain;
     const start = plain.length - full.length;
     const sameQuestions = start >= 0 && full.every((t, i) => t.query.trim() === plain[start + i].query.trim());
@@ -360,10 +364,11 @@
    * (detail "full"): the answer's text, each execute_sql with its result
    * (the tool message's JSON: status, row_count, columns, rows, truncated,
    * error), other tools as a line, render_chart as its chart (its result is
-   * the chart, as the live chart event has it).
-   * @param {any[]} messages @returns {Turn[]}
+   * the chart, as the live chart event has it). A result the user saw is
+   * drawn from seen, as they saw it.
+   * @param {any[]} messages @param {Record<string, any>} [seen] @returns {Turn[]}
    */
-  function fullTurns(messages) {
+  function fullTurns(messages, seen) {
     /** @type {Turn[]} */
     const out = [];
     /** @type {Turn | undefined} */
@@ -403,8 +408,8 @@
         if (!item || !callId) continue;
         const r = parseJSON(m.content);
         if (item.kind === "sql" && r && typeof r === "object") {
-          const st = storedStatement(item.sql, r);
-          if (st) item.statement = st;
+          const st = storedStatement(item.sql, r, seen && typeof seen === "object" ? seen[callId] : undefined);
+          if (st) item.statement = { ...st, callId };
           else item.summary = `${r.row_count} row${r.row_count === 1 ? "" : "s"}; the session file does not keep them.`;
         }
       }
@@ -414,16 +419,33 @@
 
   /**
    * A stored execute_sql result as a statement, or null when it holds a row
-   * count only (the AIQ CLI keeps no rows of the results it showed).
-   * @param {string} sql @param {any} r @returns {Statement | null}
+   * count only (the AIQ CLI keeps no rows of the results it showed). With
+   * what the user saw of it (seen: columns, rows, rowCount, truncated,
+   * rowsKept), the statement is that: the rows the panel was sent, real
+   * values and all. Where seen kept no rows (dropped to keep its file small)
+   * the session file's rows are shown with seen's count, marked restored.
+   * @param {string} sql @param {any} r @param {any} [seen] @returns {Statement | null}
    */
-  function storedStatement(sql, r) {
+  function storedStatement(sql, r, seen) {
     const status = ["success", "error", "rejected", "cancelled"].includes(r.status) ? r.status : "success";
+    const saw = seen && typeof seen === "object" && Array.isArray(seen.columns) && typeof seen.rowCount === "number" ? seen : null;
+    if (saw && saw.rowsKept) {
+      /** @type {Statement} */
+      const st = { sql, status: "success", rowCount: saw.rowCount, columns: saw.columns.map(String), rows: (Array.isArray(saw.rows) ? saw.rows : []).filter(Array.isArray) };
+      if (Array.isArray(saw.columnTypes) && saw.columnTypes.length === st.columns.length) st.columnTypes = saw.columnTypes.map(String);
+      if (saw.truncated) st.truncated = true;
+      return st;
+    }
+    if (saw && status === "success" && !Array.isArray(r.columns)) {
+      // The session kept a count only, and the rows seen were dropped: the columns and the count still say what it was.
+      return { sql, status, rowCount: saw.rowCount, columns: saw.columns.map(String), rows: [], restored: true };
+    }
     if (status === "success" && !Array.isArray(r.columns) && r.displayed && typeof r.row_count === "number") return null;
     // restored: its rows are those the session file kept, which may be fewer than the user saw.
-    /** @type {Statement & { restored: true }} */
+    /** @type {Statement} */
     const st = { sql, status, restored: true };
     if (typeof r.row_count === "number") st.rowCount = r.row_count;
+    if (saw && status === "success") st.rowCount = saw.rowCount;
     if (Array.isArray(r.columns)) st.columns = r.columns.map(String);
     if (Array.isArray(r.rows)) st.rows = r.rows.filter(Array.isArray);
     if (r.truncated) st.truncated = true;

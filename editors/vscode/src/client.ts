@@ -23,6 +23,7 @@ import type {
   ExportResult,
   HistoryMessage,
   HistoryTurn,
+  SeenResult,
   InitializeResult,
   LoadResult,
   ModelList,
@@ -355,10 +356,14 @@ export class AiqClient {
     return r.turns ?? [];
   }
 
-  /** The complete messages as the model keeps them (detail "full"): tool calls and results included. */
-  async fullHistory(sessionId: string): Promise<HistoryMessage[]> {
-    const r = await this.call<{ messages?: HistoryMessage[] }>("chat/history", { sessionId, detail: "full" });
-    return r.messages ?? [];
+  /**
+   * The complete messages as the model keeps them (detail "full"): tool calls and results included;
+   * and, by call id, what the user saw of each result (the rows the panel was sent, real values of
+   * masked columns included, and the row count), which the session file does not keep.
+   */
+  async fullHistory(sessionId: string): Promise<{ messages: HistoryMessage[]; seen: Record<string, SeenResult> }> {
+    const r = await this.call<{ messages?: HistoryMessage[]; seen?: Record<string, SeenResult> }>("chat/history", { sessionId, detail: "full" });
+    return { messages: r.messages ?? [], seen: r.seen ?? {} };
   }
 
   /** The session's "Allow always" answers in force. */

@@ -8,7 +8,8 @@ import { allowanceItems, clearChosen, clearPrompt } from "./confirm";
 import type { Controller } from "./controller";
 import { detailOf, presentError } from "./errors";
 import type { FromView, Statement } from "./messages";
-import { adoptResultPanel, openResultPanel, restoredStatement, RESULT_VIEW_TYPE, type ResultActions, type ResultTab, type ResultTabPlace } from "./resultPanel";
+import { keptRef, type KeptStatement } from "./keptResult";
+import { adoptResultPanel, openResultPanel, RESULT_VIEW_TYPE, type ResultActions, type ResultTab, type ResultTabPlace } from "./resultPanel";
 import { RunLens, type RunRequest } from "./runLens";
 import type { Selection } from "./protocol";
 import { sessionItems } from "./sessionPick";
@@ -85,16 +86,24 @@ export class Commands {
       context.subscriptions.push(vscode.commands.registerCommand(id, (...args: unknown[]) => guarded(() => body(...args), this.log)));
     }
     this.runLens.register(context);
-    // A result tab comes back after a window reload, from what its webview kept.
+    // A result tab comes back after a window reload: its webview kept the SQL and the call that
+    // ran it, and its rows come from the conversation (what the user saw, kept beside the session).
     context.subscriptions.push(
       vscode.window.registerWebviewPanelSerializer(RESULT_VIEW_TYPE, {
         deserializeWebviewPanel: async (panel, state) => {
-          const statement = restoredStatement(state);
-          if (!statement || !this.extensionUri) {
+          const ref = keptRef(state);
+          if (!ref || !this.extensionUri) {
             panel.dispose();
             return;
           }
-          adoptResultPanel(this.extensionUri, panel, statement, this.resultActions());
+          const loading: KeptStatement = { sql: ref.sql, status: "success", callId: ref.callId, loading: true };
+          const tab = adoptResultPanel(this.extensionUri, panel, loading, this.resultActions());
+          const kept = await this.controller.keptResult(ref).catch((err) => {
+            this.log(`The rows of a result tab could not be read again: ${detailOf(err)}\n`);
+            return undefined;
+          });
+          const missing: KeptStatement = { sql: ref.sql, status: "success", callId: ref.callId, missing: true };
+          tab.show(kept ?? missing, false);
         },
       }),
     );

@@ -32,6 +32,7 @@ import { locateServer, type Settings } from "./settings";
 import type { ControllerState } from "./status";
 import { Transcript } from "./transcript";
 import { turnRequest, turnStartMessage } from "./turnRequest";
+import { keptStatement, type KeptRef, type KeptStatement } from "./keptResult";
 
 export interface ControllerUi {
   /** A message for the chat view; the controller also keeps it for replay. */
@@ -324,8 +325,18 @@ export class Controller {
 
   /** The view's history of a session: its questions and answers, and the SQL and rows of its last turns. */
   private async historyMessage(client: AiqClient, sessionId: string): Promise<ToView> {
-    const [turns, messages] = await Promise.all([client.history(sessionId), client.fullHistory(sessionId)]);
-    return { type: "history", turns, messages };
+    const [turns, full] = await Promise.all([client.history(sessionId), client.fullHistory(sessionId)]);
+    return { type: "history", turns, messages: full.messages, seen: full.seen };
+  }
+
+  /**
+   * The result a restored result tab refers to, from the panel's conversation: the rows the user
+   * saw (chat/history's seen), else those its session file kept; undefined when it holds no such call.
+   */
+  async keptResult(ref: KeptRef): Promise<KeptStatement | undefined> {
+    const client = await this.connection();
+    const full = await client.fullHistory(await this.sessionId(client));
+    return keptStatement(ref, full.messages, full.seen);
   }
 
   /** The "Allow always" answers in force in the conversation. */

@@ -88,6 +88,19 @@ export interface HistoryMessage {
   tool_call_id?: string;
 }
 
+/**
+ * What the user saw of a result, as chat/history (detail "full") returns it in seen by call id:
+ * the rows the editor was sent, real values of masked columns included, and the row count. With
+ * rowsKept false the rows were dropped to keep the seen file small: the count and columns remain.
+ */
+export interface SeenResult {
+  columns: string[];
+  rows?: unknown[][];
+  rowCount: number;
+  truncated?: boolean;
+  rowsKept: boolean;
+}
+
 /** A decision of the write dialog, as chat/confirm's response has it. */
 export type ConfirmChoice = "allow_once" | "allow_always" | "reject";
 
@@ -126,7 +139,7 @@ export type ToView =
    * answer (turns), and the complete messages of the last turns (messages),
    * which show the SQL that ran and its rows as a live turn does.
    */
-  | { type: "history"; turns: HistoryTurn[]; messages?: HistoryMessage[] }
+  | { type: "history"; turns: HistoryTurn[]; messages?: HistoryMessage[]; seen?: Record<string, SeenResult> }
   /** Empties the conversation (after chat/clear). */
   | { type: "clear" }
   /** A statement waits for the user's answer: the dialog opens in the turn. */

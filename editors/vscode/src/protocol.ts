@@ -1,9 +1,9 @@
 // The params and results of aiq-rpc's methods (docs/protocol.md) that the
 // webview never sees; the ones it does see live in messages.ts.
 
-import type { HistoryMessage, HistoryTurn, ProgressEvent, TurnResult } from "./messages";
+import type { HistoryMessage, HistoryTurn, ProgressEvent, SeenResult, TurnResult } from "./messages";
 
-export type { HistoryMessage, HistoryTurn, ProgressEvent, TurnResult };
+export type { HistoryMessage, HistoryTurn, ProgressEvent, SeenResult, TurnResult };
 
 /** A configured data source, as in sources/list (never a password). */
 export interface Source {

@@ -17,7 +17,8 @@ export interface ResultActions {
 /** An open result tab, which shows another result of its statement (Run again) or another statement (the next run from its file). */
 export interface ResultTab {
   readonly panel: vscode.WebviewPanel;
-  show(statement: Statement): void;
+  /** Shows statement; reveal false leaves a tab in the background where it is (a restored tab's rows). */
+  show(statement: Statement, reveal?: boolean): void;
 }
 
 /** Where a tab opens: over the active editor (the panel's Open), or beside it without the focus (a run from a file). */
@@ -54,28 +55,6 @@ function resultPanelOptions(extensionUri: vscode.Uri): vscode.WebviewOptions {
   return { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(extensionUri, "media")] };
 }
 
-/**
- * The statement a restored tab kept in its webview state (media/result.js
- * saves it), or undefined when the state is not one: it comes from the
- * webview, so it is checked as any input.
- */
-export function restoredStatement(state: unknown): Statement | undefined {
-  const st = (state as { statement?: unknown } | undefined)?.statement as { [key: string]: unknown } | undefined;
-  if (!st || typeof st !== "object" || typeof st.sql !== "string" || !Array.isArray(st.columns) || !Array.isArray(st.rows)) {
-    return undefined;
-  }
-  return {
-    sql: st.sql,
-    status: "success",
-    columns: st.columns.map(String),
-    ...(Array.isArray(st.columnTypes) && st.columnTypes.length === st.columns.length ? { columnTypes: st.columnTypes.map(String) } : {}),
-    rows: st.rows.filter(Array.isArray) as unknown[][],
-    ...(typeof st.rowCount === "number" ? { rowCount: st.rowCount } : {}),
-    truncated: st.truncated === true,
-    ...(typeof st.callId === "string" && st.callId ? { callId: st.callId } : {}),
-  };
-}
-
 /** Draws statement in panel, a new one or one VS Code restored after a reload, and answers its buttons. */
 export function adoptResultPanel(extensionUri: vscode.Uri, panel: vscode.WebviewPanel, first: Statement, actions: ResultActions): ResultTab {
   let statement = first;
@@ -87,14 +66,14 @@ export function adoptResultPanel(extensionUri: vscode.Uri, panel: vscode.Webview
   panel.onDidDispose(() => (closed = true));
   const tab: ResultTab = {
     panel,
-    show(next: Statement) {
+    show(next: Statement, reveal = true) {
       if (closed) {
         return; // closed while its statement ran: the panel shows the result
       }
       statement = next;
       panel.title = resultTitle(next.sql);
       if (ready) void panel.webview.postMessage({ type: "result", statement });
-      if (!panel.visible) panel.reveal(undefined, true);
+      if (reveal && !panel.visible) panel.reveal(undefined, true);
     },
   };
   const uri = (name: string) => panel.webview.asWebviewUri(vscode.Uri.joinPath(media, name)).toString();

@@ -73,6 +73,12 @@ describe("package.json", () => {
     assert.ok(manifest.capabilities.untrustedWorkspaces.restrictedConfigurations.includes("aiq.serverPath"));
   });
 
+  it("activates on every language the extension runs SQL in, so that the CodeLens shows in a .sql file before the panel opens", async () => {
+    const { SQL_LANGUAGES } = await import("../src/sqlStatements");
+    const onLanguage = (manifest.activationEvents as string[]).filter((e) => e.startsWith("onLanguage:")).map((e) => e.slice("onLanguage:".length));
+    assert.deepEqual([...onLanguage].sort(), [...SQL_LANGUAGES].sort());
+  });
+
   it("runs on VS Code 1.85 with its entry point compiled from src/extension.ts", () => {
     assert.equal(manifest.engines.vscode, "^1.85.0");
     assert.equal(manifest.main, "./out/src/extension.js");

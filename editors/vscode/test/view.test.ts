@@ -318,7 +318,7 @@ test("a history with complete messages shows each turn's SQL and result, as live
   const [count, del, users] = turns(model);
   assert.equal(count.query, "How many orders are there?");
   assert.deepEqual(count.items.map((i: any) => i.kind), ["sql", "text"]);
-  assert.deepEqual(count.items[0].statement, { sql: "SELECT count(*) FROM orders", status: "success", rowCount: 1, columns: ["count"], rows: [[2000]], restored: true });
+  assert.deepEqual(count.items[0].statement, { sql: "SELECT count(*) FROM orders", status: "success", rowCount: 1, columns: ["count"], rows: [[2000]], restored: true, callId: "call_1" });
   assert.equal(count.items[1].text, "There are 2,000 orders.");
   assert.deepEqual(del.items.map((i: any) => i.kind), ["sql", "tool", "text"]);
   assert.equal(del.items[0].statement.status, "rejected");
@@ -818,4 +818,36 @@ test("a restored result with fewer rows than it had is marked restored, for the 
   assert.equal(st.restored, true);
   assert.equal(st.rowCount, 500);
   assert.equal(st.rows.length, 2);
+});
+
+test("a restored result the user saw comes back from seen: the rows the panel was sent, real values of masked columns, and the count", () => {
+  const messages = [
+    { role: "user", content: "Who are the customers?" },
+    { role: "assistant", content: "", tool_calls: [{ id: "c1", function: { name: "execute_sql", arguments: JSON.stringify({ sql: "SELECT id, email FROM customers" }) } }] },
+    // The session file, as the model read it: tokens, and fewer rows than were shown.
+    { role: "tool", tool_call_id: "c1", content: JSON.stringify({ status: "success", row_count: 500, columns: ["id", "email"], rows: [[1, "<masked:email:3f2a91c04d00>"]], truncated: true }) },
+  ];
+  const rows = Array.from({ length: 500 }, (_, i) => [i + 1, `user${i + 1}@example.com`]);
+  const seen = { c1: { columns: ["id", "email"], rows, rowCount: 500, rowsKept: true } };
+  const [t] = view.historyTurns([{ role: "user", content: "Who are the customers?" }], messages, seen);
+  const st = t.items[0].statement;
+  assert.equal(st.restored, undefined, "shown as it was, not as kept");
+  assert.equal(st.rowCount, 500);
+  assert.equal(st.rows.length, 500);
+  assert.deepEqual(st.rows[0], [1, "user1@example.com"], "real values, not tokens");
+  assert.equal(st.callId, "c1");
+  // Through the history message, as the controller posts it.
+  const model = view.apply(view.emptyModel(), { type: "history", turns: [{ role: "user", content: "Who are the customers?" }], messages, seen }).model;
+  assert.equal(turns(model)[0].items[0].statement.rows[1][1], "user2@example.com");
+
+  // Rows dropped from seen to keep its file small: the session file's rows with seen's count, said to be kept.
+  const dropped = { c1: { columns: ["id", "email"], rowCount: 500, rowsKept: false } };
+  const [d] = view.historyTurns([{ role: "user", content: "Who are the customers?" }], messages, dropped);
+  assert.equal(d.items[0].statement.restored, true);
+  assert.equal(d.items[0].statement.rowCount, 500);
+  assert.deepEqual(d.items[0].statement.rows, [[1, "<masked:email:3f2a91c04d00>"]]);
+  // A session from the CLI has no seen: as before.
+  const [cli] = view.historyTurns([{ role: "user", content: "Who are the customers?" }], messages);
+  assert.equal(cli.items[0].statement.restored, true);
+  assert.equal(cli.items[0].statement.rows.length, 1);
 });

@@ -171,6 +171,9 @@ end
 -- when given, is the widest any column gets, its longer cells cut so.
 -- opts.types, when given, are the columns' type names (columnTypes), which
 -- say which columns are numbers.
+-- opts.kept says that the rows are all that was kept of opts.total (a
+-- session opened again): the rows past them are not counted as more to
+-- see here, the statement's count line says they were not kept.
 function M.table(columns, rows, opts)
   opts = opts or {}
   local max_rows = opts.max_rows or 50
@@ -228,7 +231,7 @@ function M.table(columns, rows, opts)
   for r, row in ipairs(cells) do
     lines[#lines + 1] = line(row, numeric, cell_widths[r])
   end
-  local hidden = total - #shown
+  local hidden = (opts.kept and #rows or total) - #shown
   if hidden > 0 then
     lines[#lines + 1] = string.format("… %d more row%s", hidden, hidden == 1 and "" or "s")
   end
@@ -314,10 +317,15 @@ statement_lines = function(st, opts)
   end
   local rows = type(st.rows) == "table" and st.rows or {}
   -- While it runs, rowCount counts the rows read so far.
-  local lines = M.table(columns, rows, { max_rows = opts.max_rows, total = tonumber(st.rowCount), max_width = opts.max_width, more_key = opts.more_key, types = st.columnTypes })
+  local lines = M.table(columns, rows, { max_rows = opts.max_rows, total = tonumber(st.rowCount), max_width = opts.max_width, more_key = opts.more_key,
+    kept = st.kept, types = st.columnTypes })
   local n = tonumber(st.rowCount) or #rows
   local count = string.format("%d row%s", n, n == 1 and "" or "s")
-  if status == "running" and opts.stopped then
+  if st.kept and n > #rows then
+    -- A conversation opened again has the rows its session file kept: it
+    -- says so, rather than show less in silence.
+    lines[#lines + 1] = string.format("(%d of %d rows kept; :AiqRerun for all)", #rows, n)
+  elseif status == "running" and opts.stopped then
     lines[#lines + 1] = string.format("(%s read before it stopped)", count)
   elseif status == "running" then
     lines[#lines + 1] = string.format("⏳ %s so far, still running…", count)
@@ -437,9 +445,30 @@ end
 
 -- stored_statement renders an execute_sql result as the session keeps it
 -- ({status, row_count, columns, rows, error}, the model's view) the way a
--- live statement shows.
-local function stored_statement(r, opts)
+-- live statement shows. seen, chat/history's entry for the call, is what
+-- the user saw of it (the rows the panel got, real values of masked
+-- columns included, and the count): shown as it was; where it kept no
+-- rows, the session's rows with its count, marked as kept.
+local function stored_statement(r, opts, seen)
   local n = tonumber(r.row_count)
+  if type(seen) ~= "table" or type(seen.columns) ~= "table" or tonumber(seen.rowCount) == nil then
+    seen = nil
+  end
+  if seen and seen.rowsKept == true then
+    return M.statement({
+      status = "success",
+      rowCount = tonumber(seen.rowCount),
+      columns = seen.columns,
+      columnTypes = type(seen.columnTypes) == "table" and seen.columnTypes or nil,
+      rows = type(seen.rows) == "table" and seen.rows or {},
+    }, opts)
+  end
+  if seen and r.status == "success" then
+    n = tonumber(seen.rowCount)
+    if r.columns == nil then
+      return M.statement({ status = "success", rowCount = n, columns = seen.columns, rows = {}, kept = true }, opts)
+    end
+  end
   if r.status == "success" and r.columns == nil and r.rows == nil and n then
     -- The AIQ CLI keeps only the count of rows it displayed.
     return { string.format("(%d row%s; the session file keeps no rows)", n, n == 1 and "" or "s") }
@@ -452,15 +481,16 @@ local function stored_statement(r, opts)
     rowCount = n,
     columns = columns,
     rows = rows_as_arrays(r.rows, columns),
+    kept = true,
   }, opts)
 end
 
 -- tool_result renders a stored tool result: the statement's rows, the
 -- chart, or nothing for other tools.
-local function tool_result(tool, content, opts)
+local function tool_result(tool, content, opts, seen)
   local r = decode(content)
   if tool == "execute_sql" and r and r.status then
-    return stored_statement(r, opts), false
+    return stored_statement(r, opts, seen), false
   elseif tool == "render_chart" and r and r.chartType then
     return M.chart(r, opts), true
   end
@@ -489,8 +519,10 @@ end
 
 -- messages renders chat/history's complete messages (detail "full") as
 -- the panel shows the turns live: each question, the SQL the model ran and
--- its table, charts, and the answers. opts.max_rows caps each table.
-function M.messages(messages, opts)
+-- its table, charts, and the answers. opts.max_rows caps each table. seen
+-- is chat/history's what the user saw of each result, by call id.
+function M.messages(messages, opts, seen)
+  seen = type(seen) == "table" and seen or {}
   local lines = {}
   -- add appends a block, after a blank line unless at the top, after a
   -- blank line or right under a heading, as the panel does live.
@@ -543,7 +575,7 @@ function M.messages(messages, opts)
         end
         local result = answers[call.id or ""]
         local gap
-        block, gap = tool_result(fn.name, result and result.content, opts)
+        block, gap = tool_result(fn.name, result and result.content, opts, seen[call.id or ""])
         if block then
           add(block, gap)
         end

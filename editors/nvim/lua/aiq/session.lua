@@ -49,7 +49,7 @@ local function history_lines(id, done)
     if err then
       return done(nil, err)
     end
-    done(render.messages(result.messages, require("aiq.turn").render_opts()))
+    done(render.messages(result.messages, require("aiq.turn").render_opts(), result.seen))
   end)
 end
 

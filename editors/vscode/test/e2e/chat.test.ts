@@ -464,10 +464,14 @@ e2eSuite("the AIQ panel in code-server", () => {
     const sources = path.join(vs.home, "config", "sources.yaml");
     const demo = path.join(vs.home, "demo.sqlite");
     const asked = vs.model.requests.length;
+    const written = Date.now();
     fs.writeFileSync(sources, `- name: demo\n  type: sqlite\n  database: ${JSON.stringify(demo)}\n  label: production\n`);
-    // Generous: only a server that never tells (or a panel that never follows) fails here.
+    // The wait is generous, so that a hang is told apart from a slow change; the time taken is checked after.
     await vs.chat.locator(".source-badge", { hasText: /^production$/ }).waitFor({ timeout: WAIT_MS });
     await vs.page.locator(".statusbar-item", { hasText: "[production]" }).first().waitFor({ timeout: WAIT_MS });
+    const took = Date.now() - written;
+    // Issue 30 asks for 2 s; 5 s leaves 3 s for CI, which runs the suite beside a CPU load.
+    assert.ok(took < 5000, `the label showed ${took} ms after sources.yaml was written: more than 2 s and CI's margin`);
     assert.equal(vs.model.requests.length, asked, "nothing was asked");
     await shoot("vscode-production.png", "panel");
     fs.writeFileSync(sources, `- name: demo\n  type: sqlite\n  database: ${JSON.stringify(demo)}\n`);

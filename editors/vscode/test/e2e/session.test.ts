@@ -5,6 +5,7 @@
 import * as assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
+import * as path from "node:path";
 import { after, afterEach, before, it } from "node:test";
 import { promisify } from "node:util";
 import type { Locator } from "playwright-core";
@@ -18,6 +19,8 @@ const CITY_Q = "Which cities have the most customers?";
 const CITY_SQL = "SELECT city, count(*) AS customers FROM customers GROUP BY city ORDER BY customers DESC LIMIT 5";
 
 const FOLLOW_SQL_AFTER_LOAD = "SELECT city, count(*) AS customers FROM customers GROUP BY city ORDER BY customers LIMIT 5";
+const MASKED_Q = "Who are the first 100 customers?";
+const MASKED_SQL = "SELECT id, name, email FROM customers ORDER BY id LIMIT 100";
 
 const turnSteps = (sql: string, answer: string): Step[] => [
   { toolCalls: [{ id: "q", name: "execute_sql", arguments: { sql } }] },
@@ -96,17 +99,39 @@ e2eSuite("AIQ sessions in code-server", () => {
     assert.deepEqual(await vs.chat.locator("section.turn .question").allTextContents(), [`You${CITY_Q}`, `You${FOLLOW_Q}`]);
   });
 
-  it("brings the last conversation back after a window reload, scrolled to its end", async () => {
+  it("brings the last conversation back after a window reload, scrolled to its end, each result as the user saw it", async () => {
     const FOLLOW_Q = "And which cities have the fewest?";
+    // A masked column: the model reads tokens, the panel shows the real values, and so must the panel after the reload.
+    const demo = path.join(vs.home, "demo.sqlite");
+    fs.writeFileSync(path.join(vs.home, "config", "sources.yaml"), `- name: demo\n  type: sqlite\n  database: ${JSON.stringify(demo)}\n  mask:\n    - customers.email\n`);
+    vs.model.reset(...turnSteps(MASKED_SQL, "Here are the first 100."));
+    await ask(vs, MASKED_Q);
+    await turnEnd(MASKED_Q, "Here are the first 100.");
+    const toModel = JSON.stringify(vs.model.requests[vs.model.requests.length - 1]);
+    assert.match(toModel, /<masked:email:[0-9a-f]+>/, "the model read tokens for the masked column");
+    const masked = turn(vs, MASKED_Q);
+    const emails = async () => masked.locator("table.data tbody tr td:nth-child(3)").allTextContents();
+    const seenEmails = await emails();
+    assert.ok(seenEmails.length > 0 && seenEmails.every((e) => e.includes("@") && !e.includes("<masked:")), `the panel shows real values: ${seenEmails.slice(0, 3)}`);
+    assert.ok(seenEmails.every((e) => !toModel.includes(e)), "no value the panel shows reached the model");
+    const seenMeta = (await masked.locator(".result-rows").textContent()) ?? "";
+    assert.equal(seenMeta, "100 rows");
+
     await turn(vs, FOLLOW_Q).locator("button.open-result").first().click();
     const tab = vs.page.frameLocator('iframe.webview[src*="extensionId=aiq.aiq"]:not([src*="purpose=webviewView"])').last().frameLocator("#active-frame");
     await tab.locator("table.grid thead th", { hasText: /^city$/ }).waitFor();
+    const tabRows = async () => (await tab.locator("table.grid tbody").textContent()) ?? "";
+    const shownInTab = await tabRows();
     await runCommand(vs.page, "Developer: Reload Window");
     await vs.page.locator(".monaco-workbench .part.activitybar").waitFor();
     // VS Code shows the side bar's last view, AIQ, again by itself.
     await vs.chat.locator("textarea.ask-input").waitFor();
     await assertTurnWithSql(turn(vs, FOLLOW_Q), FOLLOW_SQL_AFTER_LOAD, ["city", "customers"], /Lyon has the fewest\./);
-    assert.deepEqual(await vs.chat.locator("section.turn .question").allTextContents(), [`You${CITY_Q}`, `You${FOLLOW_Q}`]);
+    assert.deepEqual(await vs.chat.locator("section.turn .question").allTextContents(), [`You${CITY_Q}`, `You${FOLLOW_Q}`, `You${MASKED_Q}`]);
+    // The masked result as it was seen: the real values, every row, and the count (the session file keeps tokens and fewer rows).
+    await masked.locator("table.data").waitFor();
+    assert.deepEqual(await emails(), seenEmails, "the restored result shows the real values the user saw");
+    assert.equal(await masked.locator(".result-rows").textContent(), seenMeta, "and says the same row count");
     const atEnd = async () =>
       vs.chat.locator("main.conversation").evaluate((c) => c.scrollHeight - c.scrollTop - c.clientHeight < 2 || c.scrollHeight <= c.clientHeight);
     // The panel draws once the replay pauses: wait for that (a hang trips the deadline).
@@ -114,20 +139,41 @@ e2eSuite("AIQ sessions in code-server", () => {
     while (!(await atEnd()) && Date.now() < deadline) await vs.page.waitForTimeout(200);
     assert.equal(await atEnd(), true, "the panel shows the end of the conversation");
 
-    // The server holds the restored session: its own history is the same two turns.
+    // The server holds the restored session: its own history is the same turns.
     await runCommand(vs.page, "AIQ: Show History");
     await vs.page.waitForTimeout(1000);
-    assert.deepEqual(await vs.chat.locator("section.turn .question").allTextContents(), [`You${CITY_Q}`, `You${FOLLOW_Q}`]);
-    // The result tab came back too, and its Run again runs the statement and shows the new result in it.
+    assert.deepEqual(await vs.chat.locator("section.turn .question").allTextContents(), [`You${CITY_Q}`, `You${FOLLOW_Q}`, `You${MASKED_Q}`]);
+    // The result tab came back too, its rows from the server (its state keeps no rows), as they were.
     await tab.locator("table.grid thead th", { hasText: /^city$/ }).waitFor();
-    assert.ok((await tab.locator("table.grid tbody tr").count()) > 0, "the tab's rows came back");
+    await waitUntil(async () => (await tabRows()) === shownInTab, "the tab's rows to come back");
+    // Its Run again runs the statement and shows the new result in it: one more customer in the city of its first row changes it.
+    const city = ((await tab.locator("table.grid tbody tr").first().locator("td").first().textContent()) ?? "").replace(/'/g, "''");
+    const ADD_Q = "Add a customer in that city";
+    vs.model.reset(
+      { toolCalls: [{ id: "w", name: "execute_sql", arguments: { sql: `INSERT INTO customers (name, email, city, country, created_at) VALUES ('Ann New', 'ann.new@example.org', '${city}', 'Nowhere', '2026-01-01')` } }] },
+      { text: ["Added."] },
+    );
+    await ask(vs, ADD_Q);
+    await vs.chat.locator(".confirm").getByRole("button", { name: "Allow once" }).click();
+    await turnEnd(ADD_Q, "Added.");
     const turns = vs.chat.locator("section.turn");
     const before = await turns.count();
     await tab.locator("button.run-again").click();
+    await waitUntil(async () => (await turns.count()) === before + 1, "the Run again turn in the panel");
     await turns.nth(before).locator(".status").waitFor({ state: "detached" });
-    await tab.locator("table.grid thead th", { hasText: /^city$/ }).waitFor();
+    await waitUntil(async () => (await tabRows()) !== shownInTab, "the tab to show the new result");
+    assert.notEqual(await tabRows(), shownInTab, "Run again refreshed the tab");
     await runCommand(vs.page, "View: Close All Editors");
   });
+
+  /** Polls cond until it holds; fails with what after WAIT_MS (only a hang reaches it). */
+  async function waitUntil(cond: () => Promise<boolean>, what: string): Promise<void> {
+    const deadline = Date.now() + WAIT_MS;
+    while (!(await cond())) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await vs.page.waitForTimeout(50);
+    }
+  }
 
   it("keeps the conversation when the Clear dialog gets Enter or Escape, and clears on Clear", async () => {
     const confirm = dialog(vs.page);
