@@ -187,8 +187,11 @@ func confirmMessage(cr conversation.ConfirmRequest, source string) string {
 	if cr.Label != "" {
 		source += " (" + cr.Label + ")"
 	}
+	// Written out, the characters that make a statement read otherwise
+	// than it runs (a bidirectional override) cannot hide part of it.
+	source, sql := confirmpage.Visible(source), confirmpage.Visible(strings.TrimSpace(cr.SQL))
 	var b strings.Builder
-	fmt.Fprintf(&b, "Your agent asks aiq to run this statement on the data source %s:\n\n%s\n\nIt %s.", source, strings.TrimSpace(cr.SQL), whatWhy(cr))
+	fmt.Fprintf(&b, "Your agent asks aiq to run this statement on the data source %s:\n\n%s\n\nIt %s.", source, sql, whatWhy(cr))
 	if dry := cr.DryRunText(); dry != "" {
 		b.WriteString(" " + dry)
 	}

@@ -963,8 +963,21 @@ func WritingFunction(name string, d Dialect) string {
 			return strings.ToLower(name) + " takes or releases an advisory lock."
 		case "DBLINK", "DBLINK_EXEC", "DBLINK_SEND_QUERY":
 			return strings.ToLower(name) + " runs SQL over another connection, where this check does not apply."
-		case "QUERY_TO_XML", "QUERY_TO_XMLSCHEMA", "QUERY_TO_XML_AND_XMLSCHEMA":
+		case "QUERY_TO_XML", "QUERY_TO_XMLSCHEMA", "QUERY_TO_XML_AND_XMLSCHEMA",
+			"TS_STAT", "TS_REWRITE", "CURSOR_TO_XML", "CURSOR_TO_XMLSCHEMA",
+			"CROSSTAB", "CROSSTAB2", "CROSSTAB3", "CROSSTAB4", "CONNECTBY":
+			// ts_rewrite's three-argument form runs nothing, yet asks too:
+			// its name alone cannot tell the forms apart.
 			return strings.ToLower(name) + " runs SQL given as text, which this check cannot see."
+		case "TABLE_TO_XML", "TABLE_TO_XMLSCHEMA", "TABLE_TO_XML_AND_XMLSCHEMA",
+			"SCHEMA_TO_XML", "SCHEMA_TO_XMLSCHEMA", "SCHEMA_TO_XML_AND_XMLSCHEMA",
+			"DATABASE_TO_XML", "DATABASE_TO_XMLSCHEMA", "DATABASE_TO_XML_AND_XMLSCHEMA":
+			return strings.ToLower(name) + " reads tables named in text, which this check cannot see."
+		case "TXID_CURRENT", "PG_CURRENT_XACT_ID":
+			return strings.ToLower(name) + " assigns the transaction an id, which uses one up."
+		case "PG_LOG_BACKEND_MEMORY_CONTEXTS", "PG_LOG_STANDBY_SNAPSHOT", "PG_SYNC_REPLICATION_SLOTS",
+			"PG_STAT_RESET_BACKEND_STATS":
+			return strings.ToLower(name) + " changes the state of the server."
 		case "PG_NOTIFY":
 			return "pg_notify sends a notification to other sessions."
 		case "PG_RELOAD_CONF", "PG_ROTATE_LOGFILE", "PG_SWITCH_WAL", "PG_PROMOTE",
@@ -983,6 +996,9 @@ func WritingFunction(name string, d Dialect) string {
 			return strings.ToLower(name) + " changes replication state."
 		case "PG_FILE_WRITE", "PG_FILE_RENAME", "PG_FILE_UNLINK", "PG_FILE_SYNC":
 			return strings.ToLower(name) + " writes files on the server."
+		}
+		if strings.HasPrefix(name, "PG_REPLICATION_ORIGIN_") {
+			return strings.ToLower(name) + " changes replication state."
 		}
 	case DialectMySQL:
 		switch name {

@@ -89,6 +89,14 @@ func TestClassifyKind(t *testing.T) {
 		{sqltext.DialectPostgres, "SELECT pg_read_file('/etc/hostname')", "SELECT ... PG_READ_FILE", "pg_read_file reads a file on the database server, outside the database."},
 		{sqltext.DialectPostgres, "SELECT * FROM pg_ls_logicalsnapdir()", "SELECT ... PG_LS_LOGICALSNAPDIR", "lists a folder on the database server"},
 		{sqltext.DialectPostgres, "SELECT dblink_connect('x')", "SELECT ... DBLINK_CONNECT", "over the network"},
+		// What an attacker found: functions that run SQL given as text hide
+		// a write, a file read or a session's end inside a string.
+		{sqltext.DialectPostgres, "SELECT * FROM ts_stat('SELECT to_tsvector(x::text) FROM dblink_exec(''host=h'', ''DELETE FROM t'') x')", "SELECT ... TS_STAT", "runs SQL given as text"},
+		{sqltext.DialectPostgres, "SELECT ts_rewrite('a'::tsquery, 'SELECT ''a''::tsquery, to_tsquery(pg_advisory_lock(42)::text)')", "SELECT ... TS_REWRITE", "runs SQL given as text"},
+		{sqltext.DialectPostgres, "SELECT * FROM crosstab('SELECT pg_terminate_backend(1), 1, 1')", "SELECT ... CROSSTAB", "runs SQL given as text"},
+		{sqltext.DialectPostgres, "SELECT table_to_xml('customers', true, false, '')", "SELECT ... TABLE_TO_XML", "reads tables named in text"},
+		{sqltext.DialectPostgres, "SELECT txid_current()", "SELECT ... TXID_CURRENT", "uses one up"},
+		{sqltext.DialectPostgres, "SELECT pg_replication_origin_create('x')", "SELECT ... PG_REPLICATION_ORIGIN_CREATE", "replication state"},
 		{sqltext.DialectPostgres, "COPY t TO PROGRAM 'gzip > /tmp/t.gz'", "COPY ... PROGRAM", "runs a command on the database server"},
 		{sqltext.DialectPostgres, "COPY t FROM '/tmp/t.csv'", "COPY", "reads or writes a file on the database server"},
 		{sqltext.DialectPostgres, "EXPLAIN ANALYZE EXPLAIN ANALYZE DELETE FROM t", "EXPLAIN ANALYZE", "runs the statement it explains: DELETE removes rows"},

@@ -28,6 +28,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 )
 
 // Statement is what the page shows the user.
@@ -185,7 +186,45 @@ func (p *page) show(w http.ResponseWriter) {
 	pageTemplate.Execute(w, struct {
 		Statement
 		Action, Nonce string
-	}{p.st, "/" + p.secret, p.nonce})
+	}{shown(p.st), "/" + p.secret, p.nonce})
+}
+
+// shown is st as the page shows it: the characters that change how text
+// reads without being seen (bidirectional overrides, zero-width ones,
+// controls other than new lines and tabs) are written as \u{...}, so that
+// the statement the user reads is the one that runs ("Trojan Source").
+func shown(st Statement) Statement {
+	st.SQL, st.Source, st.Label = Visible(st.SQL), Visible(st.Source), Visible(st.Label)
+	masked := make([]Masked, len(st.Masked))
+	for i, m := range st.Masked {
+		masked[i] = Masked{Token: Visible(m.Token), Value: Visible(m.Value)}
+	}
+	st.Masked = masked
+	return st
+}
+
+// Visible returns s with its invisible characters written out, for a
+// statement shown to the user to confirm, here or in a host's dialog.
+func Visible(s string) string {
+	if !strings.ContainsFunc(s, invisible) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if invisible(r) {
+			fmt.Fprintf(&b, "\\u{%04X}", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func invisible(r rune) bool {
+	if r == '\n' || r == '\t' {
+		return false
+	}
+	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r)
 }
 
 // take takes the answer of the page's own form, once. The POST must come

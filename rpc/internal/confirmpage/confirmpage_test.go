@@ -83,6 +83,24 @@ func TestPageShowsTheStatement(t *testing.T) {
 	assert.Less(t, reject, allow, "Reject comes first, so that Enter presses it")
 }
 
+// TestPageShowsHiddenCharacters: a statement that would read otherwise
+// than it runs, through a bidirectional override or a zero-width
+// character, shows those characters written out.
+func TestPageShowsHiddenCharacters(t *testing.T) {
+	st := statement
+	st.SQL = "DELETE FROM t WHERE id = 1 \u202e-- ;1 = di\u200b"
+	st.Label = "prod\u2066"
+	p, err := newPage(st)
+	require.NoError(t, err)
+	defer p.close()
+	page := get(t, p.url())
+	assert.Contains(t, page, `DELETE FROM t WHERE id = 1 \u{202E}-- ;1 = di\u{200B}`)
+	assert.Contains(t, page, `prod\u{2066}`)
+	for _, r := range []string{"\u202e", "\u200b", "\u2066"} {
+		assert.NotContains(t, page, r)
+	}
+}
+
 // TestOnlyItsOwnForm: a POST without the nonce, with another, from
 // another Origin or none, to another path, of another type, through
 // another Host name, or after the answer, changes nothing; the page's
