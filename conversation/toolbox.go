@@ -105,6 +105,11 @@ func (b *sessionToolbox) scrubForModel(ctx context.Context, text string, isJSON 
 	return text
 }
 
+func (b *sessionToolbox) masksForModel() bool {
+	s, ok := b.Toolbox.(modelScrubber)
+	return ok && s.masksForModel()
+}
+
 func (b *sessionToolbox) setConfirmer(c Confirmer) {
 	b.mu.Lock()
 	b.confirm = c

@@ -1,13 +1,23 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/aiq/aiq-rpc/conversation"
 	"github.com/aiq/aiq-rpc/conversation/llm/llmtest"
+	"github.com/aiq/aiq-rpc/tools/dbtest"
 )
 
 // BenchmarkRoundTrip is the latency of one request and its response
@@ -70,4 +80,147 @@ func BenchmarkTurn(b *testing.B) {
 	}
 	b.StopTimer()
 	require.Len(b, srv.Requests(), n)
+}
+
+// BenchmarkToolTurn is issue 28's goal 1 through the binary: a chat/turn
+// whose model calls execute_sql once (about 3 KB of rows from a SQLite
+// source) and then answers, on a session holding 20 and 200 such turns
+// (--history-limit keeps it there), autosave included, the sessions folder
+// in /dev/shm. Every request of a turn carries the whole history, each
+// tool result in its fence, so that what grows with the history (the
+// fences, the request body, the autosave) is in the figure.
+//
+// overhead-ms-p50 is the median of each turn's round trip less the
+// scripted model's time for the turn's two requests, each sent again from
+// the benchmark right after the turn; it includes the query, the same at
+// every length. cpu-ms-p50 is the median of the binary's own CPU time for
+// a turn (from /proc), which varies less on a busy machine. With
+// AIQ_BENCH_PROFILES set to a folder, the binary writes
+// its CPU profile there. peak-MiB is the binary's VmHWM (from /proc) once all the
+// turns are done: the most memory it ever held.
+//
+//	go test -run '^$' -bench ToolTurn -benchtime 100x -count 3 ./cmd/aiq-rpc/
+func BenchmarkToolTurn(b *testing.B) {
+	for _, turns := range []int{20, 200} {
+		b.Run(fmt.Sprintf("history=%d", turns), func(b *testing.B) { benchToolTurn(b, turns) })
+	}
+}
+
+// toolTurnSQL is the query of every turn of BenchmarkToolTurn.
+const toolTurnSQL = "SELECT * FROM items WHERE id <= 20"
+
+func benchToolTurn(b *testing.B, turns int) {
+	srv := llmtest.NewServer(b)
+	h := newHome(b).withModel(b, srv.URL)
+	src := dbtest.SQLite(b)
+	h.writeFile(b, "config/sources.yaml", sourcesYAML(src))
+	dbtest.Exec(b, src,
+		"CREATE TABLE items (id integer PRIMARY KEY, name text NOT NULL, city text, amount real, note text)",
+		`INSERT INTO items
+		 WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 100)
+		 SELECT i, 'item "' || i || '"', 'Zürich', i * 3.17, 'a note with "quotes" and a tab	' || i || ', lorem ipsum dolor sit amet'
+		 FROM s`)
+	if shm, err := os.MkdirTemp("/dev/shm", "aiq-bench-"); err == nil {
+		b.Cleanup(func() { os.RemoveAll(shm) })
+		if err := os.Symlink(shm, h.sessionsDir()); err != nil {
+			b.Fatal(err)
+		}
+	} else {
+		b.Logf("no /dev/shm (%v): the turns include the waits for the disk", err)
+	}
+	args := []string{"--history-limit", strconv.Itoa(turns)}
+	if dir := os.Getenv("AIQ_BENCH_PROFILES"); dir != "" {
+		// The binary's CPU profile of the run, for go tool pprof.
+		args = append(args, "--profile-cpu", filepath.Join(dir, fmt.Sprintf("toolturn-%d.prof", turns)))
+	}
+	p := startProc(b, h, procOptions{plain: true, args: args})
+	p.initialize(nil)
+	var info conversation.Info
+	p.client.Result("session/new", map[string]string{"source": "db"}, &info)
+	n := 0
+	call := func() llmtest.Step {
+		return llmtest.Step{Whole: true, ToolCalls: []llmtest.Call{{ID: fmt.Sprintf("call_%d", n), Name: "execute_sql", Arguments: mustJSON(map[string]string{"sql": toolTurnSQL})}}}
+	}
+	answer := func() llmtest.Step {
+		return llmtest.Step{Whole: true, Text: fmt.Sprintf("%d. Twenty items, all in Zürich.", n)}
+	}
+	turn := func() time.Duration {
+		srv.Add(call(), answer())
+		start := time.Now()
+		m := p.client.Call("chat/turn", map[string]any{"sessionId": info.SessionID, "query": fmt.Sprintf("question %d: which items are there?", n)})
+		took := time.Since(start)
+		if m.Error != nil {
+			b.Fatalf("chat/turn: %v", m.Error)
+		}
+		var ans conversation.Answer
+		if err := json.Unmarshal(m.Result, &ans); err != nil || ans.SavedTo == "" {
+			b.Fatalf("chat/turn saved nothing: %v %s", err, m.Result)
+		}
+		n++
+		return took
+	}
+	for range turns {
+		turn()
+	}
+	reqs := srv.Requests()
+	if last := reqs[len(reqs)-1]; !strings.Contains(last.Messages[len(last.Messages)-1].Content, "Zürich") {
+		b.Fatalf("the last request holds no rows: %+v", last.Messages[len(last.Messages)-1])
+	}
+	pid := p.cmd.Process.Pid
+	var overhead, cpu []time.Duration
+	for b.Loop() {
+		before := processCPU(b, pid)
+		took := turn()
+		cpu = append(cpu, processCPU(b, pid)-before)
+		reqs := srv.Requests()
+		first, second := reqs[len(reqs)-2], reqs[len(reqs)-1]
+		model := replayModel(b, srv, first.Body, call()) + replayModel(b, srv, second.Body, answer())
+		overhead = append(overhead, took-model)
+	}
+	b.StopTimer()
+	peak := peakMemory(b, p.cmd.Process.Pid)
+	p.stdin.Close()
+	p.wait()
+	b.ReportMetric(medianMillis(overhead), "overhead-ms-p50")
+	b.ReportMetric(percentileMillis(overhead, 90), "overhead-ms-p90")
+	b.ReportMetric(medianMillis(cpu), "cpu-ms-p50")
+	b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")
+}
+
+// replayModel is the scripted model's time for answering body with step,
+// over HTTP as the binary asks it.
+func replayModel(b *testing.B, srv *llmtest.Server, body []byte, step llmtest.Step) time.Duration {
+	srv.Add(step)
+	start := time.Now()
+	resp, err := http.Post(srv.URL+"/chat/completions", "application/json", bytes.NewReader(body))
+	if err != nil {
+		b.Fatal(err)
+	}
+	_, err = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	took := time.Since(start)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		b.Fatalf("model: %v %s", err, resp.Status)
+	}
+	return took
+}
+
+// peakMemory is the most resident memory process pid ever held (VmHWM), in
+// bytes.
+func peakMemory(b *testing.B, pid int) int64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for line := range strings.Lines(string(data)) {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return kb << 10
+		}
+	}
+	b.Fatalf("no VmHWM in /proc/%d/status", pid)
+	return 0
 }
