@@ -1,13 +1,17 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"net/textproto"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -223,4 +227,89 @@ func peakMemory(b *testing.B, pid int) int64 {
 	}
 	b.Fatalf("no VmHWM in /proc/%d/status", pid)
 	return 0
+}
+
+// BenchmarkColdStartAgainstStdlib is issue 28's goal 5: the time from exec
+// to the response to initialize, for aiq-rpc and, turn about in the same
+// run, for the yardstick, testdata/stdlibserver (a JSON-RPC server that
+// uses Go's standard library only, built here into a temporary folder).
+// ms-p50 is aiq-rpc's median, stdlib-ms-p50 the yardstick's, and ratio the
+// first over the second (the goal: at most 3). Both are spawned, asked and
+// killed by the same code.
+//
+//	go test -run '^$' -bench ColdStartAgainstStdlib -benchtime 100x -count 3 ./cmd/aiq-rpc/
+func BenchmarkColdStartAgainstStdlib(b *testing.B) {
+	yardstick := filepath.Join(b.TempDir(), "stdlibserver")
+	build := exec.Command("go", "build", "-o", yardstick, "./testdata/stdlibserver")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		b.Fatalf("build the yardstick: %v", err)
+	}
+	h := newHome(b)
+	var aiq, plain []time.Duration
+	for b.Loop() {
+		aiq = append(aiq, spawnInitialize(b, plainBinary, "--home", h.Dir))
+		b.StopTimer()
+		plain = append(plain, spawnInitialize(b, yardstick))
+		b.StartTimer()
+	}
+	b.ReportMetric(medianMillis(aiq), "ms-p50")
+	b.ReportMetric(medianMillis(plain), "stdlib-ms-p50")
+	b.ReportMetric(float64(median(aiq))/float64(median(plain)), "ratio")
+}
+
+// spawnInitialize starts bin with args, sends it initialize over LSP
+// framing and returns the time from the start to the response; then it
+// kills the process.
+func spawnInitialize(b *testing.B, bin string, args ...string) time.Duration {
+	cmd := exec.Command(bin, args...)
+	cmd.Env = childEnv()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`
+	frame := fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body)
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	}()
+	if _, err := io.WriteString(stdin, frame); err != nil {
+		b.Fatal(err)
+	}
+	r := bufio.NewReader(stdout)
+	header, err := textproto.NewReader(r).ReadMIMEHeader()
+	if err != nil {
+		b.Fatalf("%s: no answer to initialize: %v", bin, err)
+	}
+	n, err := strconv.Atoi(header.Get("Content-Length"))
+	if err != nil {
+		b.Fatalf("%s: %v", bin, err)
+	}
+	answer := make([]byte, n)
+	if _, err := io.ReadFull(r, answer); err != nil {
+		b.Fatalf("%s: %v", bin, err)
+	}
+	took := time.Since(start)
+	if !bytes.Contains(answer, []byte(`"result"`)) {
+		b.Fatalf("%s: initialize failed: %s", bin, answer)
+	}
+	return took
+}
+
+// median is the median of times.
+func median(times []time.Duration) time.Duration {
+	if len(times) == 0 {
+		return 0
+	}
+	slices.Sort(times)
+	return times[len(times)/2]
 }
