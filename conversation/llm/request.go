@@ -73,7 +73,7 @@ func (m *Model) requestBody(msgs []conversation.Message, tools []openai.Tool) ([
 			size += len(c.Function.Arguments) + len(c.Function.Arguments)/8 + 128
 		}
 	}
-	body := make([]byte, 0, size)
+	body := m.bodies.get(size)
 	body = append(body, `{"model":`...)
 	body = sessionio.AppendString(body, m.model)
 	body = append(body, `,"messages":[`...)
