@@ -232,6 +232,11 @@ func (c cancelledBy) scrubForModel(ctx context.Context, text string, isJSON bool
 	return text
 }
 
+func (c cancelledBy) masksForModel() bool {
+	s, ok := toolsAs[modelScrubber](c.Tools)
+	return ok && s.masksForModel()
+}
+
 func (c cancelledBy) Run(ctx context.Context, name string, args json.RawMessage) (any, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)

@@ -207,6 +207,8 @@ func (b *sqlToolbox) scrubForModel(ctx context.Context, text string, isJSON bool
 	return b.set.Scrub(ctx, text, isJSON)
 }
 
+func (b *sqlToolbox) masksForModel() bool { return b.set.Masker().Active() }
+
 func (b *sqlToolbox) masker() *guard.Masker     { return b.set.Masker() }
 func (b *sqlToolbox) useMasker(m *guard.Masker) { b.set.UseMasker(m) }
 

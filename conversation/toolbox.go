@@ -107,6 +107,11 @@ func (b *sessionToolbox) scrubForModel(ctx context.Context, text string, isJSON 
 
 func (b *sessionToolbox) unwrapTools() Tools { return b.Toolbox }
 
+func (b *sessionToolbox) masksForModel() bool {
+	s, ok := toolsAs[modelScrubber](b.Toolbox)
+	return ok && s.masksForModel()
+}
+
 func (b *sessionToolbox) setConfirmer(c Confirmer) {
 	b.mu.Lock()
 	b.confirm = c

@@ -327,7 +327,10 @@ func (r *Runner) runTool(ctx context.Context, call ToolCall, specs []ToolSpec, p
 // The session keeps them as they were.
 func (r *Runner) scrubHistory(ctx context.Context, history []Message) []Message {
 	s, ok := toolsAs[modelScrubber](r.Tools)
-	if !ok {
+	if !ok || !s.masksForModel() {
+		// Nothing to hide: the history goes as it is, and no request pays
+		// for reading every earlier result again (json.Valid of the whole
+		// history grew with it).
 		return history
 	}
 	out := slices.Clone(history)
@@ -350,6 +353,9 @@ func (r *Runner) scrubHistory(ctx context.Context, history []Message) []Message 
 // row, an error, a plan, a catalog.
 type modelScrubber interface {
 	scrubForModel(ctx context.Context, text string, isJSON bool) string
+	// masksForModel reports whether scrubForModel can change anything:
+	// whether the source masks a column.
+	masksForModel() bool
 }
 
 // toolsWrapper is Tools that run other Tools, such as a Call's, which

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math/bits"
+	"slices"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -159,6 +160,19 @@ func (s *scanner) text() (string, error) {
 	}
 	buf := append(s.buf[:0], data[start:i]...)
 	for i < len(data) {
+		if i+8 <= len(data) {
+			// Eight bytes at a time to the next special one, written
+			// whole: the bytes after it are written again, and a copy
+			// call per run of a few bytes would cost more than them.
+			x := binary.LittleEndian.Uint64(data[i:])
+			if k := firstSpecial(x); k > 0 {
+				buf = slices.Grow(buf, 8)
+				binary.LittleEndian.PutUint64(buf[len(buf):len(buf)+8], x)
+				buf = buf[:len(buf)+k]
+				i += k
+				continue
+			}
+		}
 		c := data[i]
 		if !special[c] {
 			buf = append(buf, c)

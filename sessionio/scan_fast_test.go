@@ -58,6 +58,16 @@ func TestEightBytesAtATime(t *testing.T) {
 			}
 		}
 	}
+	// After an escape, a control character or the end of the data is
+	// found at every offset of a word too.
+	for pad := range 17 {
+		for _, bad := range []string{`"\n` + strings.Repeat("x", pad) + "\x01\"", `"\n` + strings.Repeat("x", pad)} {
+			s := scanner{data: []byte(bad)}
+			if got, err := s.text(); err == nil {
+				t.Errorf("text of %q = %q, want an error", bad, got)
+			}
+		}
+	}
 	for _, bad := range []string{`"\ud83d\uZZZZ"`, `"\ud83d\u12"`, `"\ud83d\u`, `"\u12"`, `"abc\"`, `"abc`, "\"a\x01\"", `"\x"`, `"0123456789\"`} {
 		var v string
 		if json.Unmarshal([]byte(bad), &v) == nil {

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"sync"
+	"unsafe"
 
 	"github.com/aiq/aiq-rpc/sessionio"
 )
@@ -22,11 +23,26 @@ const maxCachedBytes = 8 << 20
 // less work than escaping it. Encodings used lately stay: a content not in
 // the current generation is looked up in the previous one, and when the
 // current generation is full it becomes the previous one.
+//
+// A content is looked up first by where its bytes are (sameString): the
+// history's messages are the same strings on every request, so most
+// lookups hash two words instead of the whole content (hashing a
+// megabyte of history on each request grew with it); a content made anew
+// with the same text (scrubbed again, say) is found by its text.
 type encodedContents struct {
-	limit     int // the bytes of a generation; tests make it small
-	mu        sync.Mutex
-	cur, prev map[string][]byte
-	curBytes  int
+	limit             int // the bytes of a generation; tests make it small
+	mu                sync.Mutex
+	cur, prev         map[string][]byte
+	curSame, prevSame map[sameString][]byte
+	curBytes          int
+}
+
+// sameString is where a string's bytes are and how many: two strings with
+// the same sameString hold the same text, since a string's bytes never
+// change and the key, holding the pointer, keeps them from being reused.
+type sameString struct {
+	p *byte
+	n int
 }
 
 // appendContent appends s as a JSON string, as sessionio.AppendString does.
@@ -35,23 +51,35 @@ func (c *encodedContents) appendContent(dst []byte, s string) []byte {
 	if len(s) < minCachedContent {
 		return sessionio.AppendString(dst, s)
 	}
+	same := sameString{unsafe.StringData(s), len(s)}
+	if enc, ok := c.curSame[same]; ok {
+		return append(dst, enc...)
+	}
 	if enc, ok := c.cur[s]; ok {
+		// Not kept under this s's place too: a content made anew on every
+		// request would add one uncounted entry a request.
+		return append(dst, enc...)
+	}
+	if enc, ok := c.prevSame[same]; ok {
+		c.put(s, same, enc)
 		return append(dst, enc...)
 	}
 	if enc, ok := c.prev[s]; ok {
-		c.put(s, enc)
+		c.put(s, same, enc)
 		return append(dst, enc...)
 	}
 	start := len(dst)
 	dst = sessionio.AppendString(dst, s)
-	c.put(s, append([]byte(nil), dst[start:]...))
+	c.put(s, same, append([]byte(nil), dst[start:]...))
 	return dst
 }
 
-func (c *encodedContents) put(s string, enc []byte) {
+func (c *encodedContents) put(s string, same sameString, enc []byte) {
 	if c.cur == nil || c.curBytes+len(enc) > c.limit {
 		c.prev, c.cur, c.curBytes = c.cur, map[string][]byte{}, 0
+		c.prevSame, c.curSame = c.curSame, map[sameString][]byte{}
 	}
 	c.cur[s] = enc
+	c.curSame[same] = enc
 	c.curBytes += len(enc)
 }

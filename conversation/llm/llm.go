@@ -80,6 +80,8 @@ type Model struct {
 	// contents keeps the encodings of the history's contents from one
 	// request to the next.
 	contents *encodedContents
+	// bodies keeps the buffer of a body sent for the next one.
+	bodies *bodyBuffers
 	// base is the API's base URL, and plain the client under the wrapped
 	// transport, for the requests that are not chat completions.
 	base  string
@@ -98,7 +100,7 @@ func New(cfg Config) (*Model, error) {
 		return nil, errors.New("set up the model: no model named: set model in config.yaml's llm section, or AIQ_MODEL")
 	}
 	m := &Model{model: name, secret: cfg.APIKey, timeout: cfg.Timeout, maxTries: cfg.MaxTries,
-		backoff: defaultBackoff, sleep: sleep, contents: &encodedContents{limit: maxCachedBytes}}
+		backoff: defaultBackoff, sleep: sleep, contents: &encodedContents{limit: maxCachedBytes}, bodies: &bodyBuffers{}}
 	if m.timeout <= 0 {
 		m.timeout = DefaultTimeout
 	}
@@ -163,7 +165,9 @@ func (m *Model) Complete(ctx context.Context, req conversation.Request, onText f
 		if err != nil {
 			return conversation.Reply{}, fmt.Errorf("ask the model: %w", err)
 		}
-		reply, err := m.tries(ctx, body, onText, req.OnThought)
+		sent := newSentBody(body, m.bodies)
+		reply, err := m.tries(ctx, sent, onText, req.OnThought)
+		sent.release()
 		var e *APIError
 		if !errors.As(err, &e) || !e.contextLength {
 			return reply, err
@@ -187,7 +191,7 @@ func tooLong(e *APIError) *APIError {
 }
 
 // tries sends body until it succeeds, fails for good, or runs out of tries.
-func (m *Model) tries(ctx context.Context, body []byte, onText, onThought func(string)) (conversation.Reply, error) {
+func (m *Model) tries(ctx context.Context, body *sentBody, onText, onThought func(string)) (conversation.Reply, error) {
 	for n := 1; ; n++ {
 		reply, err := m.try(ctx, body, onText, onThought)
 		if err == nil {
@@ -230,7 +234,7 @@ func (m *Model) retryWait(e *APIError, n int) (time.Duration, bool) {
 // try sends body once. go-openai builds the HTTP request, with its URL and
 // headers, and splits the answer's stream; the body it would marshal is
 // replaced by ours in transport, which finds it in the request's context.
-func (m *Model) try(ctx context.Context, body []byte, onText, onThought func(string)) (conversation.Reply, error) {
+func (m *Model) try(ctx context.Context, body *sentBody, onText, onThought func(string)) (conversation.Reply, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	idle := time.AfterFunc(m.timeout, func() { cancel(errIdle) })

@@ -63,14 +63,17 @@ func baseURL(raw string) (string, error) {
 // a turn 0.1 ms at 20 turns and 0.5 ms at 200. Tool calls without
 // arguments get "{}", which go-openai would also leave out.
 func (m *Model) requestBody(msgs []conversation.Message, tools []openai.Tool) ([]byte, error) {
+	// Room for the escapes: a tool result of JSON text holds an escaped
+	// quote every few bytes, and a body that outgrows its first buffer
+	// is copied into one twice its size (2.3 MB for 0.9 at 200 turns).
 	size := len(m.model) + 64
 	for _, msg := range msgs {
-		size += len(msg.Content) + len(msg.Content)/8 + 64
+		size += len(msg.Content) + len(msg.Content)/3 + 64
 		for _, c := range msg.ToolCalls {
 			size += len(c.Function.Arguments) + len(c.Function.Arguments)/8 + 128
 		}
 	}
-	body := make([]byte, 0, size)
+	body := m.bodies.get(size)
 	body = append(body, `{"model":`...)
 	body = sessionio.AppendString(body, m.model)
 	body = append(body, `,"messages":[`...)

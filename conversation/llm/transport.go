@@ -56,7 +56,7 @@ type bodyKey struct{}
 
 // withBody returns ctx carrying body, the JSON body that transport sends
 // in place of the one go-openai marshalled.
-func withBody(ctx context.Context, body []byte) context.Context {
+func withBody(ctx context.Context, body *sentBody) context.Context {
 	return context.WithValue(ctx, bodyKey{}, body)
 }
 
@@ -67,14 +67,14 @@ func withRequestBody(req *http.Request) (*http.Request, error) {
 	if req.Body != nil {
 		req.Body.Close()
 	}
-	body, ok := req.Context().Value(bodyKey{}).([]byte)
+	body, ok := req.Context().Value(bodyKey{}).(*sentBody)
 	if !ok {
 		return nil, errors.New("send the request: no request body was built")
 	}
 	out := req.Clone(req.Context())
-	out.Body = io.NopCloser(bytes.NewReader(body))
-	out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-	out.ContentLength = int64(len(body))
+	out.Body = body.reader()
+	out.GetBody = func() (io.ReadCloser, error) { return body.reader(), nil }
+	out.ContentLength = int64(len(body.data))
 	return out, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/aiq/aiq-rpc/tools/sqltext"
@@ -92,14 +93,18 @@ func (t *Table) Column(name string) *Column {
 
 // checkInPattern finds "column IN (...)" in a CHECK constraint, the column
 // bare or quoted in any dialect's way, possibly cast.
-var checkInPattern = regexp.MustCompile(`(?is)^\(*\s*("(?:[^"]|"")+"|` + "`(?:[^`]|``)+`" + `|\[[^\]]+\]|[\p{L}_][\p{L}\p{N}_$]*)\s*\)?(?:::[a-z ]+)?\s+IN\s*\((.*)\)\s*\)*$`)
+var checkInPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?is)^\(*\s*("(?:[^"]|"")+"|` + "`(?:[^`]|``)+`" + `|\[[^\]]+\]|[\p{L}_][\p{L}\p{N}_$]*)\s*\)?(?:::[a-z ]+)?\s+IN\s*\((.*)\)\s*\)*$`)
+})
 
 // checkAnyPattern finds PostgreSQL's form of the same,
 // "(column = ANY (ARRAY['a'::text, 'b'::text]))".
-var checkAnyPattern = regexp.MustCompile(`(?is)^\(*\s*("(?:[^"]|"")+"|[\p{L}_][\p{L}\p{N}_$]*)\s*\)?(?:::[a-z ]+)?\s*=\s*ANY\s*\(+\s*ARRAY\s*\[(.*)\]`)
+var checkAnyPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?is)^\(*\s*("(?:[^"]|"")+"|[\p{L}_][\p{L}\p{N}_$]*)\s*\)?(?:::[a-z ]+)?\s*=\s*ANY\s*\(+\s*ARRAY\s*\[(.*)\]`)
+})
 
 // literalPattern finds a quoted string literal.
-var literalPattern = regexp.MustCompile(`'((?:[^']|'')*)'`)
+var literalPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`'((?:[^']|'')*)'`) })
 
 // ColumnFold returns the column of that name regardless of case, as
 // SQLite finds it, or nil.
@@ -124,18 +129,18 @@ func CheckValues(expr string) (column string, values []string, ok bool) {
 	if containsWordFold(expr, "OR") || containsWordFold(expr, "AND") || containsWordFold(expr, "NOT") {
 		return "", nil, false
 	}
-	m := checkInPattern.FindStringSubmatch(expr)
+	m := checkInPattern().FindStringSubmatch(expr)
 	if m == nil {
-		m = checkAnyPattern.FindStringSubmatch(expr)
+		m = checkAnyPattern().FindStringSubmatch(expr)
 	}
 	if m == nil {
 		return "", nil, false
 	}
-	for _, lit := range literalPattern.FindAllStringSubmatch(m[2], -1) {
+	for _, lit := range literalPattern().FindAllStringSubmatch(m[2], -1) {
 		values = append(values, strings.ReplaceAll(lit[1], "''", "'"))
 	}
 	// Every item must be a literal: compare how many there are.
-	items := strings.Count(literalPattern.ReplaceAllString(m[2], "x"), ",") + 1
+	items := strings.Count(literalPattern().ReplaceAllString(m[2], "x"), ",") + 1
 	if len(values) == 0 || items != len(values) {
 		return "", nil, false
 	}
@@ -153,7 +158,7 @@ func cutPrefixFold(s, prefix string) (string, bool) {
 // containsWordFold reports whether word appears in s, outside string
 // literals, as a word of its own, regardless of case.
 func containsWordFold(s, word string) bool {
-	s = literalPattern.ReplaceAllString(s, "''")
+	s = literalPattern().ReplaceAllString(s, "''")
 	for _, f := range strings.FieldsFunc(s, func(r rune) bool {
 		return !(r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
 	}) {
@@ -187,7 +192,7 @@ func EnumValues(columnType string) []string {
 		return nil
 	}
 	var values []string
-	for _, lit := range literalPattern.FindAllStringSubmatch(rest, -1) {
+	for _, lit := range literalPattern().FindAllStringSubmatch(rest, -1) {
 		values = append(values, strings.ReplaceAll(lit[1], "''", "'"))
 	}
 	return values
@@ -274,11 +279,11 @@ var shortTypes = strings.NewReplacer(
 
 // mysqlIntWidth is the display width of MySQL's integer types, "int(11)",
 // which says nothing about the values.
-var mysqlIntWidth = regexp.MustCompile(`(?i)^((?:tiny|small|medium|big)?int)\(\d+\)`)
+var mysqlIntWidth = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^((?:tiny|small|medium|big)?int)\(\d+\)`) })
 
 // shortType returns a column type as the card shows it.
 func shortType(t string) string {
-	t = mysqlIntWidth.ReplaceAllString(shortTypes.Replace(t), "$1")
+	t = mysqlIntWidth().ReplaceAllString(shortTypes.Replace(t), "$1")
 	if t == "" {
 		return "any"
 	}
