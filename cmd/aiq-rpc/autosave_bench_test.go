@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -128,19 +126,7 @@ func benchAutosaveTurn(b *testing.B, turns int, whole, disk bool) int {
 // history the request grows, and so does the model's work. Measured right
 // after the turn, it sees the machine as the turn did.
 func modelTime(b *testing.B, srv *llmtest.Server, body []byte, whole bool) time.Duration {
-	srv.Add(llmtest.Step{Text: autosaveAnswer, Whole: whole})
-	start := time.Now()
-	resp, err := http.Post(srv.URL+"/chat/completions", "application/json", bytes.NewReader(body))
-	if err != nil {
-		b.Fatal(err)
-	}
-	_, err = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	took := time.Since(start)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		b.Fatalf("model: %v %s", err, resp.Status)
-	}
-	return took
+	return replayModel(b, srv, body, llmtest.Step{Text: autosaveAnswer, Whole: whole})
 }
 
 // benchSaveFsync is the waits for the disk of one save of a session file
