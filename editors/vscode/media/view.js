@@ -432,7 +432,7 @@
     if (saw && saw.rowsKept) {
       /** @type {Statement} */
       const st = { sql, status: "success", rowCount: saw.rowCount, columns: saw.columns.map(String), rows: (Array.isArray(saw.rows) ? saw.rows : []).filter(Array.isArray) };
-      if (Array.isArray(saw.columnTypes) && saw.columnTypes.length === st.columns.length) st.columnTypes = saw.columnTypes.map(String);
+      if (Array.isArray(saw.columnTypes) && saw.columnTypes.length === saw.columns.length) st.columnTypes = saw.columnTypes.map(String);
       if (saw.truncated) st.truncated = true;
       return st;
     }
