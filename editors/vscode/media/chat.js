@@ -22,6 +22,8 @@
   // After "ready" the extension sends the state and then the whole
   // conversation again, so the first message starts the model anew; until
   // then the saved one is shown, so a view shown again does not flash empty.
+  // It holds no result rows (V.savedModel): those come with the replay, or
+  // after a reload with chat/history's seen.
   let replayPending = true;
 
   // ---- Small element helpers ----
@@ -125,11 +127,11 @@
   function save() {
     clearTimeout(saveTimer);
     saveTimer = undefined;
-    vscode.setState({ model, draft: input.value });
+    vscode.setState({ model: V.savedModel(model), draft: input.value });
   }
 
-  // A streamed answer changes the model many times a second, and the state
-  // holds every result's rows: save at most every 150 ms.
+  // A streamed answer changes the model many times a second: save at most
+  // every 150 ms.
   function saveSoon() {
     if (saveTimer === undefined) saveTimer = setTimeout(save, 150);
   }
@@ -640,6 +642,11 @@
       const meta = el("div", "result-meta running-mark", `Running: the first ${count(rows.length)} rows (${count(total)} read so far)`);
       meta.prepend(el("span", "spinner"));
       wrap.append(meta);
+    } else if (st.rowsNotSaved) {
+      // Drawn from the saved state until the replay brings the rows.
+      const line = el("div", "result-meta");
+      line.append(el("span", "result-rows", `${count(total)} row${total === 1 ? "" : "s"}`));
+      wrap.append(line);
     } else {
       const fewer = st.truncated || total > rows.length;
       // A conversation opened again has the rows its session file kept: it says so, not less in silence.

@@ -14,7 +14,8 @@
   /**
    * @typedef {{ sql: string, status: string, rowCount?: number, columns?: string[], columnTypes?: string[],
    *   rows?: unknown[][], truncated?: boolean, error?: string, warnings?: string[],
-   *   callId?: string, restored?: boolean }} Statement
+   *   callId?: string, restored?: boolean, rowsNotSaved?: boolean }} Statement
+   *   rowsNotSaved: drawn from the saved state, whose rows were left out (savedModel).
    * @typedef {{ chartType: string, x: string, y: string, title?: string, labels?: string[],
    *   values?: number[], points?: {x: number, y: number}[], skipped?: number, truncated?: boolean }} Chart
    * @typedef {{ kind: "text", text: string }
@@ -432,7 +433,7 @@
     if (saw && saw.rowsKept) {
       /** @type {Statement} */
       const st = { sql, status: "success", rowCount: saw.rowCount, columns: saw.columns.map(String), rows: (Array.isArray(saw.rows) ? saw.rows : []).filter(Array.isArray) };
-      if (Array.isArray(saw.columnTypes) && saw.columnTypes.length === st.columns.length) st.columnTypes = saw.columnTypes.map(String);
+      if (Array.isArray(saw.columnTypes) && saw.columnTypes.length === saw.columns.length) st.columnTypes = saw.columnTypes.map(String);
       if (saw.truncated) st.truncated = true;
       return st;
     }
@@ -472,6 +473,32 @@
     if (same) return entries;
     // A turn still running is not in the history yet; its events go on.
     return [...fromHistory, ...running];
+  }
+
+  /**
+   * The model as the panel saves it in VS Code's webview state (kept in the
+   * workspace storage, outside the session's 0600 seen file): no result's
+   * rows and no write dialog's masked values, which are real values of
+   * masked columns. The rest (text, each statement's SQL, status, count and
+   * columns, call ids, sorts) draws the panel at once when it opens again;
+   * the rows come back with the extension's replay (a view shown again) or
+   * chat/history's seen (after a reload). model is left as it is.
+   * @param {Model} model @returns {Model}
+   */
+  function savedModel(model) {
+    const entries = model.entries.map((e) => {
+      if (e.kind !== "turn") return e;
+      const items = e.items.map((it) => {
+        if (it.kind === "sql" && it.statement) {
+          const { rows: _rows, ...rest } = it.statement;
+          return { ...it, statement: { ...rest, rowsNotSaved: true } };
+        }
+        if (it.kind === "confirm") return { ...it, prompt: { ...it.prompt, masked: [] } };
+        return it;
+      });
+      return { ...e, items };
+    });
+    return { ...model, entries };
   }
 
   // ---- Values and tables ----
@@ -1017,7 +1044,7 @@
   }
 
   return {
-    HANDLED_TYPES, openConfirm, confirmKey, turnStatus, statementRan, emptyModel, sourceLabel, modelLabel, restart, sortKey, apply, historyTurns, turnBlocks, statementNote, chooseChart, chartPlan, pieReads,
+    HANDLED_TYPES, openConfirm, confirmKey, turnStatus, statementRan, emptyModel, sourceLabel, modelLabel, restart, savedModel, sortKey, apply, historyTurns, turnBlocks, statementNote, chooseChart, chartPlan, pieReads,
     sortRows, nextSort, compareValues, formatCell, formatNumber, isKeyColumn, SEPARATORS, isNumericColumn, typeKind, asNumber, tokenizeSQL, parseMarkdown, parseInline, settledEnd,
   };
 });

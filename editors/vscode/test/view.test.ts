@@ -851,3 +851,61 @@ test("a restored result the user saw comes back from seen: the rows the panel wa
   assert.equal(cli.items[0].statement.restored, true);
   assert.equal(cli.items[0].statement.rows.length, 1);
 });
+
+test("the panel's saved state holds no result rows nor masked values; the rows come back with the replay or chat/history's seen", () => {
+  const real = "ann@example.com";
+  const sql = "SELECT id, email FROM customers";
+  const statement = { sql, status: "success", rowCount: 2, columns: ["id", "email"], columnTypes: ["int4", "text"], rows: [[1, real], [2, "bob@example.com"]], callId: "c1" };
+  const live = [
+    { type: "turnStart", turnId: 1, query: "Who are the customers?" },
+    { type: "progress", turnId: 1, event: { kind: "tool_call", tool: "execute_sql", callId: "c1", sql } },
+    { type: "progress", turnId: 1, event: { kind: "tool_result", callId: "c1", summary: "2 rows", statement } },
+    { type: "progress", turnId: 1, event: { kind: "text", text: "Two customers." } },
+    { type: "confirm", turnId: 1, id: 7, prompt: { message: "Run this write?", sql: "DELETE FROM customers WHERE email = '<masked:email:3f2a91c04d7e>'", masked: [`<masked:email:3f2a91c04d7e> is ${real}`], note: "", buttons: [{ label: "Reject", decision: "reject" }] } },
+    { type: "turnEnd", turnId: 1, result: { stopReason: "end_turn", answer: "Two customers.", statements: [statement] } },
+  ];
+  const model = replay(live);
+  model.sorts["1:0"] = { col: 1, dir: "desc" };
+
+  // What chat.js gives setState: V.savedModel of the model, and nothing else of it.
+  const chat = fs.readFileSync(path.join(root, "media", "chat.js"), "utf8");
+  assert.deepEqual(chat.match(/vscode\.setState\([^)]*\)/g), ["vscode.setState({ model: V.savedModel(model)"], "chat.js saves the model only through savedModel");
+  const saved = JSON.parse(JSON.stringify({ model: view.savedModel(model), draft: "" }));
+  const text = JSON.stringify(saved);
+  assert.ok(!text.includes(real) && !text.includes("bob@example.com"), "no row value in the saved state");
+  // What redraws the panel at once is kept.
+  const st = turns(saved.model)[0].items[0].statement;
+  assert.equal(st.rows, undefined);
+  assert.equal(st.rowsNotSaved, true);
+  assert.deepEqual([st.sql, st.status, st.rowCount, st.columns, st.columnTypes, st.callId], [sql, "success", 2, ["id", "email"], ["int4", "text"], "c1"]);
+  assert.equal(turns(saved.model)[0].items[0].callId, "c1");
+  assert.ok(text.includes("Two customers.") && text.includes("Who are the customers?"));
+  assert.deepEqual(saved.model.sorts, { "1:0": { col: 1, dir: "desc" } });
+  // The model the panel draws from is left as it is.
+  assert.equal(turns(model)[0].items[0].statement.rows[0][1], real);
+  assert.equal(turns(model)[0].items.find((it: any) => it.kind === "confirm").prompt.masked.length, 1);
+
+  // A view shown again: chat.js starts anew from the saved model at the first message, and the extension replays the conversation.
+  let shown = view.restart(saved.model);
+  for (const m of [{ type: "state", source: "shop", running: false }, ...live]) shown = view.apply(shown, m).model;
+  assert.equal(turns(shown)[0].items[0].statement.rows[0][1], real, "the replay brings the rows back");
+  assert.deepEqual(shown.sorts, { "1:0": { col: 1, dir: "desc" } }, "and the sort stays");
+
+  // After a reload: the controller's history message, whose seen holds what the user saw.
+  const messages = [
+    { role: "user", content: "Who are the customers?" },
+    { role: "assistant", content: "", tool_calls: [{ id: "c1", function: { name: "execute_sql", arguments: JSON.stringify({ sql }) } }] },
+    { role: "tool", tool_call_id: "c1", content: JSON.stringify({ status: "success", row_count: 2, columns: ["id", "email"], rows: [[1, "<masked:email:3f2a91c04d7e>"], [2, "<masked:email:0b9c2d4e6f81>"]] }) },
+    { role: "assistant", content: "Two customers." },
+  ];
+  const seen = { c1: { columns: ["id", "email"], columnTypes: ["int4", "text"], rows: statement.rows, rowCount: 2, rowsKept: true } };
+  let reloaded = view.restart(saved.model);
+  for (const m of [
+    { type: "state", source: "shop", running: false },
+    { type: "history", turns: questionsAndAnswers(["Who are the customers?", "Two customers."]), messages, seen },
+  ]) reloaded = view.apply(reloaded, m).model;
+  const back = turns(reloaded)[0].items[0].statement;
+  assert.deepEqual(back.rows, statement.rows, "the rows the user saw, real values and all");
+  assert.equal(back.rowsNotSaved, undefined);
+  assert.equal(back.callId, "c1");
+});
