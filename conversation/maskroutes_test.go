@@ -1,8 +1,10 @@
 package conversation_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -77,6 +79,10 @@ var maskRouteEngines = []maskRouteEngine{
 			{sql: "SELECT name FROM customers WHERE reverse(email) IS NOT NULL", status: "error"},
 			{sql: "SELECT * FROM sqlite_stat1", status: "rejected"},
 			{sql: "SELECT * FROM sqlite_stat4", status: "rejected"},
+			// What an attacker found: a value split by new lines in an
+			// error, and the database's pages read raw.
+			{sql: "SELECT json_extract('{}', replace(email, '@', char(10) || '@')) AS x FROM customers WHERE id = 1", status: "error"},
+			{sql: "SELECT hex(data) AS h FROM sqlite_dbpage('main')", status: "rejected"},
 			{sql: "SELECT CAST(email AS integer) + json(phone) FROM customers", status: "error"},
 			{sql: "SELECT reverse_me FROM (SELECT upper(x.e) AS reverse_me FROM (SELECT * FROM customers) x(i, n, e, p)) y", status: "error"},
 			{sql: "SELECT upper(v) FROM (SELECT (SELECT email FROM customers WHERE id = 1) AS v) d", status: "success"},
@@ -110,6 +116,8 @@ var maskRouteEngines = []maskRouteEngine{
 			{sql: "SELECT json_build_array(email, phone) AS a, ARRAY[email] AS b, to_jsonb(c) AS c FROM customers c", status: "success"},
 			{sql: "SELECT y::int FROM (SELECT * FROM customers) s(a,b,c,y)", status: "error"},
 			{sql: "SELECT email::int FROM customers WHERE id = 2", status: "error"},
+			{sql: "SELECT (chr(10) || reverse(email) || chr(10))::int FROM customers WHERE id = 1", status: "error"},
+			{sql: "SELECT id FROM customers WHERE (chr(10) || reverse(email) || chr(10))::date IS NULL AND id = 3", status: "error"},
 			{sql: "SELECT reverse(x::text) FROM (SELECT * FROM customers) x", status: "success"},
 			{sql: "SELECT reverse(x::text) FROM (TABLE customers) x", status: "success"},
 			{sql: "SELECT reverse(x::text) FROM LATERAL (SELECT * FROM customers) x", status: "success"},
@@ -256,7 +264,10 @@ func assertNoSeed(t *testing.T, reqs []conversation.Request) {
 		require.NoError(t, json.Unmarshal(data, &plain))
 		text, _ := json.Marshal(plain)
 		body := string(data) + "\n" + unescaped(plain)
-		body = strings.ToLower(body + "\n" + base64Decoded(body))
+		body = strings.ToLower(body + "\n" + base64Decoded(body) + "\n" + hexDecoded(body))
+		// A value split by new lines (a statement may put them in one)
+		// is found too.
+		body += "\n" + strings.NewReplacer(`\n`, "", "\n", "", `\r`, "", "\r", "").Replace(body)
 		for _, v := range maskedSeed {
 			for _, form := range []string{v, strings.ToUpper(v), reverse(v)} {
 				if strings.Contains(body, strings.ToLower(form)) {
@@ -282,6 +293,22 @@ func base64Decoded(text string) string {
 			data, _ = base64.RawStdEncoding.DecodeString(run[:len(run)/4*4])
 		}
 		b.Write(data)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// hexRun is a run of hexadecimal digits long enough to hold part of a
+// value, as hex() and encode(..., 'hex') write them.
+var hexRun = regexp.MustCompile(`(?i)(?:[0-9a-f]{2}){6,}`)
+
+// hexDecoded is what each hex run in text decodes to, its zero bytes left
+// out: a raw page of the database holds the values in its bytes.
+func hexDecoded(text string) string {
+	var b strings.Builder
+	for _, run := range hexRun.FindAllString(text, -1) {
+		data, _ := hex.DecodeString(run)
+		b.Write(bytes.ReplaceAll(data, []byte{0}, nil))
 		b.WriteByte('\n')
 	}
 	return b.String()

@@ -424,6 +424,11 @@ func TestRedactValues(t *testing.T) {
 		`Key (email)=(a) b (c)) already exists.`:                                                        `Key (email)=(<masked>) already exists.`,
 		`duplicate key value violates unique constraint; Key (email)=(ann@example.com) already exists.`: `duplicate key value violates unique constraint; Key (email)=(<masked>) already exists.`,
 		`no such column: emial`: `no such column: emial`,
+		// What an attacker found: a value between new lines left one
+		// quote on each line, which a line-by-line redaction kept.
+		"ERROR: invalid input syntax for type integer: \"\nmoc.elpmaxe@7setuor.nna\n\" (SQLSTATE 22P02)": `ERROR: invalid input syntax for type integer: "<masked>" (SQLSTATE 22P02)`,
+		"bad JSON path: 'ann.routes7\n@example.com'":                                                     `bad JSON path: '<masked>'`,
+		"Key (email)=(ann\n@example.com) already exists.":                                                `Key (email)=(<masked>) already exists.`,
 	} {
 		if got := guard.RedactValues(in); got != want {
 			t.Errorf("redactValues(%q) = %q, want %q", in, got, want)

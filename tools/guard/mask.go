@@ -278,26 +278,22 @@ type maskedRows struct {
 // RedactValues is an error with every quoted value in it hidden: the
 // model reads it when the statement may carry a masked column. A value
 // may hold the quotes around it (Duplicate entry 'o'brien@x.io' for key
-// 'email'), so on each line everything from the first quote to the last
-// of the same kind goes, and a key's value, Key (email)=(...), to the
-// line's last parenthesis: a little of the sentence is lost, never a
-// value.
+// 'email') and new lines (a value cast as chr(10) || email || chr(10)),
+// so everything from the message's first quote to its last of the same
+// kind goes, across lines, and a key's value, Key (email)=(...), to the
+// last parenthesis: a little of the sentence is lost, never a value.
 func RedactValues(msg string) string {
-	lines := strings.Split(msg, "\n")
-	for i, l := range lines {
-		if at := strings.Index(l, ")=("); at >= 0 {
-			if end := strings.LastIndexByte(l, ')'); end > at+2 {
-				l = l[:at+3] + "<masked>" + l[end:]
-			}
+	if at := strings.Index(msg, ")=("); at >= 0 {
+		if end := strings.LastIndexByte(msg, ')'); end > at+2 {
+			msg = msg[:at+3] + "<masked>" + msg[end:]
 		}
-		for _, q := range []byte{'"', '\''} {
-			if first, last := strings.IndexByte(l, q), strings.LastIndexByte(l, q); first >= 0 && last > first {
-				l = l[:first+1] + "<masked>" + l[last:]
-			}
-		}
-		lines[i] = l
 	}
-	return strings.Join(lines, "\n")
+	for _, q := range []byte{'"', '\''} {
+		if first, last := strings.IndexByte(msg, q), strings.LastIndexByte(msg, q); first >= 0 && last > first {
+			msg = msg[:first+1] + "<masked>" + msg[last:]
+		}
+	}
+	return msg
 }
 
 // TokenPattern finds what looks like a token anywhere in a statement.
