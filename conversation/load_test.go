@@ -259,3 +259,27 @@ func TestFirstSaveKeepsTheFileBytes(t *testing.T) {
 	assert.Equal(t, s.History, back.History, "the file holds the history as loaded")
 	assert.Equal(t, s.SystemPrompt, back.SystemPrompt)
 }
+
+// TestLoadCleansUpAfterAnswer: the collection after a large load starts
+// the front end's way (conversation.WithAfterAnswer), once the load's
+// answer is out; a small load leaves nothing to clean up.
+func TestLoadCleansUpAfterAnswer(t *testing.T) {
+	ws, _ := newWorkspace(t, nil, nil)
+	dir := t.TempDir()
+	for _, size := range []int{2 << 20, 64 << 10} {
+		path := filepath.Join(dir, "session.json")
+		require.NoError(t, os.WriteFile(path, sessiontest.GenerateCLIFile(size), 0o600))
+		var left []func()
+		ctx := conversation.WithAfterAnswer(context.Background(), func(f func()) { left = append(left, f) })
+		info, err := ws.Load(ctx, path)
+		require.NoError(t, err)
+		if size > 1<<20 {
+			require.Len(t, left, 1, "a large load leaves the collection for after its answer")
+			left[0]() // the answer is out
+		} else {
+			assert.Empty(t, left, "a small load leaves nothing")
+		}
+		_, err = ws.CloseSession(context.Background(), info.SessionID)
+		require.NoError(t, err)
+	}
+}

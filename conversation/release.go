@@ -1,6 +1,7 @@
 package conversation
 
 import (
+	"context"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -24,17 +25,39 @@ type memoryReturner struct {
 	again   bool
 }
 
-// answerTime is how long a release that a load asks for waits: the load's
-// answer, which takes well under a millisecond to write, goes out first,
-// and the collection (several milliseconds of CPU after a 10 MiB load)
-// does not compete with the load for the machine's cores while it is
-// still answering.
+// answerTime is how long a release that a load asks for waits when the
+// front end cannot say when its answer is out (see AfterAnswer): the
+// load's answer, which takes well under a millisecond to write, goes out
+// first, and the collection (several milliseconds of CPU after a 10 MiB
+// load) does not compete with the load for the machine's cores while it
+// is still answering.
 const answerTime = 50 * time.Millisecond
 
-// releaseAfterAnswer is release, once the request that asks for it has
-// been answered.
-func (r *memoryReturner) releaseAfterAnswer() {
-	time.AfterFunc(answerTime, r.release)
+type afterAnswerKey struct{}
+
+// WithAfterAnswer returns ctx with the front end's way of running work
+// once the request of ctx has been answered: after(f) starts f when the
+// answer has been written. The workspace starts the clean-up that a
+// request leaves (the collection after a large session's load) that way,
+// so that the answer goes out before it.
+func WithAfterAnswer(ctx context.Context, after func(f func())) context.Context {
+	return context.WithValue(ctx, afterAnswerKey{}, after)
+}
+
+// AfterAnswer starts f once the request of ctx has been answered: through
+// the front end's WithAfterAnswer, else answerTime from now.
+func AfterAnswer(ctx context.Context, f func()) {
+	if after, ok := ctx.Value(afterAnswerKey{}).(func(func())); ok {
+		after(f)
+		return
+	}
+	time.AfterFunc(answerTime, f)
+}
+
+// releaseAfterAnswer is release, once the request of ctx has been
+// answered.
+func (r *memoryReturner) releaseAfterAnswer(ctx context.Context) {
+	AfterAnswer(ctx, r.release)
 }
 
 // release returns free memory to the system, in the background.

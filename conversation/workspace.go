@@ -289,7 +289,7 @@ func (w *Workspace) Load(ctx context.Context, path string) (LoadInfo, error) {
 		// What reading the file took (its bytes, the decoding) is garbage
 		// now: give it back rather than keep it until the heap grows
 		// again, once the load is answered.
-		w.memory.releaseAfterAnswer()
+		w.memory.releaseAfterAnswer(ctx)
 	}
 	o := w.add(s, path)
 	return LoadInfo{Info: o.info(), Warnings: nonNil(warnings), SourceAvailable: available}, nil

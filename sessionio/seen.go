@@ -95,64 +95,119 @@ func ReadSeen(session string) ([]SeenResult, error) {
 // removes it. When the file would pass MaxSeenSize, the oldest results
 // lose their rows until it fits. It returns the results as written.
 func WriteSeen(session string, results []SeenResult) ([]SeenResult, error) {
+	var w SeenWriter
+	return w.Write(session, results)
+}
+
+// A SeenWriter writes one session's seen file again and again, as
+// WriteSeen does, encoding only the results it has not written before: a
+// turn adds a result or two to a file that holds every earlier one, and
+// encoding all of their rows anew (with reflection, each value an any)
+// cost more than the rest of the turn at 200 turns. The results it gets
+// must not be changed in place once written; a result given with other
+// rows, columns or fields (another slice, another count) is encoded
+// again. The zero value is ready; a SeenWriter is not safe for concurrent
+// use.
+type SeenWriter struct {
+	// written holds, by call id, the bytes of the results the last Write
+	// wrote, each with the result it encodes.
+	written map[string]seenElement
+}
+
+type seenElement struct {
+	result SeenResult
+	data   []byte
+}
+
+// Write is WriteSeen, reusing the bytes of the results the last Write
+// wrote that are given again unchanged.
+func (w *SeenWriter) Write(session string, results []SeenResult) ([]SeenResult, error) {
 	if len(results) == 0 {
+		w.written = nil
 		return nil, RemoveSeen(session)
 	}
 	results = append([]SeenResult(nil), results...)
-	// Each result's rows are measured once; the file is encoded once more
-	// after the oldest rows are dropped.
-	data, err := encodeSeen(results)
-	if err != nil {
-		return nil, fmt.Errorf("save %s: %w", SeenPath(session), err)
+	elements := make([][]byte, len(results))
+	size := len(seenHead) + len(seenTail) + len(results) - 1
+	for i := range results {
+		data, err := w.element(results[i])
+		if err != nil {
+			return nil, fmt.Errorf("save %s: %w", SeenPath(session), err)
+		}
+		elements[i] = data
+		size += len(data)
 	}
-	size := len(data)
 	for i := 0; size > MaxSeenSize && i < len(results); i++ {
 		if results[i].Rows == nil {
 			continue
 		}
-		rows, err := marshalRows(results[i].Rows)
+		results[i].Rows = nil
+		results[i].RowsDropped = true
+		data, err := w.element(results[i])
 		if err != nil {
 			return nil, fmt.Errorf("save %s: %w", SeenPath(session), err)
 		}
-		// "rows":[...] becomes "rows":null,"rowsDropped":true
-		size += len(`null,"rowsDropped":true`) - len(rows)
-		results[i].Rows = nil
-		results[i].RowsDropped = true
+		size += len(data) - len(elements[i])
+		elements[i] = data
 	}
-	if size != len(data) {
-		if data, err = encodeSeen(results); err != nil {
-			return nil, fmt.Errorf("save %s: %w", SeenPath(session), err)
-		}
-	}
-	if len(data) > MaxSeenSize {
+	if size > MaxSeenSize {
 		// Only SQL and column names are left: too many results to keep.
-		return nil, fmt.Errorf("save %s: %w", SeenPath(session), &SizeError{Size: int64(len(data))})
+		w.written = nil
+		return nil, fmt.Errorf("save %s: %w", SeenPath(session), &SizeError{Size: int64(size)})
 	}
+	data := make([]byte, 0, size)
+	data = append(data, seenHead...)
+	written := make(map[string]seenElement, len(results))
+	for i, e := range elements {
+		if i > 0 {
+			data = append(data, ',')
+		}
+		data = append(data, e...)
+		written[results[i].CallID] = seenElement{result: results[i], data: e}
+	}
+	data = append(data, seenTail...)
 	if err := writeFile(SeenPath(session), data, true); err != nil {
+		w.written = nil
 		return nil, err
 	}
+	w.written = written
 	return results, nil
 }
 
-// marshalRows is rows as encodeSeen writes them, without its newline.
-func marshalRows(rows [][]any) ([]byte, error) {
+// The seen file is {"version":1,"results":[...]} and a newline, as
+// json.Encoder writes a seenFile of seenVersion.
+const (
+	seenHead = `{"version":1,"results":[`
+	seenTail = "]}\n"
+)
+
+// element is r as the seen file holds it: the bytes written before for the
+// same result, else its encoding.
+func (w *SeenWriter) element(r SeenResult) ([]byte, error) {
+	if e, ok := w.written[r.CallID]; ok && sameSeen(e.result, r) {
+		return e.data, nil
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(rows); err != nil {
+	if err := enc.Encode(r); err != nil {
 		return nil, err
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
-func encodeSeen(results []SeenResult) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(seenFile{Version: seenVersion, Results: results}); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+// sameSeen reports whether a and b encode alike: the same fields, and the
+// same slices (results are not changed in place).
+func sameSeen(a, b SeenResult) bool {
+	return a.CallID == b.CallID && a.SQL == b.SQL && a.RowCount == b.RowCount && a.Truncated == b.Truncated &&
+		a.RowsDropped == b.RowsDropped && sameSlice(a.Columns, b.Columns) && sameSlice(a.ColumnTypes, b.ColumnTypes) &&
+		sameSlice(a.Rows, b.Rows)
+}
+
+// sameSlice reports whether a and b are the same slice: nil or not alike,
+// the same length and the same first element.
+func sameSlice[T any](a, b []T) bool {
+	return (a == nil) == (b == nil) && len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // RemoveSeen removes the seen file of the session file at path, if any.

@@ -27,6 +27,18 @@ type seenStore struct {
 type seenSession struct {
 	path    string // the session file the results were read or written beside
 	results []sessionio.SeenResult
+	// writer writes the seen file, encoding only the results it has not
+	// written before; calls holds the statement of each execute_sql call
+	// of the history, with the arguments it was read from, so that a turn
+	// reads only those of its own calls.
+	writer sessionio.SeenWriter
+	calls  map[string]sqlCall
+}
+
+// sqlCall is the statement of an execute_sql call, read from its
+// arguments.
+type sqlCall struct {
+	arguments, sql string
 }
 
 // seenLocked returns session id's results, reading its seen file the
@@ -87,15 +99,15 @@ func (s *Server) writeSeenLocked(ctx context.Context, id string, ss *seenSession
 	if err != nil {
 		return
 	}
-	calls := sqlCalls(h.Messages)
+	ss.calls = readSQLCalls(h.Messages, ss.calls)
 	kept := ss.results[:0]
 	for _, r := range ss.results {
-		if sql, ok := calls[r.CallID]; ok {
-			r.SQL = sql
+		if c, ok := ss.calls[r.CallID]; ok {
+			r.SQL = c.sql
 			kept = append(kept, r)
 		}
 	}
-	written, err := sessionio.WriteSeen(path, kept)
+	written, err := ss.writer.Write(path, kept)
 	if err != nil {
 		s.log.Warn("save what the user saw", "session", id, "err", err)
 		written = kept
@@ -168,13 +180,30 @@ func (s *Server) seenFor(ctx context.Context, id string, messages []conversation
 // sqlCalls maps the id of each execute_sql call in messages to its SQL.
 func sqlCalls(messages []conversation.Message) map[string]string {
 	calls := map[string]string{}
+	for id, c := range readSQLCalls(messages, nil) {
+		calls[id] = c.sql
+	}
+	return calls
+}
+
+// readSQLCalls maps the id of each execute_sql call in messages to its
+// SQL, taking those whose arguments are as in known from there.
+func readSQLCalls(messages []conversation.Message, known map[string]sqlCall) map[string]sqlCall {
+	calls := make(map[string]sqlCall, len(known)+2)
 	for _, m := range messages {
 		for _, c := range m.ToolCalls {
+			if c.ID == "" {
+				continue
+			}
+			if k, ok := known[c.ID]; ok && k.arguments == c.Function.Arguments {
+				calls[c.ID] = k
+				continue
+			}
 			var args struct {
 				SQL string `json:"sql"`
 			}
-			if c.ID != "" && json.Unmarshal([]byte(c.Function.Arguments), &args) == nil {
-				calls[c.ID] = args.SQL
+			if json.Unmarshal([]byte(c.Function.Arguments), &args) == nil {
+				calls[c.ID] = sqlCall{arguments: c.Function.Arguments, sql: args.SQL}
 			}
 		}
 	}

@@ -142,8 +142,14 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (result any,
 	jsonrpc2.Async(ctx)
 	// The request's own context is pooled and recycled when the handler
 	// returns; the turn's context must not hang on it.
+	answered := ctx
 	ctx, cancel := context.WithCancel(jsonrpc2.DetachContext(ctx))
 	defer cancel()
+	// jsonrpc2 writes the answer once the handler returns, and then ends
+	// the request's own context (which a released request keeps: it is
+	// not pooled): what the call leaves for after its answer, such as the
+	// collection after a large load, starts then.
+	ctx = conversation.WithAfterAnswer(ctx, func(f func()) { context.AfterFunc(answered, f) })
 	id := req.ID()
 	s.track(id, cancel)
 	defer s.untrack(id)
