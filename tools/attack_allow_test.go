@@ -16,6 +16,7 @@ import (
 	"github.com/aiq/aiq-rpc/tools/dbtest"
 	"github.com/aiq/aiq-rpc/tools/engine"
 	"github.com/aiq/aiq-rpc/tools/guard"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // attackOrders creates orders with rows 1..n (status 'new') and the extra
@@ -281,4 +282,100 @@ func TestAttackAllowSelfCascadeDelete(t *testing.T) {
 			t.Errorf("ran without a dialog under the 10-row allowance, and removed %d rows of tree", 31-left)
 		}
 	})
+}
+
+// TestAttackAllowVaryingRows: a predicate whose rows depend on when or
+// where the statement runs (one random draw for the whole statement here;
+// the clock or the connection's id do the same) counts 1 row in the trial
+// run and all 40 in the run itself about one time in four. Bounded at the
+// commit, a run that changes more than the allowance covers is rolled
+// back and asks, with the rows it changed.
+func TestAttackAllowVaryingRows(t *testing.T) {
+	draw := map[sqltext.Dialect]string{
+		sqltext.DialectPostgres: "(SELECT random()) < 0.5",
+		sqltext.DialectMySQL:    "(SELECT r FROM (SELECT RAND() AS r) x) < 0.5",
+		sqltext.DialectSQLite:   "(SELECT abs(random()) % 2) = 0",
+	}
+	forEachEngine(t, func(t *testing.T, e testEngine) {
+		src, s, c := attackOrders(t, e, "", 40, nil)
+		for i := 0; i < 12; i++ {
+			asked, res := attackRun(t, s, c, fmt.Sprintf("UPDATE orders SET status = 'x%d' WHERE id = 7 OR %s", i, draw[e.dialect]))
+			changed := dbtest.QueryInt(t, src, fmt.Sprintf("SELECT count(*) FROM orders WHERE status = 'x%d'", i))
+			if !asked && changed > guard.AllowanceFloor {
+				t.Fatalf("try %d ran without a dialog under the 10-row allowance and changed %d rows (%s: %s)", i, changed, res.Status, res.Error)
+			}
+			if asked && changed > 0 {
+				t.Fatalf("try %d asked, was rejected, and still changed %d rows", i, changed)
+			}
+			if asked && !strings.Contains(c.requests[len(c.requests)-1].Beyond, "rolled back") && c.requests[len(c.requests)-1].DryRun == engine.DryRunOK && *c.requests[len(c.requests)-1].AffectedRows <= guard.AllowanceFloor {
+				t.Errorf("try %d asked after a trial run within the bound without saying why: %+v", i, c.requests[len(c.requests)-1])
+			}
+		}
+	})
+}
+
+// TestRowLimitRollsBack: a write run under WithRowLimit that changes more
+// rows than the limit is rolled back, and its result says how many.
+func TestRowLimitRollsBack(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e testEngine) {
+		src := e.source(t)
+		dbtest.Exec(t, src, "CREATE TABLE orders (id integer PRIMARY KEY, status varchar(100) NOT NULL)",
+			"INSERT INTO orders (id, status) VALUES (1, 'new'), (2, 'new'), (3, 'new')")
+		db := openDB(t, src, engine.Options{})
+		res := db.Run(engine.WithRowLimit(context.Background(), 2), "UPDATE orders SET status = 'paid'", true)
+		wantStatus(t, res, engine.StatusRejected)
+		if res.OverLimit != 3 || !strings.Contains(res.Error, "rolled back") {
+			t.Errorf("over limit %d, error %q; want 3 and a rollback said", res.OverLimit, res.Error)
+		}
+		if n := dbtest.QueryInt(t, src, "SELECT count(*) FROM orders WHERE status = 'paid'"); n != 0 {
+			t.Errorf("%d rows changed, want none", n)
+		}
+		res = db.Run(engine.WithRowLimit(context.Background(), 2), "UPDATE orders SET status = 'paid' WHERE id = 1", true)
+		wantStatus(t, res, engine.StatusSuccess)
+	})
+}
+
+// TestAttackAllowCommentedKind: a comment before the statement hid its
+// kind from MariaDB's check of the foreign keys that change rows in
+// cascade (ON UPDATE CASCADE), which the trial run cannot count: the
+// commented UPDATE ran under the allowance and changed 30 rows of
+// order_items.
+func TestAttackAllowCommentedKind(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e testEngine) {
+		items := []string{"CREATE TABLE order_items (id integer PRIMARY KEY, order_id integer, " +
+			"FOREIGN KEY (order_id) REFERENCES orders (id) ON UPDATE CASCADE)"}
+		var vals []string
+		for i := 1; i <= 30; i++ {
+			vals = append(vals, fmt.Sprintf("(%d, 7)", i))
+		}
+		items = append(items, "INSERT INTO order_items (id, order_id) VALUES "+strings.Join(vals, ", "))
+		src, s, c := attackOrders(t, e, "", 40, nil, items...)
+		for _, sql := range []string{"/* x */ UPDATE orders SET id = 1007 WHERE id = 7", "-- x\nUPDATE orders SET id = 1007 WHERE id = 7"} {
+			asked, res := attackRun(t, s, c, sql)
+			moved := dbtest.QueryInt(t, src, "SELECT count(*) FROM order_items WHERE order_id = 1007")
+			if !asked && res.Status == engine.StatusSuccess && moved > 0 {
+				t.Errorf("%q ran without a dialog under the 10-row allowance, and changed %d rows of order_items in cascade", sql, moved)
+			}
+		}
+	})
+}
+
+// TestAttackAllowReplaceOnConflict: a column UNIQUE ON CONFLICT REPLACE
+// makes an UPDATE of 10 rows delete the 10 others whose value it takes,
+// which SQLite's trial run did not count.
+func TestAttackAllowReplaceOnConflict(t *testing.T) {
+	e := testEngines[0]
+	if e.dialect != sqltext.DialectSQLite {
+		t.Fatalf("the first test engine is %s, want SQLite", e.name)
+	}
+	ddl := "CREATE TABLE orders (id integer PRIMARY KEY, status varchar(100) NOT NULL, code text UNIQUE ON CONFLICT REPLACE)"
+	src, s, c := attackOrders(t, e, ddl, 40, nil, "UPDATE orders SET code = 'c' || id")
+	asked, res := attackRun(t, s, c, "UPDATE orders SET code = 'c' || (id + 20) WHERE id BETWEEN 1 AND 10")
+	left := dbtest.QueryInt(t, src, "SELECT count(*) FROM orders")
+	if !asked && left < 40 {
+		t.Errorf("ran without a dialog (%s) and removed %d rows of orders besides the 10 it changed", res.Status, 40-left)
+	}
+	if asked && !strings.Contains(c.requests[len(c.requests)-1].DryRunText(), "the same table") {
+		t.Errorf("asked, but the dialog does not say what the same table loses: %q", c.requests[len(c.requests)-1].DryRunText())
+	}
 }

@@ -264,15 +264,38 @@ func (s *Set) confirmAndRun(ctx context.Context, req guard.ConfirmRequest) *engi
 			return res
 		}
 	}
-	res := s.db.Run(ctx, req.SQL, true)
-	if allowed {
-		res.AllowedBy = al.Scope
+	res := s.runWrite(ctx, req, allowed, al)
+	if allowed && res.OverLimit > 0 {
+		// Its trial run was within the allowance, its run was not: the
+		// rows it changes depend on when or where it runs. Rolled back,
+		// it asks, with the rows it changed.
+		n := res.OverLimit
+		req.AffectedRows, req.Cascade = &n, nil
+		req.Beyond = fmt.Sprintf("It changed %s rows when it ran, more than the %s that \"%s\" covers, so its changes were rolled back.",
+			guard.GroupThousands(n), guard.GroupThousands(al.MaxRows), strings.TrimSuffix(al.Scope, ", for this conversation"))
+		req.Scope = ""
+		if r := s.ask(ctx, req, shape); r != nil {
+			return r
+		}
+		allowed = false
+		res = s.runWrite(ctx, req, false, al)
 	}
 	if res.Status == engine.StatusSuccess {
 		// DDL changes the schema; so may a write through a function. The
 		// cache is read again only when next needed.
 		s.db.RefreshSchema()
 	}
+	return res
+}
+
+// runWrite runs the write of req; under the allowance al, it commits only
+// when it changed no more rows than al covers.
+func (s *Set) runWrite(ctx context.Context, req guard.ConfirmRequest, allowed bool, al guard.Allowance) *engine.StatementResult {
+	if !allowed {
+		return s.db.Run(ctx, req.SQL, true)
+	}
+	res := s.db.Run(engine.WithRowLimit(ctx, al.MaxRows), req.SQL, true)
+	res.AllowedBy = al.Scope
 	return res
 }
 

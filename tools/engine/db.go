@@ -265,6 +265,9 @@ func (db *DB) Execute(ctx context.Context, sql string, write bool) *StatementRes
 	out := newCollector(res, db.Opts.MaxRows)
 	out.page = firstPage(ctx)
 	out.sink = rowSink(ctx)
+	if write {
+		out.limit = rowLimit(ctx)
+	}
 	query, args := boundFor(ctx, sql)
 	out.args = args
 	err := db.eng.Run(runCtx, query, write, out)
@@ -324,6 +327,10 @@ func (db *DB) explain(ctx, runCtx context.Context, res *StatementResult, err err
 		if write {
 			res.Error += "; its changes were rolled back"
 		}
+	case overLimit(err) > 0:
+		res.Status = StatusRejected
+		res.OverLimit = overLimit(err)
+		res.Error = err.Error()
 	case why == RefusedReadOnly && !write:
 		res.Status = StatusRejected
 		res.ReadOnlyRefused = true

@@ -153,16 +153,21 @@ func NameParts(name string) []string {
 	return append(parts, b.String())
 }
 
-// CountRolledBack runs query with args on c in a transaction that is
-// always rolled back, and returns the rows it changed, and the rows that
-// each table of reaching (quoted for SQL) lost or gained meanwhile.
-func CountRolledBack(ctx context.Context, c *sql.Conn, query string, args []any, reaching []string) (int64, []TableChange, error) {
+// CountWithTarget runs query with args on c in a transaction that is
+// always rolled back, and returns the rows it changed and what it did in
+// cascade: the rows each table of reaching (quoted for SQL) lost or
+// gained, and, in its own table (table, quoted), what it removed beyond
+// its own rows through a foreign key of the table to itself or a conflict
+// clause that replaces rows (SQLite's OR REPLACE, MySQL's REPLACE), as
+// "the same table"; kind is the statement's (see StatementKind).
+func CountWithTarget(ctx context.Context, c *sql.Conn, query string, args []any, kind, table string, reaching []string) (int64, []TableChange, error) {
+	tables := append([]string{table}, reaching...)
 	tx, err := c.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, nil, fmt.Errorf("begin the transaction: %w", err)
 	}
 	defer tx.Rollback()
-	before, err := countRows(ctx, tx, reaching)
+	before, err := countRows(ctx, tx, tables)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -174,13 +179,16 @@ func CountRolledBack(ctx context.Context, c *sql.Conn, query string, args []any,
 	if err != nil {
 		return 0, nil, err
 	}
-	after, err := countRows(ctx, tx, reaching)
+	after, err := countRows(ctx, tx, tables)
 	if err != nil {
 		return 0, nil, err
 	}
 	var cascade []TableChange
+	if ch, ok := TargetCascade(kind, n, before[0], after[0]); ok {
+		cascade = append(cascade, ch)
+	}
 	for i, t := range reaching {
-		switch d := after[i] - before[i]; {
+		switch d := after[i+1] - before[i+1]; {
 		case d < 0:
 			cascade = append(cascade, TableChange{Table: t, Removed: -d})
 		case d > 0:

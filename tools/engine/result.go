@@ -72,6 +72,9 @@ type StatementResult struct {
 	// ReadOnlyRefused says that the database itself refused the statement
 	// as a write, which the classifier had let through as a read.
 	ReadOnlyRefused bool `json:"-"`
+	// OverLimit is the rows a write changed that was rolled back for
+	// changing more than its limit (see WithRowLimit); 0 otherwise.
+	OverLimit int64 `json:"-"`
 	// FirstRow is the time from the start of the run to the first row.
 	FirstRow time.Duration `json:"-"`
 }
@@ -216,11 +219,14 @@ type Collector struct {
 	// the slice of the rows it gets that are not kept.
 	sink    RowSink
 	scratch []any
+	// limit bounds the rows a write may change and still commit, -1 for
+	// no bound (see WithRowLimit).
+	limit int64
 }
 
 // newCollector returns a Collector that fills res.
 func newCollector(res *StatementResult, maxRows int) *Collector {
-	return &Collector{res: res, max: maxRows, start: time.Now(), convert: func(_ int, v any) any { return JSONValue(v) }}
+	return &Collector{res: res, max: maxRows, start: time.Now(), limit: -1, convert: func(_ int, v any) any { return JSONValue(v) }}
 }
 
 // Args returns the values to bind to the statement's placeholders, in

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/aiq/aiq-rpc/tools/engine"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // DryRun on MySQL and MariaDB: only an InnoDB table without triggers.
@@ -47,19 +48,9 @@ func (m *mysqlDB) DryRun(ctx context.Context, query string, args []any, table st
 		return 0, nil, skip, err
 	}
 	// The target is counted too: a foreign key of the table to itself
-	// (tree.parent_id ON DELETE CASCADE) removes rows of it that the
-	// statement's own count leaves out.
-	n, counted, err := engine.CountRolledBack(ctx, c, query, args, append([]string{table}, reaching...))
-	var cascade []engine.TableChange
-	for _, ch := range counted {
-		if ch.Table == table {
-			if ch.Removed -= n; ch.Removed <= 0 {
-				continue // an INSERT's own rows, or a DELETE's alone
-			}
-			ch.Table, ch.Added = "the same table", 0
-		}
-		cascade = append(cascade, ch)
-	}
+	// (tree.parent_id ON DELETE CASCADE) and REPLACE remove rows of it that
+	// the statement's own count leaves out.
+	n, cascade, err := engine.CountWithTarget(ctx, c, query, args, engine.StatementKind(query, sqltext.DialectMySQL), table, reaching)
 	return n, cascade, "", err
 }
 
@@ -69,10 +60,9 @@ func (m *mysqlDB) DryRun(ctx context.Context, query string, args []any, table st
 // cascade that changes rows (ON UPDATE CASCADE, SET NULL, SET DEFAULT)
 // changes none of those counts.
 func mysqlUncounted(ctx context.Context, c *sql.Conn, query, table string, reaching []string) (string, error) {
-	kind := ""
-	if f := strings.Fields(query); len(f) > 0 {
-		kind = strings.ToUpper(f[0])
-	}
+	// The kind as the classifier reads it: a comment before the
+	// statement (/* x */ UPDATE) must not hide it, as it did.
+	kind := engine.StatementKind(query, sqltext.DialectMySQL)
 	if kind != "UPDATE" && kind != "DELETE" {
 		return "", nil
 	}
@@ -95,6 +85,16 @@ func mysqlUncounted(ctx context.Context, c *sql.Conn, query, table string, reach
 	}
 	if n > 0 {
 		return "foreign keys that lead to " + table + " change rows of their tables in cascade, which a trial run here cannot count", nil
+	}
+	// A table of another database whose foreign key leads here is not
+	// among those counted: its rows may go in cascade unseen.
+	err = c.QueryRowContext(ctx, `SELECT count(*) FROM information_schema.REFERENTIAL_CONSTRAINTS
+		WHERE UNIQUE_CONSTRAINT_SCHEMA = DATABASE() AND CONSTRAINT_SCHEMA <> DATABASE() AND REFERENCED_TABLE_NAME IN (`+strings.Join(marks, ", ")+`)`, names...).Scan(&n)
+	if err != nil {
+		return "", fmt.Errorf("read the foreign keys: %w", err)
+	}
+	if n > 0 {
+		return "foreign keys of tables in other databases lead to " + table + ", whose rows a trial run here cannot count", nil
 	}
 	return "", nil
 }

@@ -275,6 +275,9 @@ func (m *mysqlDB) transaction(ctx context.Context, c *sql.Conn, query string, wr
 	if !write {
 		return tx.Rollback()
 	}
+	if err := out.CheckCommit(); err != nil {
+		return err
+	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}

@@ -283,6 +283,9 @@ func (p *postgres) Run(ctx context.Context, sql string, write bool, out *engine.
 		return err
 	}
 	if write {
+		if err := out.CheckCommit(); err != nil {
+			return err
+		}
 		// The connection goes afterwards, with any session change (SET,
 		// temporary tables) the write made.
 		if err := tx.Commit(ctx); err != nil {

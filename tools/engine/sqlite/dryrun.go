@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/aiq/aiq-rpc/tools/engine"
+	"github.com/aiq/aiq-rpc/tools/sqltext"
 )
 
 // DryRun on SQLite: a table without triggers. The rollback releases the
@@ -44,6 +45,13 @@ func (s *sqliteDB) DryRun(ctx context.Context, query string, args []any, table s
 	if _, err := c.ExecContext(ctx, "PRAGMA query_only = 0"); err != nil {
 		return 0, nil, "", fmt.Errorf("set the access mode: %w", err)
 	}
-	n, cascade, err := engine.CountRolledBack(ctx, c, query, args, reaching)
+	// The target is counted too: OR REPLACE, in the statement or in the
+	// table's own conflict clauses, removes rows of it that the statement's
+	// count leaves out.
+	target := `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
+	if len(parts) > 1 {
+		target = `"` + strings.ReplaceAll(parts[len(parts)-2], `"`, `""`) + `".` + target
+	}
+	n, cascade, err := engine.CountWithTarget(ctx, c, query, args, engine.StatementKind(query, sqltext.DialectSQLite), target, reaching)
 	return n, cascade, "", err
 }

@@ -236,6 +236,9 @@ func (s *sqliteDB) write(ctx context.Context, tx *sql.Tx, query string, out *eng
 	if err := tx.QueryRowContext(ctx, "SELECT total_changes(), changes()").Scan(&after, &own); err == nil && after > before {
 		out.SetAffected(own)
 	}
+	if err := out.CheckCommit(); err != nil {
+		return err
+	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
