@@ -379,3 +379,71 @@ func TestAttackAllowReplaceOnConflict(t *testing.T) {
 		t.Errorf("asked, but the dialog does not say what the same table loses: %q", c.requests[len(c.requests)-1].DryRunText())
 	}
 }
+
+// TestRowLimitCountsCascades: the bound at the commit counts what a write
+// changes in cascade: a DELETE of one order that removes its 30 items
+// through ON DELETE CASCADE changes 31 rows, more than a limit of 10, and
+// is rolled back. SQLite runs no cascade (foreign keys off).
+func TestRowLimitCountsCascades(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e testEngine) {
+		src := e.source(t)
+		var vals []string
+		for i := 1; i <= 30; i++ {
+			vals = append(vals, fmt.Sprintf("(%d, 7)", i))
+		}
+		dbtest.Exec(t, src, "CREATE TABLE orders (id integer PRIMARY KEY, status varchar(100) NOT NULL)",
+			"INSERT INTO orders (id, status) VALUES (7, 'new'), (8, 'new')",
+			"CREATE TABLE order_items (id integer PRIMARY KEY, order_id integer, FOREIGN KEY (order_id) REFERENCES orders (id) ON DELETE CASCADE)",
+			"INSERT INTO order_items (id, order_id) VALUES "+strings.Join(vals, ", "))
+		db := openDB(t, src, engine.Options{})
+		res := db.Run(engine.WithRowLimit(context.Background(), 10), "DELETE FROM orders WHERE id = 7", true)
+		if e.dialect == sqltext.DialectSQLite {
+			wantStatus(t, res, engine.StatusSuccess)
+			return
+		}
+		wantStatus(t, res, engine.StatusRejected)
+		if res.OverLimit != 31 {
+			t.Errorf("over limit %d, want 31 (1 order and 30 items)", res.OverLimit)
+		}
+		if n := dbtest.QueryInt(t, src, "SELECT count(*) FROM order_items"); n != 30 {
+			t.Errorf("%d items left, want 30: the delete was not rolled back", n)
+		}
+	})
+}
+
+// TestAttackAllowVaryingCascade: the trial run draws false and counts 1
+// row, the run draws true and moves 30 items through ON UPDATE CASCADE
+// (what an attacker found on PostgreSQL after the bound held at the
+// commit for the statement's own rows only).
+func TestAttackAllowVaryingCascade(t *testing.T) {
+	draw := map[sqltext.Dialect]string{
+		sqltext.DialectPostgres: "random() < 0.5",
+		sqltext.DialectMySQL:    "RAND() < 0.5",
+		sqltext.DialectSQLite:   "abs(random()) % 2 = 0",
+	}
+	forEachEngine(t, func(t *testing.T, e testEngine) {
+		items := []string{"CREATE TABLE order_items (id integer PRIMARY KEY, order_id integer, " +
+			"FOREIGN KEY (order_id) REFERENCES orders (id) ON UPDATE CASCADE)"}
+		var vals []string
+		for i := 1; i <= 30; i++ {
+			vals = append(vals, fmt.Sprintf("(%d, 7)", i))
+		}
+		items = append(items, "INSERT INTO order_items (id, order_id) VALUES "+strings.Join(vals, ", "))
+		src, s, c := attackOrders(t, e, "", 40, nil, items...)
+		for i := 0; i < 8; i++ {
+			asked, res := attackRun(t, s, c, "UPDATE orders SET id = CASE WHEN "+draw[e.dialect]+" THEN 1007 ELSE id END WHERE id = 7")
+			moved := dbtest.QueryInt(t, src, "SELECT count(*) FROM order_items WHERE order_id = 1007")
+			if !asked && moved > 0 {
+				t.Fatalf("try %d ran without a dialog (%s) and moved %d items in cascade", i, res.Status, moved)
+			}
+			if moved > 0 || dbtest.QueryInt(t, src, "SELECT count(*) FROM orders WHERE id = 1007") > 0 && e.dialect != sqltext.DialectSQLite {
+				t.Fatalf("try %d changed the order (%s) though every dialog was rejected", i, res.Status)
+			}
+			if dbtest.QueryInt(t, src, "SELECT count(*) FROM orders WHERE id = 1007") > 0 {
+				// SQLite runs no cascade: the order moved alone, within the
+				// allowance; move it back for the next try.
+				dbtest.Exec(t, src, "UPDATE orders SET id = 7 WHERE id = 1007")
+			}
+		}
+	})
+}

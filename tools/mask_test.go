@@ -420,7 +420,7 @@ func TestRedactValues(t *testing.T) {
 		`ERROR: invalid input syntax for type integer: "ann@example.com" (SQLSTATE 22P02)`:              `ERROR: invalid input syntax for type integer: "<masked>" (SQLSTATE 22P02)`,
 		`Error 1062 (23000): Duplicate entry 'ann@example.com' for key 'email'`:                         `Error 1062 (23000): Duplicate entry '<masked>'`,
 		`Error 1062 (23000): Duplicate entry 'o'brien.zx4@example.net' for key 'email'`:                 `Error 1062 (23000): Duplicate entry '<masked>'`,
-		`invalid input syntax for type integer: "say "hi" (o'brien)"` + "\nLINE 1: SELECT y::int":       `invalid input syntax for type integer: "<masked>"` + "\nLINE 1: SELECT y::int",
+		`invalid input syntax for type integer: "say "hi" (o'brien)"` + "\nLINE 1: SELECT y::int":       `invalid input syntax for type integer: "<masked>"`,
 		`Key (email)=(a) b (c)) already exists.`:                                                        `Key (email)=(<masked>) already exists.`,
 		`duplicate key value violates unique constraint; Key (email)=(ann@example.com) already exists.`: `duplicate key value violates unique constraint; Key (email)=(<masked>) already exists.`,
 		`no such column: emial`: `no such column: emial`,
@@ -428,7 +428,13 @@ func TestRedactValues(t *testing.T) {
 		// quote on each line, which a line-by-line redaction kept.
 		"ERROR: invalid input syntax for type integer: \"\nmoc.elpmaxe@7setuor.nna\n\" (SQLSTATE 22P02)": `ERROR: invalid input syntax for type integer: "<masked>" (SQLSTATE 22P02)`,
 		"bad JSON path: 'ann.routes7\n@example.com'":                                                     `bad JSON path: '<masked>'`,
-		"Key (email)=(ann\n@example.com) already exists.":                                                `Key (email)=(<masked>) already exists.`,
+		// And values printed bare, whose digits rebuild them.
+		"ERROR: date out of range: 123456789-01-01 (SQLSTATE 22008)":         "ERROR: date out of range: <masked> (SQLSTATE 22008)",
+		"ERROR: time field value out of range: 25:01:01 (SQLSTATE 22008)":    "ERROR: time field value out of range: <masked> (SQLSTATE 22008)",
+		"requested character too large for encoding: 123456789":              "requested character too large for encoding: <masked>",
+		"Error 1690 (22003): BIGINT value is out of range in '(1 + 2)'":      "Error 1690 (22003): BIGINT value is out of range in '<masked>'",
+		"invalid XML document\nDETAIL: line 1: Start tag expected\nann@x.io": "invalid XML document",
+		"Key (email)=(ann\n@example.com) already exists.":                    `Key (email)=(<masked>) already exists.`,
 	} {
 		if got := guard.RedactValues(in); got != want {
 			t.Errorf("redactValues(%q) = %q, want %q", in, got, want)

@@ -266,7 +266,9 @@ func (db *DB) Execute(ctx context.Context, sql string, write bool) *StatementRes
 	out.page = firstPage(ctx)
 	out.sink = rowSink(ctx)
 	if write {
-		out.limit = rowLimit(ctx)
+		if out.limit = rowLimit(ctx); out.limit >= 0 {
+			db.countAround(ctx, out, sql)
+		}
 	}
 	query, args := boundFor(ctx, sql)
 	out.args = args

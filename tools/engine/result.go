@@ -222,6 +222,13 @@ type Collector struct {
 	// limit bounds the rows a write may change and still commit, -1 for
 	// no bound (see WithRowLimit).
 	limit int64
+	// counted, under a limit, are the tables (quoted for SQL: the
+	// write's own first) whose rows an engine without per-table counts
+	// counts around the write, and kind the write's kind; changed is what
+	// the write changed in them beyond its own rows.
+	counted []string
+	kind    string
+	changed int64
 }
 
 // newCollector returns a Collector that fills res.

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -43,10 +44,71 @@ func (e *overLimitError) Error() string {
 // more rows than the limit of WithRowLimit. Every engine calls it right
 // before it commits a write.
 func (c *Collector) CheckCommit() error {
-	if c.limit >= 0 && c.res.RowCount > c.limit {
-		return &overLimitError{rows: c.res.RowCount, max: c.limit}
+	if rows := c.res.RowCount + c.changed; c.limit >= 0 && rows > c.limit {
+		return &overLimitError{rows: rows, max: c.limit}
 	}
 	return nil
+}
+
+// RowCount is the rows of the statement so far: those it returned, or
+// for a write without rows, those it changed.
+func (c *Collector) RowCount() int64 { return c.res.RowCount }
+
+// Limited reports whether the write runs under a row limit, so that an
+// engine counts what it changes in cascade before it commits.
+func (c *Collector) Limited() bool { return c.limit >= 0 }
+
+// AddChanged records rows the write changed beyond its own (in cascade,
+// or replaced), which count against the limit.
+func (c *Collector) AddChanged(n int64) {
+	if n > 0 {
+		c.changed += n
+	}
+}
+
+// CountAround counts, for a write under a row limit, the rows of the
+// tables it may change in cascade, and returns the function that counts
+// them again after the write and records the difference (AddChanged):
+// for an engine without per-table counts of the transaction (MySQL,
+// MariaDB, SQLite). It does nothing without a limit.
+func (c *Collector) CountAround(ctx context.Context, tx *sql.Tx) (after func() error, err error) {
+	if c.limit < 0 || len(c.counted) == 0 {
+		return func() error { return nil }, nil
+	}
+	before, err := countRows(ctx, tx, c.counted)
+	if err != nil {
+		return nil, err
+	}
+	return func() error {
+		now, err := countRows(ctx, tx, c.counted)
+		if err != nil {
+			return err
+		}
+		if ch, ok := TargetCascade(c.kind, c.res.RowCount, before[0], now[0]); ok {
+			c.AddChanged(ch.Total())
+		}
+		for i := 1; i < len(now); i++ {
+			c.AddChanged(max(now[i]-before[i], before[i]-now[i]))
+		}
+		return nil
+	}, nil
+}
+
+// countAround sets the tables a write under a limit counts around it
+// (CountAround): its own and those whose foreign keys lead to it.
+func (db *DB) countAround(ctx context.Context, out *Collector, query string) {
+	p, why := sqltext.PlainChange(query, db.dialect)
+	if why != "" {
+		return
+	}
+	kind, _, table, _, ok := p.Target()
+	if !ok {
+		return
+	}
+	out.kind, out.counted = kind, []string{table}
+	if kind != "INSERT" {
+		out.counted = append(out.counted, db.reaching(ctx, table)...)
+	}
 }
 
 // overLimit returns the rows of a write that err says changed more than

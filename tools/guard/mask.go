@@ -275,13 +275,18 @@ type maskedRows struct {
 	Masked string `json:"masked"`
 }
 
-// RedactValues is an error with every quoted value in it hidden: the
-// model reads it when the statement may carry a masked column. A value
-// may hold the quotes around it (Duplicate entry 'o'brien@x.io' for key
-// 'email') and new lines (a value cast as chr(10) || email || chr(10)),
-// so everything from the message's first quote to its last of the same
-// kind goes, across lines, and a key's value, Key (email)=(...), to the
-// last parenthesis: a little of the sentence is lost, never a value.
+// RedactValues is an error with every value in it hidden: the model
+// reads it when the statement may carry a masked column. A value may hold
+// the quotes around it (Duplicate entry 'o'brien@x.io' for key 'email')
+// and new lines (a value cast as chr(10) || email || chr(10)), so
+// everything from the message's first quote to its last of the same kind
+// goes, across lines, and a key's value, Key (email)=(...), to the last
+// parenthesis. A database also prints some values bare (date out of
+// range: 123456789-01-01, time field value out of range: 25:01:01), and a
+// value's digits are enough to rebuild it, so every number goes too, and
+// every line after the first (a DETAIL or an XML parser's echo of its
+// input): a little of the sentence is lost, never a value. The engine's
+// codes (Error 1062 (23000): ..., (SQLSTATE 22008)) stay.
 func RedactValues(msg string) string {
 	if at := strings.Index(msg, ")=("); at >= 0 {
 		if end := strings.LastIndexByte(msg, ')'); end > at+2 {
@@ -293,7 +298,55 @@ func RedactValues(msg string) string {
 			msg = msg[:first+1] + "<masked>" + msg[last:]
 		}
 	}
-	return msg
+	if line, _, more := strings.Cut(msg, "\n"); more {
+		msg = line
+	}
+	prefix, body, suffix := engineCodes(msg)
+	return prefix + maskNumbers(body) + suffix
+}
+
+// engineCodes splits off a message's MySQL error number and state at its
+// start (Error 1062 (23000): ) and PostgreSQL's state at its end
+// ( (SQLSTATE 22008)), which are no values.
+func engineCodes(msg string) (prefix, body, suffix string) {
+	if rest, ok := strings.CutPrefix(msg, "Error "); ok {
+		if i := strings.Index(rest, "): "); i > 0 && i < 20 {
+			prefix, msg = msg[:len("Error ")+i+3], rest[i+3:]
+		}
+	}
+	if i := strings.LastIndex(msg, " (SQLSTATE "); i >= 0 && strings.HasSuffix(msg, ")") && len(msg)-i <= len(" (SQLSTATE 22008)") {
+		msg, suffix = msg[:i], msg[i:]
+	}
+	return prefix, msg, suffix
+}
+
+// maskNumbers replaces each number in s that is not part of a name (int4
+// stays), with the punctuation between its digits (123456789-01-01,
+// 25:01:01, 3.5), by <masked>.
+func maskNumbers(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if !isDigit(s[i]) || i > 0 && isWordByte(s[i-1]) {
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		end := i
+		for j := i; j < len(s) && (isDigit(s[j]) || strings.IndexByte(".:+-", s[j]) >= 0); j++ {
+			if isDigit(s[j]) {
+				end = j + 1
+			}
+		}
+		b.WriteString("<masked>")
+		i = end
+	}
+	return b.String()
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+func isWordByte(c byte) bool {
+	return isDigit(c) || c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
 // TokenPattern finds what looks like a token anywhere in a statement.

@@ -258,6 +258,13 @@ func (m *mysqlDB) transaction(ctx context.Context, c *sql.Conn, query string, wr
 		return fmt.Errorf("begin the transaction: %w", err)
 	}
 	defer tx.Rollback()
+	counted := func() error { return nil }
+	if write {
+		// Under an allowance's bound, what it changes in cascade counts.
+		if counted, err = out.CountAround(ctx, tx); err != nil {
+			return fmt.Errorf("count the rows of the tables it may change: %w", err)
+		}
+	}
 	if err := engine.SQLQuery(ctx, tx, query, out, mysqlConverter); err != nil {
 		return err
 	}
@@ -274,6 +281,9 @@ func (m *mysqlDB) transaction(ctx context.Context, c *sql.Conn, query string, wr
 	}
 	if !write {
 		return tx.Rollback()
+	}
+	if err := counted(); err != nil {
+		return fmt.Errorf("count the rows of the tables it may change: %w", err)
 	}
 	if err := out.CheckCommit(); err != nil {
 		return err

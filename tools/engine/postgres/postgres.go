@@ -276,6 +276,13 @@ func (p *postgres) Run(ctx context.Context, sql string, write bool, out *engine.
 	if _, err := tx.Exec(ctx, "SET LOCAL statement_timeout = "+strconv.FormatInt(p.timeout, 10)); err != nil {
 		return fmt.Errorf("set the statement timeout: %w", err)
 	}
+	var before int64
+	if write && out.Limited() {
+		// Under an allowance's bound, what it changes in cascade counts.
+		if before, err = xactChanges(ctx, tx); err != nil {
+			return fmt.Errorf("count the rows the transaction changed: %w", err)
+		}
+	}
 	stop := p.listen(c, out)
 	err = pgQuery(ctx, tx, sql, out)
 	stop()
@@ -283,6 +290,13 @@ func (p *postgres) Run(ctx context.Context, sql string, write bool, out *engine.
 		return err
 	}
 	if write {
+		if out.Limited() {
+			after, err := xactChanges(ctx, tx)
+			if err != nil {
+				return fmt.Errorf("count the rows the transaction changed: %w", err)
+			}
+			out.AddChanged(after - before - out.RowCount())
+		}
 		if err := out.CheckCommit(); err != nil {
 			return err
 		}
@@ -454,4 +468,13 @@ func numericValue(v any) (any, bool) {
 var Driver = engine.Driver{
 	Dialect: sqltext.DialectPostgres,
 	Open:    func(src sessionio.Source, opts engine.Options) (engine.Engine, error) { return newPostgres(src, opts) },
+}
+
+// xactChanges is the rows the transaction has removed, changed and added
+// in every table so far, its own rows and those of cascades and rules
+// alike: PostgreSQL keeps these counts per transaction.
+func xactChanges(ctx context.Context, tx pgx.Tx) (int64, error) {
+	var n int64
+	err := tx.QueryRow(ctx, `SELECT coalesce(sum(n_tup_del + n_tup_upd + n_tup_ins), 0)::bigint FROM pg_stat_xact_user_tables`).Scan(&n)
+	return n, err
 }

@@ -226,6 +226,11 @@ func (s *sqliteDB) write(ctx context.Context, tx *sql.Tx, query string, out *eng
 	if err := tx.QueryRowContext(ctx, "SELECT total_changes()").Scan(&before); err != nil {
 		return err
 	}
+	// Under an allowance's bound, the rows OR REPLACE removes count.
+	counted, err := out.CountAround(ctx, tx)
+	if err != nil {
+		return fmt.Errorf("count the rows of the tables it may change: %w", err)
+	}
 	if err := engine.SQLQuery(ctx, tx, query, out, converter); err != nil {
 		return err
 	}
@@ -235,6 +240,9 @@ func (s *sqliteDB) write(ctx context.Context, tx *sql.Tx, query string, out *eng
 	var own int64
 	if err := tx.QueryRowContext(ctx, "SELECT total_changes(), changes()").Scan(&after, &own); err == nil && after > before {
 		out.SetAffected(own)
+	}
+	if err := counted(); err != nil {
+		return fmt.Errorf("count the rows of the tables it may change: %w", err)
 	}
 	if err := out.CheckCommit(); err != nil {
 		return err
