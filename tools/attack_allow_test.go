@@ -69,13 +69,7 @@ func attackRun(t *testing.T, s *Set, c *confirmer, sql string) (bool, *engine.St
 // runs no cascade (foreign keys off).
 func TestAttackAllowCascadeUpdate(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e testEngine) {
-		items := []string{"CREATE TABLE order_items (id integer PRIMARY KEY, order_id integer, " +
-			"FOREIGN KEY (order_id) REFERENCES orders (id) ON UPDATE CASCADE)"}
-		var vals []string
-		for i := 1; i <= 30; i++ {
-			vals = append(vals, fmt.Sprintf("(%d, 7)", i))
-		}
-		items = append(items, "INSERT INTO order_items (id, order_id) VALUES "+strings.Join(vals, ", "))
+		items := orderItems("ON UPDATE CASCADE")
 		src, s, c := attackOrders(t, e, "", 40, nil, items...)
 		asked, res := attackRun(t, s, c, "UPDATE orders SET id = 1007 WHERE id = 7")
 		moved := dbtest.QueryInt(t, src, "SELECT count(*) FROM order_items WHERE order_id = 1007")
@@ -342,13 +336,7 @@ func TestRowLimitRollsBack(t *testing.T) {
 // order_items.
 func TestAttackAllowCommentedKind(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e testEngine) {
-		items := []string{"CREATE TABLE order_items (id integer PRIMARY KEY, order_id integer, " +
-			"FOREIGN KEY (order_id) REFERENCES orders (id) ON UPDATE CASCADE)"}
-		var vals []string
-		for i := 1; i <= 30; i++ {
-			vals = append(vals, fmt.Sprintf("(%d, 7)", i))
-		}
-		items = append(items, "INSERT INTO order_items (id, order_id) VALUES "+strings.Join(vals, ", "))
+		items := orderItems("ON UPDATE CASCADE")
 		src, s, c := attackOrders(t, e, "", 40, nil, items...)
 		for _, sql := range []string{"/* x */ UPDATE orders SET id = 1007 WHERE id = 7", "-- x\nUPDATE orders SET id = 1007 WHERE id = 7"} {
 			asked, res := attackRun(t, s, c, sql)
@@ -387,14 +375,9 @@ func TestAttackAllowReplaceOnConflict(t *testing.T) {
 func TestRowLimitCountsCascades(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e testEngine) {
 		src := e.source(t)
-		var vals []string
-		for i := 1; i <= 30; i++ {
-			vals = append(vals, fmt.Sprintf("(%d, 7)", i))
-		}
 		dbtest.Exec(t, src, "CREATE TABLE orders (id integer PRIMARY KEY, status varchar(100) NOT NULL)",
-			"INSERT INTO orders (id, status) VALUES (7, 'new'), (8, 'new')",
-			"CREATE TABLE order_items (id integer PRIMARY KEY, order_id integer, FOREIGN KEY (order_id) REFERENCES orders (id) ON DELETE CASCADE)",
-			"INSERT INTO order_items (id, order_id) VALUES "+strings.Join(vals, ", "))
+			"INSERT INTO orders (id, status) VALUES (7, 'new'), (8, 'new')")
+		dbtest.Exec(t, src, orderItems("ON DELETE CASCADE")...)
 		db := openDB(t, src, engine.Options{})
 		res := db.Run(engine.WithRowLimit(context.Background(), 10), "DELETE FROM orders WHERE id = 7", true)
 		if e.dialect == sqltext.DialectSQLite {
@@ -422,13 +405,7 @@ func TestAttackAllowVaryingCascade(t *testing.T) {
 		sqltext.DialectSQLite:   "abs(random()) % 2 = 0",
 	}
 	forEachEngine(t, func(t *testing.T, e testEngine) {
-		items := []string{"CREATE TABLE order_items (id integer PRIMARY KEY, order_id integer, " +
-			"FOREIGN KEY (order_id) REFERENCES orders (id) ON UPDATE CASCADE)"}
-		var vals []string
-		for i := 1; i <= 30; i++ {
-			vals = append(vals, fmt.Sprintf("(%d, 7)", i))
-		}
-		items = append(items, "INSERT INTO order_items (id, order_id) VALUES "+strings.Join(vals, ", "))
+		items := orderItems("ON UPDATE CASCADE")
 		src, s, c := attackOrders(t, e, "", 40, nil, items...)
 		for i := 0; i < 8; i++ {
 			asked, res := attackRun(t, s, c, "UPDATE orders SET id = CASE WHEN "+draw[e.dialect]+" THEN 1007 ELSE id END WHERE id = 7")
@@ -446,4 +423,16 @@ func TestAttackAllowVaryingCascade(t *testing.T) {
 			}
 		}
 	})
+}
+
+// orderItems creates order_items, 30 rows of order 7, whose foreign key
+// to orders has rule (ON UPDATE CASCADE).
+func orderItems(rule string) []string {
+	var vals []string
+	for i := 1; i <= 30; i++ {
+		vals = append(vals, fmt.Sprintf("(%d, 7)", i))
+	}
+	return []string{"CREATE TABLE order_items (id integer PRIMARY KEY, order_id integer, " +
+		"FOREIGN KEY (order_id) REFERENCES orders (id) " + rule + ")",
+		"INSERT INTO order_items (id, order_id) VALUES " + strings.Join(vals, ", ")}
 }
