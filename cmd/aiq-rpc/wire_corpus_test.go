@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -173,15 +172,7 @@ func replayCorpus(t *testing.T, initialized bool, cases []corpusCase) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, "mcp", "--home", h.Dir, "--source", "local")
-	cmd.Env = childEnv()
-	stdin, err := cmd.StdinPipe()
-	require.NoError(t, err)
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	stderr := &syncBuffer{}
-	cmd.Stderr = stderr
-	require.NoError(t, cmd.Start())
+	cmd, stdin, stdout, stderr := startPiped(ctx, t, "mcp", "--home", h.Dir, "--source", "local")
 	go func() { stdin.Write(in.Bytes()) }() // a pipe holds less than the corpus
 
 	got := map[string][]answerOf{}

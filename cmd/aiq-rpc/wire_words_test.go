@@ -42,13 +42,10 @@ type answerOf struct {
 	Result json.RawMessage `json:"result"`
 }
 
-// runWire starts the binary with args, sends lines, reads the answers
-// until each id of cases is answered, then ends the input and returns the
-// answers by id as sent and the binary's stderr.
-func runWire(t *testing.T, args []string, lines []string, cases []wireCase) (map[string][]answerOf, string) {
+// startPiped starts the binary with args under ctx, its input and output
+// on pipes and its stderr in a buffer.
+func startPiped(ctx context.Context, t *testing.T, args ...string) (*exec.Cmd, io.WriteCloser, io.Reader, *syncBuffer) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
-	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, args...)
 	cmd.Env = childEnv()
 	stdin, err := cmd.StdinPipe()
@@ -58,7 +55,18 @@ func runWire(t *testing.T, args []string, lines []string, cases []wireCase) (map
 	stderr := &syncBuffer{}
 	cmd.Stderr = stderr
 	require.NoError(t, cmd.Start())
-	_, err = io.WriteString(stdin, strings.Join(lines, "\n")+"\n")
+	return cmd, stdin, stdout, stderr
+}
+
+// runWire starts the binary with args, sends lines, reads the answers
+// until each id of cases is answered, then ends the input and returns the
+// answers by id as sent and the binary's stderr.
+func runWire(t *testing.T, args []string, lines []string, cases []wireCase) (map[string][]answerOf, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	cmd, stdin, stdout, stderr := startPiped(ctx, t, args...)
+	_, err := io.WriteString(stdin, strings.Join(lines, "\n")+"\n")
 	require.NoError(t, err)
 	want := map[string]bool{}
 	for _, c := range cases {

@@ -183,19 +183,26 @@ func CountWithTarget(ctx context.Context, c *sql.Conn, query string, args []any,
 	if err != nil {
 		return 0, nil, err
 	}
+	return n, cascadeOf(kind, n, tables, before, after), tx.Rollback()
+}
+
+// cascadeOf is what a write of kind that changed own rows did beyond them,
+// from the counts of tables (its own first) before and after it: in its
+// own table (TargetCascade), and the rows each other table lost or gained.
+func cascadeOf(kind string, own int64, tables []string, before, after []int64) []TableChange {
 	var cascade []TableChange
-	if ch, ok := TargetCascade(kind, n, before[0], after[0]); ok {
+	if ch, ok := TargetCascade(kind, own, before[0], after[0]); ok {
 		cascade = append(cascade, ch)
 	}
-	for i, t := range reaching {
-		switch d := after[i+1] - before[i+1]; {
+	for i := 1; i < len(tables); i++ {
+		switch d := after[i] - before[i]; {
 		case d < 0:
-			cascade = append(cascade, TableChange{Table: t, Removed: -d})
+			cascade = append(cascade, TableChange{Table: tables[i], Removed: -d})
 		case d > 0:
-			cascade = append(cascade, TableChange{Table: t, Added: d})
+			cascade = append(cascade, TableChange{Table: tables[i], Added: d})
 		}
 	}
-	return n, cascade, tx.Rollback()
+	return cascade
 }
 
 // countRows counts the rows of each table, quoted for SQL.

@@ -84,11 +84,8 @@ func (c *Collector) CountAround(ctx context.Context, tx *sql.Tx) (after func() e
 		if err != nil {
 			return err
 		}
-		if ch, ok := TargetCascade(c.kind, c.res.RowCount, before[0], now[0]); ok {
+		for _, ch := range cascadeOf(c.kind, c.res.RowCount, c.counted, before, now) {
 			c.AddChanged(ch.Total())
-		}
-		for i := 1; i < len(now); i++ {
-			c.AddChanged(max(now[i]-before[i], before[i]-now[i]))
 		}
 		return nil
 	}, nil
