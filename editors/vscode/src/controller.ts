@@ -650,15 +650,15 @@ export class Controller {
   /**
    * The first session of this window: the conversation last held on the
    * source (session/list's `latest`) replaces the new, empty one, and the
-   * panel shows it. False when there is none or it cannot be loaded (said
+   * panel shows it; its id. Undefined when there is none or it cannot be loaded (said
    * in the panel), and the new session stays.
    */
-  private async restoreLatest(client: AiqClient, fresh: string, source: string): Promise<boolean> {
+  private async restoreLatest(client: AiqClient, fresh: string, source: string): Promise<string | undefined> {
     let file: string | undefined;
     try {
       file = (await client.list(source)).find((s) => s.latest && !s.error && s.turns > 0 && s.source === source)?.path;
       if (!file) {
-        return false;
+        return undefined;
       }
       const r = await client.load(file);
       this.session = { id: r.sessionId, source: r.source };
@@ -666,12 +666,12 @@ export class Controller {
       await client.closeSession(fresh).catch(() => undefined);
       this.post(await this.historyMessage(client, r.sessionId));
       this.publishState();
-      return true;
+      return r.sessionId;
     } catch (err) {
       if (file) {
         this.post({ type: "notice", level: "warning", message: `The last conversation could not be reopened from ${file}: ${messageOf(err)}` });
       }
-      return false;
+      return undefined;
     }
   }
 
@@ -692,12 +692,15 @@ export class Controller {
       }
     }
     const r = await client.newSession(previous?.source || this.options.settings().source);
-    this.session = { id: r.sessionId, source: r.source };
     this.conversation = { source: r.source };
     this.crashSaid = false;
-    if (!previous && this.options.settings().restoreLastSession && (await this.restoreLatest(client, r.sessionId, r.source))) {
-      return this.session.id;
+    // this.session stays unset while the last conversation is reopened, so that a caller meanwhile
+    // (a result tab VS Code restores with the window) waits for it rather than reading the new, empty one.
+    const restored = !previous && this.options.settings().restoreLastSession ? await this.restoreLatest(client, r.sessionId, r.source) : undefined;
+    if (restored) {
+      return restored;
     }
+    this.session = { id: r.sessionId, source: r.source };
     if (previous) {
       this.post({
         type: "notice",

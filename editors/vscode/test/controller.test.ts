@@ -475,6 +475,36 @@ describe("Controller with the real aiq-rpc", () => {
     assert.deepEqual(off.ui.of("history").map((h) => h.turns), [[]], "off: an empty conversation, nothing restored");
   });
 
+  it("a result tab asked for while the last conversation reopens gets its rows from that conversation, not the new one", async () => {
+    const sql = "SELECT name FROM customers ORDER BY id LIMIT 3";
+    const { home, ctl } = await setup([{ toolCalls: [{ id: "call_kept", name: "execute_sql", arguments: { sql } }] }, { text: ["Three."] }]);
+    await ctl.ask("The first three customers?");
+    await ctl.dispose();
+
+    // VS Code restores a result tab with the window, while the panel's first session is being
+    // reopened: the tab's question is asked the moment the controller lists the sessions.
+    let kept: ReturnType<Controller["keptResult"]> | undefined;
+    const ui = new FakeUi();
+    const next: Controller = new Controller({
+      settings: () => normalizeSettings({ serverPath: binary, home, restoreLastSession: true, trace: "messages" }),
+      ui: Object.assign(ui, {
+        log(text: string) {
+          ui.logText += text;
+          if (!kept && /Sending request 'session\/list/.test(text)) kept = next.keptResult({ sql, callId: "call_kept" });
+        },
+      }),
+      env: childEnv(),
+    });
+    cleanups.push(() => next.dispose());
+    next.warmUp();
+    await ui.until(() => ui.of("history").length > 0, "the restored conversation in the view");
+    assert.ok(kept, "the tab asked while the session was reopened");
+    const statement = await kept;
+    assert.ok(statement && !statement.missing, `the tab found its result: ${JSON.stringify(statement)}`);
+    assert.equal(statement.sql, sql);
+    assert.equal(statement.rows?.length, 3, "with the rows the user saw");
+  });
+
   it("New Chat starts an empty conversation on the source; the one before stays saved in History", async () => {
     const { ui, ctl } = await setup([{ text: ["Old ", "answer."] }]);
     await ctl.ask("Before the new chat");
