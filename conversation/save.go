@@ -79,9 +79,15 @@ func (w *Workspace) save(o *openSession, path string) (Saved, error) {
 	if err != nil {
 		return Saved{}, fmt.Errorf("save session %s: %w", o.id, err)
 	}
-	if path == "" {
-		path, err = sessionio.CreateFile(w.cfg.Home.SessionsDir(), data, w.cfg.Now())
-	} else {
+	switch dir := w.cfg.Home.SessionsDir(); {
+	case path == "":
+		path, err = sessionio.CreateFile(dir, data, w.cfg.Now())
+	case filepath.Dir(path) == dir:
+		err = o.file.Write(path, data)
+	default:
+		// Elsewhere no start would remove the spare of a killed process.
+		// One left in the sessions folder goes at a later start.
+		_ = o.file.Close()
 		err = sessionio.WriteFile(path, data)
 	}
 	if err != nil {
@@ -100,6 +106,14 @@ func absPath(path string) (string, error) {
 		return "", fmt.Errorf("save session %s: %w", path, err)
 	}
 	return abs, nil
+}
+
+// closeFile removes what the session keeps beside its file to write the
+// next save over.
+func (o *openSession) closeFile() error {
+	o.saveMu.Lock()
+	defer o.saveMu.Unlock()
+	return o.file.Close()
 }
 
 // autosave saves a session after a change, to its own file.
@@ -124,6 +138,7 @@ func (w *Workspace) CloseSession(ctx context.Context, id string) (Saved, error) 
 	w.mu.Lock()
 	delete(w.sessions, id)
 	w.mu.Unlock()
+	_ = o.closeFile() // a spare that stays goes at a later start
 	o.mu.Lock()
 	large := o.s.textSize() >= largeSession
 	box := o.box

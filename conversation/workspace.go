@@ -75,6 +75,10 @@ type openSession struct {
 	id     string
 	busy   atomic.Bool
 	saveMu sync.Mutex
+	// file writes the session's own file, in the home's sessions folder,
+	// where a start removes what a killed process left of it. saveMu
+	// guards it.
+	file sessionio.Rewriter
 
 	mu    sync.Mutex
 	s     *Session
@@ -112,8 +116,15 @@ func (w *Workspace) Close() error {
 	w.mu.Lock()
 	logs := w.logs
 	w.logs = nil
+	open := make([]*openSession, 0, len(w.sessions))
+	for _, o := range w.sessions {
+		open = append(open, o)
+	}
 	w.mu.Unlock()
 	var errs []error
+	for _, o := range open {
+		errs = append(errs, o.closeFile())
+	}
 	for _, l := range logs {
 		errs = append(errs, l.close())
 	}

@@ -109,9 +109,21 @@ func WriteSeen(session string, results []SeenResult) ([]SeenResult, error) {
 // again. The zero value is ready; a SeenWriter is not safe for concurrent
 // use.
 type SeenWriter struct {
+	// SparesIn is the folder (the home's sessions folder, which a start
+	// cleans) where the file is written with a Rewriter, over the
+	// version before the last; elsewhere each write makes a new file.
+	SparesIn string
+
 	// written holds, by call id, the bytes of the results the last Write
 	// wrote, each with the result it encodes.
 	written map[string]seenElement
+	file    Rewriter
+	buf     []byte // the file as last written, for the next to write into
+}
+
+// Close removes what the writer keeps to write the next version over.
+func (w *SeenWriter) Close() error {
+	return w.file.Close()
 }
 
 type seenElement struct {
@@ -123,7 +135,8 @@ type seenElement struct {
 // wrote that are given again unchanged.
 func (w *SeenWriter) Write(session string, results []SeenResult) ([]SeenResult, error) {
 	if len(results) == 0 {
-		w.written = nil
+		w.written, w.buf = nil, nil
+		w.file.Close()
 		return nil, RemoveSeen(session)
 	}
 	results = append([]SeenResult(nil), results...)
@@ -155,7 +168,12 @@ func (w *SeenWriter) Write(session string, results []SeenResult) ([]SeenResult, 
 		w.written = nil
 		return nil, fmt.Errorf("save %s: %w", SeenPath(session), &SizeError{Size: int64(size)})
 	}
-	data := make([]byte, 0, size)
+	// The buffer of the last write, when it is large enough: the elements
+	// are apart from it, and it is written out before Write returns.
+	data := w.buf[:0]
+	if cap(data) < size {
+		data = make([]byte, 0, size+size/8)
+	}
 	data = append(data, seenHead...)
 	written := make(map[string]seenElement, len(results))
 	for i, e := range elements {
@@ -166,12 +184,21 @@ func (w *SeenWriter) Write(session string, results []SeenResult) ([]SeenResult, 
 		written[results[i].CallID] = seenElement{result: results[i], data: e}
 	}
 	data = append(data, seenTail...)
-	if err := writeFile(SeenPath(session), data, true); err != nil {
+	w.buf = data
+	if err := w.write(SeenPath(session), data); err != nil {
 		w.written = nil
 		return nil, err
 	}
 	w.written = written
 	return results, nil
+}
+
+func (w *SeenWriter) write(path string, data []byte) error {
+	if w.SparesIn != "" && filepath.Dir(path) == filepath.Clean(w.SparesIn) {
+		return w.file.Write(path, data)
+	}
+	w.file.Close()
+	return writeFile(path, data, true)
 }
 
 // The seen file is {"version":1,"results":[...]} and a newline, as

@@ -237,20 +237,28 @@ func syncDir(dir string) error {
 // behind when their process was killed: those whose name says which process
 // wrote them, once that process is gone, and any older than age (a younger
 // one may belong to a save that is running now, in this process or
-// another whose id was taken again). It returns how many it removed.
+// another whose id was taken again). A Rewriter's spares go the same way,
+// but a running process keeps one for as long as its session is open, so
+// only those older than spareAge go while their writer may still run. It
+// returns how many it removed.
 func RemoveStaleTemps(dir string, age time.Duration, now time.Time) (int, error) {
-	paths, err := filepath.Glob(filepath.Join(dir, ".session-*.tmp"))
+	temps, err := filepath.Glob(filepath.Join(dir, ".session-*.tmp"))
 	if err != nil {
 		return 0, fmt.Errorf("remove stale temporary files in %s: %w", dir, err)
 	}
+	spares, _ := filepath.Glob(filepath.Join(dir, ".session-*"+spareSuffix))
 	removed := 0
 	var errs []error
-	for _, path := range paths {
+	for i, path := range append(temps, spares...) {
 		info, err := os.Lstat(path)
 		if err != nil || !info.Mode().IsRegular() {
 			continue
 		}
-		if now.Sub(info.ModTime()) < age && !writerGone(filepath.Base(path)) {
+		limit := age
+		if i >= len(temps) {
+			limit = max(age, spareAge)
+		}
+		if now.Sub(info.ModTime()) < limit && !writerGone(filepath.Base(path)) {
 			continue
 		}
 		if err := os.Remove(path); err != nil {
@@ -265,7 +273,12 @@ func RemoveStaleTemps(dir string, age time.Duration, now time.Time) (int, error)
 	return removed, nil
 }
 
-// writerGone reports whether the temporary file name, .session-PID-*.tmp,
+// spareAge is the age past which a spare is removed even if its writer may
+// still run: a session left open and idle for a day writes a new file on
+// its next save instead.
+const spareAge = 24 * time.Hour
+
+// writerGone reports whether the temporary file name, .session-PID-*.tmp or a spare,
 // was written by a process that no longer runs.
 func writerGone(name string) bool {
 	rest, ok := strings.CutPrefix(name, ".session-")

@@ -100,7 +100,7 @@ func BenchmarkTurn(b *testing.B) {
 // every length. cpu-ms-p50 is the median of the binary's own CPU time for
 // a turn (from /proc), which varies less on a busy machine. With
 // AIQ_BENCH_PROFILES set to a folder, the binary writes
-// its CPU profile there. peak-MiB is the binary's VmHWM (from /proc) once all the
+// its CPU and allocation profiles there. peak-MiB is the binary's VmHWM (from /proc) once all the
 // turns are done: the most memory it ever held.
 //
 //	go test -run '^$' -bench ToolTurn -benchtime 100x -count 3 ./cmd/aiq-rpc/
@@ -135,7 +135,8 @@ func benchToolTurn(b *testing.B, turns int) {
 	args := []string{"--history-limit", strconv.Itoa(turns)}
 	if dir := os.Getenv("AIQ_BENCH_PROFILES"); dir != "" {
 		// The binary's CPU profile of the run, for go tool pprof.
-		args = append(args, "--profile-cpu", filepath.Join(dir, fmt.Sprintf("toolturn-%d.prof", turns)))
+		args = append(args, "--profile-cpu", filepath.Join(dir, fmt.Sprintf("toolturn-%d.prof", turns)),
+			"--profile-alloc", filepath.Join(dir, fmt.Sprintf("toolturn-%d.alloc", turns)))
 	}
 	p := startProc(b, h, procOptions{plain: true, args: args})
 	p.initialize(nil)

@@ -307,27 +307,29 @@ func TestAskNumbers(t *testing.T) {
 	assert.Regexp(t, `\[\s*123456789,\s*9007199254740993,\s*1234567.5,\s*-5,\s*"x"\s*\]`, out)
 }
 
-// TestProfileCPU: --profile-cpu writes a profile, for
-// the server and for a command, and a file it cannot create is one line
+// TestProfileCPU: --profile-cpu and --profile-alloc write profiles, for
+// the server and for a command, and a file one cannot create is one line
 // that names the flag, before anything runs.
 func TestProfileCPU(t *testing.T) {
 	dir := t.TempDir()
-	for _, args := range [][]string{{}, {"sessions"}} {
-		path := filepath.Join(dir, fmt.Sprintf("cpu-%d.prof", len(args)))
-		code, _, errOut := runCommand(t, "", nil, append([]string{"--home", newHome(t).Dir, "--profile-cpu", path}, args...)...)
-		assert.Equal(t, 0, code, "%v: %s", args, errOut)
-		f, err := os.Open(path)
-		require.NoError(t, err)
-		// A profile is a gzipped protocol buffer.
-		zr, err := gzip.NewReader(f)
-		require.NoError(t, err, "%v", args)
-		data, err := io.ReadAll(zr)
-		f.Close()
-		assert.NoError(t, err, "%v", args)
-		assert.NotEmpty(t, data, "%v", args)
+	for _, flag := range []string{"--profile-cpu", "--profile-alloc"} {
+		for _, args := range [][]string{{}, {"sessions"}} {
+			path := filepath.Join(dir, fmt.Sprintf("%s-%d.prof", flag, len(args)))
+			code, _, errOut := runCommand(t, "", nil, append([]string{"--home", newHome(t).Dir, flag, path}, args...)...)
+			assert.Equal(t, 0, code, "%s %v: %s", flag, args, errOut)
+			f, err := os.Open(path)
+			require.NoError(t, err)
+			// A profile is a gzipped protocol buffer.
+			zr, err := gzip.NewReader(f)
+			require.NoError(t, err, "%s %v", flag, args)
+			data, err := io.ReadAll(zr)
+			f.Close()
+			assert.NoError(t, err, "%s %v", flag, args)
+			assert.NotEmpty(t, data, "%s %v", flag, args)
+		}
+		code, out, errOut := runCommand(t, "", nil, flag, filepath.Join(dir, "missing", "cpu.prof"), "sessions")
+		assert.Equal(t, 1, code)
+		assert.Empty(t, out, "nothing ran")
+		assert.Regexp(t, `^aiq-rpc: `+flag+`: open .*missing/cpu.prof: no such file or directory\n$`, errOut)
 	}
-	code, out, errOut := runCommand(t, "", nil, "--profile-cpu", filepath.Join(dir, "missing", "cpu.prof"), "sessions")
-	assert.Equal(t, 1, code)
-	assert.Empty(t, out, "nothing ran")
-	assert.Regexp(t, `^aiq-rpc: --profile-cpu: open .*missing/cpu.prof: no such file or directory\n$`, errOut)
 }

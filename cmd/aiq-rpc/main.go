@@ -188,11 +188,12 @@ func usage() string {
 }
 
 // profiled runs cmd, under the CPU profiler when --profile-cpu names a
-// file, as gopls's -profile.cpu does: a user can send us where a slow
+// file, and writes what it allocated to --profile-alloc's file, as gopls's
+// -profile.cpu and -profile.alloc do: a user can send us where a slow
 // server spends its time.
 func profiled(e env, f flags, cmd func() int) int {
 	if f.profileCPU == "" {
-		return cmd()
+		return allocProfiled(e, f, cmd)
 	}
 	out, err := os.Create(f.profileCPU)
 	if err != nil {
@@ -204,10 +205,32 @@ func profiled(e env, f flags, cmd func() int) int {
 		fmt.Fprintf(e.stderr, "aiq-rpc: --profile-cpu: %v\n", err)
 		return 1
 	}
-	code := cmd()
+	code := allocProfiled(e, f, cmd)
 	pprof.StopCPUProfile()
 	if err := out.Close(); err != nil {
 		fmt.Fprintf(e.stderr, "aiq-rpc: --profile-cpu: %v\n", err)
+	}
+	return code
+}
+
+// allocProfiled runs cmd, then writes the allocations of the run to
+// --profile-alloc's file when it names one.
+func allocProfiled(e env, f flags, cmd func() int) int {
+	if f.profileAlloc == "" {
+		return cmd()
+	}
+	out, err := os.Create(f.profileAlloc)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "aiq-rpc: --profile-alloc: %v\n", err)
+		return 1
+	}
+	code := cmd()
+	err = pprof.Lookup("allocs").WriteTo(out, 0)
+	if closeErr := out.Close(); err == nil {
+		err = closeErr
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "aiq-rpc: --profile-alloc: %v\n", err)
 	}
 	return code
 }
@@ -226,6 +249,7 @@ type flags struct {
 	logFile      string
 	version      bool
 	profileCPU   string
+	profileAlloc string
 	json         bool
 	modelTimeout time.Duration
 	sqlTimeout   time.Duration
@@ -251,6 +275,7 @@ func (f *flags) flagSet(extra func(*flag.FlagSet, *flags)) *flag.FlagSet {
 	fs.Var(durationFlag{&f.sqlTimeout}, "statement-timeout", "stop a SQL statement that runs longer than `DURATION`")
 	fs.BoolVar(&f.version, "version", false, "print the version and exit")
 	fs.StringVar(&f.profileCPU, "profile-cpu", "", "write a CPU profile of the run to `FILE` (for go tool pprof)")
+	fs.StringVar(&f.profileAlloc, "profile-alloc", "", "write what the run allocated to `FILE` (for go tool pprof)")
 	if extra != nil {
 		extra(fs, f)
 	}

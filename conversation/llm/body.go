@@ -31,7 +31,9 @@ func (p *bodyBuffers) get(size int) []byte {
 	p.free = nil
 	p.mu.Unlock()
 	if cap(b) < size {
-		return make([]byte, 0, size)
+		// Room to grow: the next request holds this one and a little
+		// more, and would not fit in a buffer cut to this one's size.
+		return make([]byte, 0, size+size/8)
 	}
 	return b[:0]
 }

@@ -155,7 +155,8 @@ func startRealHome(t testing.TB, home sessionio.Home, src sessionio.Source, mode
 		server.Serve(context.Background(), toServer, fromServer)
 	}()
 	c = editortest.New(t, clientIn, clientOut)
-	t.Cleanup(func() { clientOut.Close() })
+	// The server's last writes go before the home is removed.
+	t.Cleanup(func() { clientOut.Close(); waitServed(t, done) })
 	var res map[string]any
 	c.Result("initialize", map[string]any{"capabilities": capabilities}, &res)
 	stop = func() {
@@ -167,6 +168,16 @@ func startRealHome(t testing.TB, home sessionio.Home, src sessionio.Source, mode
 		}
 	}
 	return c, stop
+}
+
+// waitServed waits for the server whose Serve closes done to end.
+func waitServed(t testing.TB, done <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-done:
+	case <-time.After(editortest.Timeout):
+		t.Error("the server did not end after its input did")
+	}
 }
 
 func mustJSON(t *testing.T, v any) string {

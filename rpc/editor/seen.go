@@ -33,6 +33,9 @@ type seenSession struct {
 	// reads only those of its own calls.
 	writer sessionio.SeenWriter
 	calls  map[string]sqlCall
+	// pending is the session file whose seen file waits for the results
+	// of the last turn, written once its answer is out; "" when written.
+	pending string
 }
 
 // sqlCall is the statement of an execute_sql call, read from its
@@ -51,6 +54,7 @@ func (s *Server) seenLocked(ctx context.Context, id string) *seenSession {
 		return ss
 	}
 	ss := &seenSession{}
+	ss.writer.SparesIn = s.opts.Home.SessionsDir()
 	if info, err := s.ws.Info(ctx, id); err == nil && info.Path != "" {
 		ss.path = info.Path
 		results, err := sessionio.ReadSeen(info.Path)
@@ -71,9 +75,13 @@ func (s *Server) loadSeen(ctx context.Context, id string) {
 }
 
 // recordSeen keeps the statements of a finished turn as the editor got
-// them, and writes the seen file beside the file the turn was saved to.
-// Results no longer in the session (a cancelled turn, turns trimmed to the
-// history limit) are dropped.
+// them, and writes the seen file beside the file the turn was saved to
+// once the turn's answer is out: the conversation is saved before the
+// answer, but what the user saw is for showing it again later, and its
+// file (a megabyte at 200 turns) need not hold the answer up. chat/history
+// reads the results from memory meanwhile; session/close and the server's
+// end write what waits. Results no longer in the session (a cancelled
+// turn, turns trimmed to the history limit) are dropped.
 func (s *Server) recordSeen(ctx context.Context, id string, ans conversation.Answer) {
 	s.seen.mu.Lock()
 	defer s.seen.mu.Unlock()
@@ -85,16 +93,27 @@ func (s *Server) recordSeen(ctx context.Context, id string, ans conversation.Ans
 		ss.results = append(ss.results, sessionio.SeenResult{CallID: st.CallID, Columns: st.Columns, ColumnTypes: st.ColumnTypes, Rows: st.Rows,
 			RowCount: st.RowCount, Truncated: st.Truncated})
 	}
-	path := ans.SavedTo
-	if path == "" {
+	if ans.SavedTo == "" {
 		return // not saved: kept in memory for the next save
 	}
-	s.writeSeenLocked(ctx, id, ss, path)
+	ss.pending = ans.SavedTo
+	conversation.AfterAnswer(ctx, func() { s.flushSeen(id) })
+}
+
+// flushSeen writes session id's seen file if results wait for it.
+func (s *Server) flushSeen(id string) {
+	s.seen.mu.Lock()
+	defer s.seen.mu.Unlock()
+	if ss := s.seen.sessions[id]; ss != nil && ss.pending != "" {
+		// The request that left the write is answered: its context is over.
+		s.writeSeenLocked(context.Background(), id, ss, ss.pending)
+	}
 }
 
 // writeSeenLocked writes ss beside the session file at path, keeping only
 // the results of calls the session still holds. s.seen.mu is held.
 func (s *Server) writeSeenLocked(ctx context.Context, id string, ss *seenSession, path string) {
+	ss.pending = ""
 	h, err := s.ws.History(ctx, id, true)
 	if err != nil {
 		return
@@ -136,12 +155,31 @@ func (s *Server) seenSaved(ctx context.Context, saved conversation.Saved) {
 func (s *Server) forgetSeen(id, cleared string) {
 	s.seen.mu.Lock()
 	defer s.seen.mu.Unlock()
+	if ss := s.seen.sessions[id]; ss != nil {
+		if ss.pending != "" && cleared == "" {
+			s.writeSeenLocked(context.Background(), id, ss, ss.pending)
+		}
+		ss.writer.Close() // a spare that stays goes at a later start
+	}
 	delete(s.seen.sessions, id)
 	if cleared == "" {
 		return
 	}
 	if err := sessionio.RemoveSeen(cleared); err != nil {
 		s.log.Warn("remove what the user saw", "session", id, "err", err)
+	}
+}
+
+// closeSeen writes the seen files that wait for their turn's results and
+// removes what the sessions' seen writers keep, as the server ends.
+func (s *Server) closeSeen() {
+	s.seen.mu.Lock()
+	defer s.seen.mu.Unlock()
+	for id, ss := range s.seen.sessions {
+		if ss.pending != "" {
+			s.writeSeenLocked(context.Background(), id, ss, ss.pending)
+		}
+		ss.writer.Close()
 	}
 }
 

@@ -98,6 +98,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.WriteCloser) in
 	if !s.saveAll() {
 		code = 1
 	}
+	s.closeSeen()
 	s.conn.Close()
 	return code
 }

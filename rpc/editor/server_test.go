@@ -69,9 +69,15 @@ func start(t *testing.T, o fixtureOptions) *fixture {
 	toServer, clientOut := io.Pipe()
 	clientIn, fromServer := io.Pipe()
 	f.stdin = clientOut
-	go func() { f.exit <- server.Serve(context.Background(), toServer, fromServer) }()
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		f.exit <- server.Serve(context.Background(), toServer, fromServer)
+	}()
 	f.client = editortest.New(t, clientIn, clientOut)
-	t.Cleanup(func() { clientOut.Close() })
+	// The server's last writes (what waits for an answer to be out, the
+	// saves at the end) go before the home is removed.
+	t.Cleanup(func() { clientOut.Close(); waitServed(t, served) })
 	if !o.noInit {
 		var res map[string]any
 		f.client.Result("initialize", map[string]any{"capabilities": map[string]bool{"confirm": o.confirm}}, &res)
