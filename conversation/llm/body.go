@@ -49,32 +49,75 @@ func (p *bodyBuffers) put(b []byte) {
 	p.mu.Unlock()
 }
 
+// builtBody is a request body as requestBody builds it: buf, with the
+// encodings of long contents that encodedContents keeps put in at their
+// places. They are referred to, not copied: at 200 turns of history they
+// are a megabyte, the most of a body, and copying them into buf cost
+// each request more than anything else that grows with the history. An
+// encoding the cache keeps is never changed, so a body may hold one the
+// cache has since let go.
+type builtBody struct {
+	buf  []byte
+	refs []bodyRef
+}
+
+// bodyRef is an encoding that goes in at offset at of buf.
+type bodyRef struct {
+	at   int
+	data []byte
+}
+
+// parts returns the body's bytes in order, as slices of buf and of the
+// encodings.
+func (b *builtBody) parts() [][]byte {
+	parts := make([][]byte, 0, 2*len(b.refs)+1)
+	from := 0
+	for _, r := range b.refs {
+		if r.at > from {
+			parts = append(parts, b.buf[from:r.at])
+		}
+		parts = append(parts, r.data)
+		from = r.at
+	}
+	return append(parts, b.buf[from:])
+}
+
+// bytes returns the body in one slice.
+func (b *builtBody) bytes() []byte {
+	return bytes.Join(b.parts(), nil)
+}
+
 // sentBody is a request body and the count of those that still read it:
 // the Model until its tries are over, and each reader given to the
 // transport until it is closed.
 type sentBody struct {
-	data []byte
-	refs atomic.Int32
-	pool *bodyBuffers
+	buf   []byte   // the buffer the body was built in, for the pool
+	parts [][]byte // the body
+	size  int64
+	refs  atomic.Int32
+	pool  *bodyBuffers
 }
 
-func newSentBody(data []byte, pool *bodyBuffers) *sentBody {
-	b := &sentBody{data: data, pool: pool}
-	b.refs.Store(1)
-	return b
+func newSentBody(b *builtBody, pool *bodyBuffers) *sentBody {
+	sent := &sentBody{buf: b.buf, parts: b.parts(), pool: pool}
+	for _, p := range sent.parts {
+		sent.size += int64(len(p))
+	}
+	sent.refs.Store(1)
+	return sent
 }
 
 // reader returns a reader of the body, which the body counts until it is
 // closed.
 func (b *sentBody) reader() io.ReadCloser {
 	b.refs.Add(1)
-	return &bodyReader{r: bytes.NewReader(b.data), body: b}
+	return &bodyReader{parts: b.parts, body: b}
 }
 
 // release ends one hold on the body; the last gives its buffer back.
 func (b *sentBody) release() {
 	if b.refs.Add(-1) == 0 {
-		b.pool.put(b.data)
+		b.pool.put(b.buf)
 	}
 }
 
@@ -84,7 +127,9 @@ func (b *sentBody) release() {
 // the buffer can be written again at once.
 type bodyReader struct {
 	mu     sync.Mutex
-	r      *bytes.Reader
+	parts  [][]byte // the body's, shared: never changed
+	next   int      // the part being read
+	off    int      // how much of it was read
 	body   *sentBody
 	closed bool
 }
@@ -95,7 +140,18 @@ func (r *bodyReader) Read(p []byte) (int, error) {
 	if r.closed {
 		return 0, io.ErrClosedPipe
 	}
-	return r.r.Read(p)
+	n := 0
+	for n < len(p) && r.next < len(r.parts) {
+		c := copy(p[n:], r.parts[r.next][r.off:])
+		n += c
+		if r.off += c; r.off == len(r.parts[r.next]) {
+			r.next, r.off = r.next+1, 0
+		}
+	}
+	if n == 0 && len(p) > 0 {
+		return 0, io.EOF
+	}
+	return n, nil
 }
 
 func (r *bodyReader) Close() error {

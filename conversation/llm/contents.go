@@ -45,33 +45,45 @@ type sameString struct {
 	n int
 }
 
-// appendContent appends s as a JSON string, as sessionio.AppendString does.
-// The caller holds c.mu.
-func (c *encodedContents) appendContent(dst []byte, s string) []byte {
+// appendContent appends s as a JSON string, as sessionio.AppendString does,
+// to dst, the buffer of built: a long content's encoding, kept, goes in by
+// reference (see builtBody). The caller holds c.mu.
+func (c *encodedContents) appendContent(dst []byte, s string, built *builtBody) []byte {
 	if len(s) < minCachedContent {
 		return sessionio.AppendString(dst, s)
 	}
+	enc := c.lookup(s)
+	if enc == nil {
+		start := len(dst)
+		dst = sessionio.AppendString(dst, s)
+		enc = append([]byte(nil), dst[start:]...)
+		c.put(s, sameString{unsafe.StringData(s), len(s)}, enc)
+		return dst
+	}
+	built.refs = append(built.refs, bodyRef{at: len(dst), data: enc})
+	return dst
+}
+
+// lookup returns the kept encoding of s, or nil.
+func (c *encodedContents) lookup(s string) []byte {
 	same := sameString{unsafe.StringData(s), len(s)}
 	if enc, ok := c.curSame[same]; ok {
-		return append(dst, enc...)
+		return enc
 	}
 	if enc, ok := c.cur[s]; ok {
 		// Not kept under this s's place too: a content made anew on every
 		// request would add one uncounted entry a request.
-		return append(dst, enc...)
+		return enc
 	}
 	if enc, ok := c.prevSame[same]; ok {
 		c.put(s, same, enc)
-		return append(dst, enc...)
+		return enc
 	}
 	if enc, ok := c.prev[s]; ok {
 		c.put(s, same, enc)
-		return append(dst, enc...)
+		return enc
 	}
-	start := len(dst)
-	dst = sessionio.AppendString(dst, s)
-	c.put(s, same, append([]byte(nil), dst[start:]...))
-	return dst
+	return nil
 }
 
 func (c *encodedContents) put(s string, same sameString, enc []byte) {

@@ -33,7 +33,7 @@ func TestRequestBodyReusesEncodings(t *testing.T) {
 		require.NoError(t, err)
 		want, err := fresh.requestBody(msgs, nil)
 		require.NoError(t, err)
-		assert.Equal(t, string(want), string(got), "request %d", i)
+		assert.Equal(t, string(want.bytes()), string(got.bytes()), "request %d", i)
 	}
 	assert.LessOrEqual(t, m.contents.curBytes, m.contents.limit, "a generation keeps at most its bound")
 	assert.NotEmpty(t, m.contents.prev, "the generations turned over")
@@ -52,9 +52,9 @@ func TestRequestBodySameTextElsewhere(t *testing.T) {
 		got, err := m.requestBody([]conversation.Message{{Role: conversation.RoleUser, Content: text}, {Role: conversation.RoleTool, Content: again, ToolCallID: "c"}}, nil)
 		require.NoError(t, err)
 		if i == 0 {
-			first = string(got)
+			first = string(got.bytes())
 		}
-		assert.Equal(t, first, string(got), "request %d", i)
+		assert.Equal(t, first, string(got.bytes()), "request %d", i)
 	}
 	assert.Len(t, m.contents.cur, 1)
 	assert.Len(t, m.contents.curSame, 1, "one place kept: the first")

@@ -62,17 +62,21 @@ func baseURL(raw string) (string, error) {
 // history is most of the body, and encoding/json's reflection over it cost
 // a turn 0.1 ms at 20 turns and 0.5 ms at 200. Tool calls without
 // arguments get "{}", which go-openai would also leave out.
-func (m *Model) requestBody(msgs []conversation.Message, tools []openai.Tool) ([]byte, error) {
+func (m *Model) requestBody(msgs []conversation.Message, tools []openai.Tool) (*builtBody, error) {
 	// Room for the escapes: a tool result of JSON text holds an escaped
 	// quote every few bytes, and a body that outgrows its first buffer
 	// is copied into one twice its size (2.3 MB for 0.9 at 200 turns).
 	size := len(m.model) + 64
 	for _, msg := range msgs {
-		size += len(msg.Content) + len(msg.Content)/3 + 64
+		if len(msg.Content) < minCachedContent {
+			size += len(msg.Content) + len(msg.Content)/3
+		}
+		size += 64
 		for _, c := range msg.ToolCalls {
 			size += len(c.Function.Arguments) + len(c.Function.Arguments)/8 + 128
 		}
 	}
+	built := &builtBody{}
 	body := m.bodies.get(size)
 	body = append(body, `{"model":`...)
 	body = sessionio.AppendString(body, m.model)
@@ -82,7 +86,7 @@ func (m *Model) requestBody(msgs []conversation.Message, tools []openai.Tool) ([
 		if i > 0 {
 			body = append(body, ',')
 		}
-		body = appendMessage(body, msg, m.contents)
+		body = appendMessage(body, msg, m.contents, built)
 	}
 	m.contents.mu.Unlock()
 	body = append(body, `],"stream":true`...)
@@ -94,18 +98,19 @@ func (m *Model) requestBody(msgs []conversation.Message, tools []openai.Tool) ([
 		body = append(body, `,"tools":`...)
 		body = append(body, encoded...)
 	}
-	return append(body, '}'), nil
+	built.buf = append(body, '}')
+	return built, nil
 }
 
 // appendMessage appends m as go-openai's ChatCompletionMessage, with its
 // content always present, and the reasoning kept on a message that calls
 // tools in the field it came in: DeepSeek's thinking mode and Kimi answer
 // 400 to a request whose tool calls lack it. The caller holds contents.mu.
-func appendMessage(body []byte, m conversation.Message, contents *encodedContents) []byte {
+func appendMessage(body []byte, m conversation.Message, contents *encodedContents, built *builtBody) []byte {
 	body = append(body, `{"role":`...)
 	body = sessionio.AppendString(body, string(m.Role))
 	body = append(body, `,"content":`...)
-	body = contents.appendContent(body, m.Content)
+	body = contents.appendContent(body, m.Content, built)
 	if m.Name != "" {
 		body = append(body, `,"name":`...)
 		body = sessionio.AppendString(body, m.Name)

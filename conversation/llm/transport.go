@@ -74,7 +74,7 @@ func withRequestBody(req *http.Request) (*http.Request, error) {
 	out := req.Clone(req.Context())
 	out.Body = body.reader()
 	out.GetBody = func() (io.ReadCloser, error) { return body.reader(), nil }
-	out.ContentLength = int64(len(body.data))
+	out.ContentLength = body.size
 	return out, nil
 }
 
