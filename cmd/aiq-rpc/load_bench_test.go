@@ -23,7 +23,8 @@ import (
 // yardstick's median, and ratio the second over the first (the goal: 4).
 // cpu-ms-p50 is the binary's own CPU time for the load (from /proc), and
 // plain-cpu-ms-p50 the yardstick's; cpu-ratio, theirs, varies less on a
-// busy machine. Between loads the session is closed
+// busy machine. With AIQ_BENCH_PROFILES set to a folder, the binary
+// writes its CPU profile there. Between loads the session is closed
 // and the binary given a moment, out of the timing, to give its memory
 // back, so that each load starts as a user's first does.
 //
@@ -39,7 +40,12 @@ func BenchmarkLoadThroughBinary(b *testing.B) {
 	if err := os.WriteFile(path, sessiontest.GenerateCLIFile(sessionio.MaxFileSize-4096), 0o600); err != nil {
 		b.Fatal(err)
 	}
-	p := startProc(b, h, procOptions{plain: true})
+	var args []string
+	if dir := os.Getenv("AIQ_BENCH_PROFILES"); dir != "" {
+		// The binary's CPU profile of the run, for go tool pprof.
+		args = []string{"--profile-cpu", filepath.Join(dir, "load.prof")}
+	}
+	p := startProc(b, h, procOptions{plain: true, args: args})
 	p.initialize(nil)
 	pid := p.cmd.Process.Pid
 	var times, plain, cpu, plainCPU []time.Duration
