@@ -15,12 +15,9 @@ import (
 // BenchmarkAutosave is what the autosave of a turn costs the session: a
 // text turn added to a session of 1, 20 and 200 turns of history (the
 // oldest trimmed, as Runner does), then encoded and written atomically
-// with its fsyncs, by a sessionio.Rewriter as the workspace writes a
-// session's own file (write=rewriter) and, beside it in the same run, by
-// sessionio.WriteFile, a new file each time (write=new). The sessions
-// folder is in memory (/dev/shm) where there is one, so that the figure
-// is the work and not the disk; the binary's BenchmarkAutosaveTurn gives
-// the disk's wait on its own line.
+// with its fsyncs. The sessions folder is in memory (/dev/shm) where there
+// is one, so that the figure is the work and not the disk; the binary's
+// BenchmarkAutosaveTurn gives the disk's wait on its own line.
 //
 //	go test -run '^$' -bench Autosave -count 6 ./conversation/
 func BenchmarkAutosave(b *testing.B) {
@@ -31,48 +28,38 @@ func BenchmarkAutosave(b *testing.B) {
 		dir = shm
 	}
 	for _, turns := range []int{1, 20, 200} {
-		for _, write := range []string{"rewriter", "new"} {
-			b.Run(fmt.Sprintf("history=%d/write=%s", turns, write), func(b *testing.B) { benchAutosave(b, dir, answer, turns, write) })
-		}
-	}
-}
-
-func benchAutosave(b *testing.B, dir, answer string, turns int, write string) {
-	s := conversation.NewSession("", "", time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
-	s.SystemPrompt = strings.Repeat("You answer questions about the shop database. ", 100)
-	path := filepath.Join(dir, fmt.Sprintf("history-%d-%s.json", turns, write))
-	var file sessionio.Rewriter
-	defer file.Close()
-	save := func(data []byte) error { return file.Write(path, data) }
-	if write == "new" {
-		save = func(data []byte) error { return sessionio.WriteFile(path, data) }
-	}
-	n := 0
-	turn := func() {
-		q := fmt.Sprintf("question %d: how were last week's orders paid?", n)
-		at := s.Created.Add(time.Duration(n) * time.Minute)
-		s.History = append(s.History,
-			conversation.Message{Role: conversation.RoleUser, Content: q},
-			conversation.Message{Role: conversation.RoleAssistant, Content: answer})
-		s.Legacy = append(s.Legacy,
-			sessionio.LegacyMessage{Role: "user", Content: q, Timestamp: at},
-			sessionio.LegacyMessage{Role: "assistant", Content: answer, Timestamp: at})
-		s.Updated = at
-		s.Trim(turns)
-		n++
-		data, _, err := s.Encode()
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := save(data); err != nil {
-			b.Fatal(err)
-		}
-	}
-	for range turns {
-		turn()
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		turn()
+		b.Run(fmt.Sprintf("history=%d", turns), func(b *testing.B) {
+			s := conversation.NewSession("", "", time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
+			s.SystemPrompt = strings.Repeat("You answer questions about the shop database. ", 100)
+			path := filepath.Join(dir, fmt.Sprintf("history-%d.json", turns))
+			n := 0
+			turn := func() {
+				q := fmt.Sprintf("question %d: how were last week's orders paid?", n)
+				at := s.Created.Add(time.Duration(n) * time.Minute)
+				s.History = append(s.History,
+					conversation.Message{Role: conversation.RoleUser, Content: q},
+					conversation.Message{Role: conversation.RoleAssistant, Content: answer})
+				s.Legacy = append(s.Legacy,
+					sessionio.LegacyMessage{Role: "user", Content: q, Timestamp: at},
+					sessionio.LegacyMessage{Role: "assistant", Content: answer, Timestamp: at})
+				s.Updated = at
+				s.Trim(turns)
+				n++
+				data, _, err := s.Encode()
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := sessionio.WriteFile(path, data); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for range turns {
+				turn()
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				turn()
+			}
+		})
 	}
 }

@@ -15,7 +15,7 @@ import (
 
 // fullSession builds a session of turns turns, each a question, one
 // execute_sql call with a result of about resultBytes, and an answer.
-func fullSession(b *testing.B, turns, resultBytes int) *conversation.Session {
+func fullSession(b testing.TB, turns, resultBytes int) *conversation.Session {
 	b.Helper()
 	var rows [][]any
 	for size := 0; size < resultBytes; {
@@ -41,7 +41,7 @@ func fullSession(b *testing.B, turns, resultBytes int) *conversation.Session {
 	return s
 }
 
-func mustMarshal(b *testing.B, v any) []byte {
+func mustMarshal(b testing.TB, v any) []byte {
 	data, err := json.Marshal(v)
 	if err != nil {
 		b.Fatal(err)

@@ -21,8 +21,9 @@ const (
 // newest that fit in a keptShare of their bytes, the newest of the first
 // list first, copied into one new buffer, and nil for the others. The
 // entries are bytes of one buffer (the file just read or written), which
-// this lets go.
-func keepSome(lists ...[]sessionio.EncodedMessage) [][]sessionio.EncodedMessage {
+// this lets go; copied says whether it did, so that nothing kept refers
+// to that buffer.
+func keepSome(lists ...[]sessionio.EncodedMessage) (kept [][]sessionio.EncodedMessage, copied bool) {
 	total := 0
 	for _, list := range lists {
 		for _, b := range list {
@@ -30,7 +31,7 @@ func keepSome(lists ...[]sessionio.EncodedMessage) [][]sessionio.EncodedMessage 
 		}
 	}
 	if total <= minKept {
-		return lists
+		return lists, false
 	}
 	budget := max(total/keptShare, minKept)
 	out := make([][]sessionio.EncodedMessage, len(lists))
@@ -54,7 +55,7 @@ func keepSome(lists ...[]sessionio.EncodedMessage) [][]sessionio.EncodedMessage 
 			}
 		}
 	}
-	return out
+	return out, true
 }
 
 // shareTexts makes each legacy message whose content is that of a user or

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aiq/aiq-rpc/sessionio"
@@ -71,24 +72,22 @@ func (w *Workspace) save(o *openSession, path string) (Saved, error) {
 	o.saveMu.Lock()
 	defer o.saveMu.Unlock()
 	o.mu.Lock()
-	data, notes, err := o.s.Encode()
+	data, notes, err := o.s.EncodeTo(w.fileBuf.take())
 	if path == "" {
 		path = o.path
 	}
+	spare := !o.s.HoldsFile()
 	o.mu.Unlock()
 	if err != nil {
 		return Saved{}, fmt.Errorf("save session %s: %w", o.id, err)
 	}
-	switch dir := w.cfg.Home.SessionsDir(); {
-	case path == "":
-		path, err = sessionio.CreateFile(dir, data, w.cfg.Now())
-	case filepath.Dir(path) == dir:
-		err = o.file.Write(path, data)
-	default:
-		// Elsewhere no start would remove the spare of a killed process.
-		// One left in the sessions folder goes at a later start.
-		_ = o.file.Close()
+	if path == "" {
+		path, err = sessionio.CreateFile(w.cfg.Home.SessionsDir(), data, w.cfg.Now())
+	} else {
 		err = sessionio.WriteFile(path, data)
+	}
+	if spare {
+		w.fileBuf.give(data) // written out, and the session kept copies
 	}
 	if err != nil {
 		return Saved{}, err
@@ -108,12 +107,38 @@ func absPath(path string) (string, error) {
 	return abs, nil
 }
 
-// closeFile removes what the session keeps beside its file to write the
-// next save over.
-func (o *openSession) closeFile() error {
-	o.saveMu.Lock()
-	defer o.saveMu.Unlock()
-	return o.file.Close()
+// fileBuffer keeps the buffer of a session file that was written out, for
+// the next save of any session to encode its file in: a save after each
+// turn of a long conversation would otherwise allocate a megabyte a turn,
+// and the collections that follow cost the turn more than the copy. Only
+// a buffer of at most maxFileBuffer is kept, so that a workspace holds no
+// more for it than a long conversation's file.
+type fileBuffer struct {
+	mu   sync.Mutex
+	free []byte
+}
+
+const maxFileBuffer = 4 << 20
+
+// take returns the kept buffer, or nil; it is the caller's until given back.
+func (b *fileBuffer) take() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	buf := b.free
+	b.free = nil
+	return buf
+}
+
+// give keeps buf, which nothing refers to any more, for the next take.
+func (b *fileBuffer) give(buf []byte) {
+	if cap(buf) > maxFileBuffer {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if cap(buf) > cap(b.free) {
+		b.free = buf
+	}
 }
 
 // autosave saves a session after a change, to its own file.
@@ -138,7 +163,6 @@ func (w *Workspace) CloseSession(ctx context.Context, id string) (Saved, error) 
 	w.mu.Lock()
 	delete(w.sessions, id)
 	w.mu.Unlock()
-	_ = o.closeFile() // a spare that stays goes at a later start
 	o.mu.Lock()
 	large := o.s.textSize() >= largeSession
 	box := o.box

@@ -70,7 +70,7 @@ func Load(path string) (*Session, []string, error) {
 // file is ever written smaller. It returns that warning. The file itself
 // is not touched.
 func (s *Session) fitLoaded(size int64) string {
-	_, dropped, cuts, err := s.encodeToFit()
+	_, dropped, cuts, err := s.encodeToFit(nil)
 	what := fmt.Sprintf("the file is %.1f MiB, over the %d MiB that aiq-rpc writes", float64(size)/(1<<20), sessionio.MaxFileSize>>20)
 	switch {
 	case err != nil:
@@ -155,7 +155,14 @@ func (s *Session) file() *sessionio.File {
 // itself, down to the last one, and then cuts the largest message content
 // with a visible marker. The notes say what it dropped.
 func (s *Session) Encode() (data []byte, notes []string, err error) {
-	data, dropped, cuts, err := s.encodeToFit()
+	return s.EncodeTo(nil)
+}
+
+// EncodeTo is Encode, writing the file in buf when it has room (see
+// sessionio.EncodeTo). Whether the session keeps bytes of the file it
+// returns, so that it must not be written over, is HoldsFile's answer.
+func (s *Session) EncodeTo(buf []byte) (data []byte, notes []string, err error) {
+	data, dropped, cuts, err := s.encodeToFit(buf)
 	if dropped > 0 {
 		notes = append(notes, fmt.Sprintf("dropped the %d oldest turn(s) to keep the session file under 10 MiB", dropped))
 	}
@@ -165,14 +172,15 @@ func (s *Session) Encode() (data []byte, notes []string, err error) {
 // encodeToFit is Encode, saying how many turns it dropped and what it cut.
 // Each message is encoded once: a save reuses the bytes of the messages the
 // last one wrote, and a retry after dropping turns those of the first try.
-func (s *Session) encodeToFit() (data []byte, dropped int, cuts []string, err error) {
+func (s *Session) encodeToFit(buf []byte) (data []byte, dropped int, cuts []string, err error) {
 	if s.Created.IsZero() {
 		s.Created = time.Now()
 	}
 	for {
 		f := s.file()
 		saved := s.reuseSaved(f)
-		data, err = sessionio.Encode(f)
+		data, err = sessionio.EncodeTo(buf, f)
+		buf = nil // a retry copies bytes of this try
 		var tooLarge *sessionio.SizeError
 		if !errors.As(err, &tooLarge) {
 			if err == nil {
@@ -194,6 +202,13 @@ func (s *Session) encodeToFit() (data []byte, dropped int, cuts []string, err er
 	}
 }
 
+// HoldsFile reports whether the session keeps bytes of the file its last
+// Encode returned: a small file's, kept as they are. When it does not,
+// the caller may write over that file's buffer once it is written out.
+func (s *Session) HoldsFile() bool {
+	return s.saved == nil || s.saved.inFile
+}
+
 // savedMessages is what a save wrote: the system prompt, the history and
 // the legacy list, and the bytes of each of their messages in that file.
 type savedMessages struct {
@@ -203,6 +218,9 @@ type savedMessages struct {
 	// raw holds the bytes of the system prompt and then of each history
 	// message, legacy those of each legacy message.
 	raw, legacyData []sessionio.EncodedMessage
+	// inFile says that raw and legacyData are bytes of the file the save
+	// wrote, not copies.
+	inFile bool
 }
 
 // reuseSaved fills in f the chat messages to write and, of the messages
@@ -257,15 +275,17 @@ func savedInFile(f *sessionio.File, history []Message, at []int, system string) 
 			saved.raw[k+1] = sessionio.EncodedMessage(f.RawMessages[i])
 		}
 	}
-	saved.raw = keepSome(saved.raw)[0]
+	kept, _ := keepSome(saved.raw)
+	saved.raw = kept[0]
 	return saved
 }
 
 // from takes the bytes Encode wrote for each message of f, those that
 // keepSome keeps.
 func (m *savedMessages) from(f *sessionio.File) *savedMessages {
-	kept := keepSome(f.Encoded, f.EncodedLegacy)
+	kept, copied := keepSome(f.Encoded, f.EncodedLegacy)
 	m.raw, m.legacyData = kept[0], kept[1]
+	m.inFile = !copied
 	return m
 }
 

@@ -66,6 +66,8 @@ type Workspace struct {
 	// memory gives free memory back to the system after a large session
 	// is loaded, cleared or closed.
 	memory memoryReturner
+	// fileBuf is the buffer the last save wrote its file in, for the next.
+	fileBuf fileBuffer
 }
 
 // openSession is a session in a workspace. mu guards the fields below it;
@@ -75,10 +77,6 @@ type openSession struct {
 	id     string
 	busy   atomic.Bool
 	saveMu sync.Mutex
-	// file writes the session's own file, in the home's sessions folder,
-	// where a start removes what a killed process left of it. saveMu
-	// guards it.
-	file sessionio.Rewriter
 
 	mu    sync.Mutex
 	s     *Session
@@ -116,15 +114,8 @@ func (w *Workspace) Close() error {
 	w.mu.Lock()
 	logs := w.logs
 	w.logs = nil
-	open := make([]*openSession, 0, len(w.sessions))
-	for _, o := range w.sessions {
-		open = append(open, o)
-	}
 	w.mu.Unlock()
 	var errs []error
-	for _, o := range open {
-		errs = append(errs, o.closeFile())
-	}
 	for _, l := range logs {
 		errs = append(errs, l.close())
 	}

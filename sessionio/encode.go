@@ -42,6 +42,13 @@ func EncodeMessage(m Message) (EncodedMessage, error) {
 // (also when it returns a *SizeError), so that the next Encode of the same
 // messages copies them again.
 func Encode(f *File) ([]byte, error) {
+	return EncodeTo(nil, f)
+}
+
+// EncodeTo is Encode, writing the file in buf when buf has room for it
+// (what buf held is lost), so that a save after each turn need not
+// allocate a new buffer the size of the file.
+func EncodeTo(buf []byte, f *File) ([]byte, error) {
 	if f.Metadata.CreatedAt.IsZero() {
 		return nil, errors.New("encode session: metadata.created_at is not set")
 	}
@@ -63,7 +70,11 @@ func Encode(f *File) ([]byte, error) {
 	if f.EncodedLegacy == nil {
 		f.EncodedLegacy = make([]EncodedMessage, len(f.Messages))
 	}
-	e := encoder{buf: make([]byte, 0, estimateSize(f))}
+	size := estimateSize(f)
+	if cap(buf) < size {
+		buf = make([]byte, 0, size)
+	}
+	e := encoder{buf: buf[:0]}
 	e.buf = append(e.buf, "{\n  \"metadata\": "...)
 	if err := e.metadata(f.Metadata); err != nil {
 		return nil, fmt.Errorf("encode session: metadata: %w", err)

@@ -109,21 +109,10 @@ func WriteSeen(session string, results []SeenResult) ([]SeenResult, error) {
 // again. The zero value is ready; a SeenWriter is not safe for concurrent
 // use.
 type SeenWriter struct {
-	// SparesIn is the folder (the home's sessions folder, which a start
-	// cleans) where the file is written with a Rewriter, over the
-	// version before the last; elsewhere each write makes a new file.
-	SparesIn string
-
 	// written holds, by call id, the bytes of the results the last Write
 	// wrote, each with the result it encodes.
 	written map[string]seenElement
-	file    Rewriter
 	buf     []byte // the file as last written, for the next to write into
-}
-
-// Close removes what the writer keeps to write the next version over.
-func (w *SeenWriter) Close() error {
-	return w.file.Close()
 }
 
 type seenElement struct {
@@ -136,7 +125,6 @@ type seenElement struct {
 func (w *SeenWriter) Write(session string, results []SeenResult) ([]SeenResult, error) {
 	if len(results) == 0 {
 		w.written, w.buf = nil, nil
-		w.file.Close()
 		return nil, RemoveSeen(session)
 	}
 	results = append([]SeenResult(nil), results...)
@@ -185,20 +173,12 @@ func (w *SeenWriter) Write(session string, results []SeenResult) ([]SeenResult, 
 	}
 	data = append(data, seenTail...)
 	w.buf = data
-	if err := w.write(SeenPath(session), data); err != nil {
+	if err := writeFile(SeenPath(session), data, true); err != nil {
 		w.written = nil
 		return nil, err
 	}
 	w.written = written
 	return results, nil
-}
-
-func (w *SeenWriter) write(path string, data []byte) error {
-	if w.SparesIn != "" && filepath.Dir(path) == filepath.Clean(w.SparesIn) {
-		return w.file.Write(path, data)
-	}
-	w.file.Close()
-	return writeFile(path, data, true)
 }
 
 // The seen file is {"version":1,"results":[...]} and a newline, as

@@ -118,7 +118,13 @@ func followLinks(path string) (string, error) {
 			return path, err
 		}
 		if !filepath.IsAbs(target) {
-			target = filepath.Join(filepath.Dir(path), target)
+			// Relative to the folder the link is really in: "../x" from a
+			// folder reached through a link is not where the string says.
+			dir, err := filepath.EvalSymlinks(filepath.Dir(path))
+			if err != nil {
+				dir = filepath.Dir(path)
+			}
+			target = filepath.Join(dir, target)
 		}
 		path = target
 	}
@@ -237,28 +243,20 @@ func syncDir(dir string) error {
 // behind when their process was killed: those whose name says which process
 // wrote them, once that process is gone, and any older than age (a younger
 // one may belong to a save that is running now, in this process or
-// another whose id was taken again). A Rewriter's spares go the same way,
-// but a running process keeps one for as long as its session is open, so
-// only those older than spareAge go while their writer may still run. It
-// returns how many it removed.
+// another whose id was taken again). It returns how many it removed.
 func RemoveStaleTemps(dir string, age time.Duration, now time.Time) (int, error) {
-	temps, err := filepath.Glob(filepath.Join(dir, ".session-*.tmp"))
+	paths, err := filepath.Glob(filepath.Join(dir, ".session-*.tmp"))
 	if err != nil {
 		return 0, fmt.Errorf("remove stale temporary files in %s: %w", dir, err)
 	}
-	spares, _ := filepath.Glob(filepath.Join(dir, ".session-*"+spareSuffix))
 	removed := 0
 	var errs []error
-	for i, path := range append(temps, spares...) {
+	for _, path := range paths {
 		info, err := os.Lstat(path)
 		if err != nil || !info.Mode().IsRegular() {
 			continue
 		}
-		limit := age
-		if i >= len(temps) {
-			limit = max(age, spareAge)
-		}
-		if now.Sub(info.ModTime()) < limit && !writerGone(filepath.Base(path)) {
+		if now.Sub(info.ModTime()) < age && !writerGone(filepath.Base(path)) {
 			continue
 		}
 		if err := os.Remove(path); err != nil {
@@ -273,12 +271,7 @@ func RemoveStaleTemps(dir string, age time.Duration, now time.Time) (int, error)
 	return removed, nil
 }
 
-// spareAge is the age past which a spare is removed even if its writer may
-// still run: a session left open and idle for a day writes a new file on
-// its next save instead.
-const spareAge = 24 * time.Hour
-
-// writerGone reports whether the temporary file name, .session-PID-*.tmp or a spare,
+// writerGone reports whether the temporary file name, .session-PID-*.tmp,
 // was written by a process that no longer runs.
 func writerGone(name string) bool {
 	rest, ok := strings.CutPrefix(name, ".session-")

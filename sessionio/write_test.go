@@ -236,6 +236,28 @@ func TestWriteFileThroughSymlink(t *testing.T) {
 	assert.Empty(t, tempFiles(t, linkDir))
 }
 
+// A relative link in a folder reached through another link points from
+// the folder it is really in, as the kernel reads it: base/link/s.json,
+// with base/link -> a/sessions and s.json -> ../real.json, is
+// base/a/real.json, not base/real.json.
+func TestWriteFileThroughRelativeLinkInLinkedFolder(t *testing.T) {
+	base := t.TempDir()
+	sessions := filepath.Join(base, "a", "sessions")
+	require.NoError(t, os.MkdirAll(sessions, 0o700))
+	require.NoError(t, os.Symlink(filepath.Join("a", "sessions"), filepath.Join(base, "link")))
+	real := filepath.Join(base, "a", "real.json")
+	require.NoError(t, os.WriteFile(real, session(t, "old"), 0o600))
+	require.NoError(t, os.Symlink(filepath.Join("..", "real.json"), filepath.Join(sessions, "s.json")))
+	data := session(t, "new")
+
+	require.NoError(t, sessionio.WriteFile(filepath.Join(base, "link", "s.json"), data))
+
+	got, err := os.ReadFile(filepath.Join(base, "link", "s.json"))
+	require.NoError(t, err)
+	assert.Equal(t, string(data), string(got), "read back through the same path")
+	assert.NoFileExists(t, filepath.Join(base, "real.json"), "no stray file where the string pointed")
+}
+
 // A link whose file does not exist yet (a session linked into a synced
 // folder before its first save) is written through as well: replacing the
 // link with a file would silently cut the user's link.

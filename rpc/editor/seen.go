@@ -54,7 +54,6 @@ func (s *Server) seenLocked(ctx context.Context, id string) *seenSession {
 		return ss
 	}
 	ss := &seenSession{}
-	ss.writer.SparesIn = s.opts.Home.SessionsDir()
 	if info, err := s.ws.Info(ctx, id); err == nil && info.Path != "" {
 		ss.path = info.Path
 		results, err := sessionio.ReadSeen(info.Path)
@@ -159,7 +158,6 @@ func (s *Server) forgetSeen(id, cleared string) {
 		if ss.pending != "" && cleared == "" {
 			s.writeSeenLocked(context.Background(), id, ss, ss.pending)
 		}
-		ss.writer.Close() // a spare that stays goes at a later start
 	}
 	delete(s.seen.sessions, id)
 	if cleared == "" {
@@ -170,8 +168,8 @@ func (s *Server) forgetSeen(id, cleared string) {
 	}
 }
 
-// closeSeen writes the seen files that wait for their turn's results and
-// removes what the sessions' seen writers keep, as the server ends.
+// closeSeen writes the seen files that wait for their turn's results, as
+// the server ends.
 func (s *Server) closeSeen() {
 	s.seen.mu.Lock()
 	defer s.seen.mu.Unlock()
@@ -179,7 +177,6 @@ func (s *Server) closeSeen() {
 		if ss.pending != "" {
 			s.writeSeenLocked(context.Background(), id, ss, ss.pending)
 		}
-		ss.writer.Close()
 	}
 }
 
