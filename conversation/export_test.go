@@ -17,3 +17,6 @@ func (s *Session) MetaExtra() map[string][]byte {
 	}
 	return out
 }
+
+// Clone is clone, for the tests of what a turn's copy shares.
+func (s *Session) Clone() *Session { return s.clone() }

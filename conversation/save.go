@@ -72,12 +72,13 @@ func (w *Workspace) save(o *openSession, path string) (Saved, error) {
 	o.saveMu.Lock()
 	defer o.saveMu.Unlock()
 	o.mu.Lock()
-	data, notes, err := o.s.EncodeTo(w.fileBuf.take())
+	enc, err := o.s.EncodeTo(w.fileBuf.take())
 	if path == "" {
 		path = o.path
 	}
-	spare := !o.s.HoldsFile()
 	o.mu.Unlock()
+	data, notes := enc.Data, enc.Notes
+	w.fileBuf.give(enc.Freed)
 	if err != nil {
 		return Saved{}, fmt.Errorf("save session %s: %w", o.id, err)
 	}
@@ -86,7 +87,7 @@ func (w *Workspace) save(o *openSession, path string) (Saved, error) {
 	} else {
 		err = sessionio.WriteFile(path, data)
 	}
-	if spare {
+	if enc.DataFree {
 		w.fileBuf.give(data) // written out, and the session kept copies
 	}
 	if err != nil {

@@ -36,8 +36,10 @@ type Session struct {
 	metaExtra map[string]json.RawMessage
 	fileExtra map[string]json.RawMessage
 	// saved is what the last save wrote of each message, so that the next
-	// writes the messages it already wrote by copying their bytes.
-	saved *savedMessages
+	// writes the messages it already wrote by copying their bytes;
+	// savedFile is the file they are bytes of, nil when they are copies.
+	saved     *savedMessages
+	savedFile []byte
 	// fences keeps the fence of each tool result the model was sent; a
 	// clone shares it, so the turns of one session keep their fences.
 	fences *fences
@@ -155,18 +157,39 @@ func (s *Session) file() *sessionio.File {
 // itself, down to the last one, and then cuts the largest message content
 // with a visible marker. The notes say what it dropped.
 func (s *Session) Encode() (data []byte, notes []string, err error) {
-	return s.EncodeTo(nil)
+	e, err := s.EncodeTo(nil)
+	return e.Data, e.Notes, err
+}
+
+// Encoded is a session file as EncodeTo wrote it, with the buffers that a
+// later EncodeTo (of any session) may write in.
+type Encoded struct {
+	Data  []byte
+	Notes []string
+	// Freed is the file the session's kept bytes were in until now, which
+	// nothing refers to any more; nil when there is none.
+	Freed []byte
+	// DataFree says that what the session keeps of Data is copied out of
+	// it, so that Data is free once it is written out.
+	DataFree bool
 }
 
 // EncodeTo is Encode, writing the file in buf when it has room (see
-// sessionio.EncodeTo). Whether the session keeps bytes of the file it
-// returns, so that it must not be written over, is HoldsFile's answer.
-func (s *Session) EncodeTo(buf []byte) (data []byte, notes []string, err error) {
+// sessionio.EncodeTo; what buf held is lost). A save after each turn of a
+// long conversation then writes in the buffer of an earlier save instead
+// of allocating one the size of the file.
+func (s *Session) EncodeTo(buf []byte) (Encoded, error) {
+	held := s.savedFile
 	data, dropped, cuts, err := s.encodeToFit(buf)
-	if dropped > 0 {
-		notes = append(notes, fmt.Sprintf("dropped the %d oldest turn(s) to keep the session file under 10 MiB", dropped))
+	e := Encoded{Data: data, DataFree: err == nil && s.savedFile == nil}
+	if len(held) > 0 && (s.savedFile == nil || &held[:1][0] != &s.savedFile[:1][0]) {
+		e.Freed = held
 	}
-	return data, append(notes, cuts...), err
+	if dropped > 0 {
+		e.Notes = append(e.Notes, fmt.Sprintf("dropped the %d oldest turn(s) to keep the session file under 10 MiB", dropped))
+	}
+	e.Notes = append(e.Notes, cuts...)
+	return e, err
 }
 
 // encodeToFit is Encode, saying how many turns it dropped and what it cut.
@@ -184,11 +207,11 @@ func (s *Session) encodeToFit(buf []byte) (data []byte, dropped int, cuts []stri
 		var tooLarge *sessionio.SizeError
 		if !errors.As(err, &tooLarge) {
 			if err == nil {
-				s.saved = saved.from(f)
+				s.keep(saved.from(f), data)
 			}
 			return data, dropped, cuts, err
 		}
-		s.saved = saved.from(f) // the retry copies the same bytes
+		s.keep(saved.from(f), data) // the retry copies the same bytes
 		excess := int(tooLarge.Size) - sessionio.MaxFileSize
 		if n := s.dropOldestTurns(excess); n > 0 {
 			dropped += n
@@ -202,11 +225,13 @@ func (s *Session) encodeToFit(buf []byte) (data []byte, dropped int, cuts []stri
 	}
 }
 
-// HoldsFile reports whether the session keeps bytes of the file its last
-// Encode returned: a small file's, kept as they are. When it does not,
-// the caller may write over that file's buffer once it is written out.
-func (s *Session) HoldsFile() bool {
-	return s.saved == nil || s.saved.inFile
+// keep makes saved, made from the file data, what the session keeps of
+// its last save.
+func (s *Session) keep(saved *savedMessages, data []byte) {
+	s.saved, s.savedFile = saved, nil
+	if saved.inFile && len(data) > 0 {
+		s.savedFile = data
+	}
 }
 
 // savedMessages is what a save wrote: the system prompt, the history and
@@ -437,9 +462,14 @@ func (s *Session) cutLargestContent(excess int) (string, bool) {
 
 // clone returns a copy that a turn can change while s is still read: the
 // lists are clipped, so appending to the copy's never writes into s's.
+// The file the kept bytes are in goes with the copy: the two share those
+// bytes, and only one may hand the file on once its next save is written
+// (see EncodeTo); s, if it is saved again instead, leaves it to the
+// collector.
 func (s *Session) clone() *Session {
 	c := *s
 	c.History = slices.Clip(s.History)
 	c.Legacy = slices.Clip(s.Legacy)
+	s.savedFile = nil
 	return &c
 }

@@ -72,7 +72,9 @@ func EncodeTo(buf []byte, f *File) ([]byte, error) {
 	}
 	size := estimateSize(f)
 	if cap(buf) < size {
-		buf = make([]byte, 0, size)
+		// Room for the turns that follow, so that the buffer can take the
+		// next saves of the session too.
+		buf = make([]byte, 0, size+size/8)
 	}
 	e := encoder{buf: buf[:0]}
 	e.buf = append(e.buf, "{\n  \"metadata\": "...)
