@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"sync"
+	"unsafe"
 
 	"github.com/aiq/aiq-rpc/tools/guard"
 )
@@ -29,15 +30,33 @@ type fences struct {
 
 	mu   sync.Mutex
 	made uint64 // tokens drawn
-	// last holds the fenced text of each result of the last request.
-	last map[resultKey]string
+	// last holds the fenced text of each result of the last request by
+	// where its text is, lastText by its text those that were not found
+	// by place. A session's history holds the same strings on every
+	// request, so most results are found by place, without hashing their
+	// text (a megabyte at 200 turns, on every request); a result whose
+	// text is made anew for each request (a scrubbed one) is found by its
+	// text.
+	last     map[placeKey]string
+	lastText map[textKey][]string
 }
 
-// resultKey names a tool result by its call id, its text, and n, the
-// number of earlier results of the same request with the same id and text.
-type resultKey struct {
+// textKey names the tool results with a call id and a text; a request may
+// have several, each with a fence of its own.
+type textKey struct {
 	id, content string
-	n           int
+}
+
+// placeKey names a tool result by its call id, where its text's bytes are
+// and how many, and n, the number of earlier results of the same request
+// with the same. Two strings with the same place hold the same text: a
+// string's bytes never change, and the key, holding the pointer, keeps
+// them from being reused.
+type placeKey struct {
+	id   string
+	p    *byte
+	size int
+	n    int
 }
 
 func newFences() *fences {
@@ -53,30 +72,54 @@ func newFences() *fences {
 func (f *fences) fenced(messages []Message) []Message {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	next := make(map[resultKey]string, len(f.last)+2)
-	var seen map[resultKey]int // only for results whose id and text repeat
+	next := make(map[placeKey]string, len(f.last)+2)
+	var nextText map[textKey][]string
+	// used holds the fences given in this request, by where their text
+	// is (each fence is one string, made once), so that no two results
+	// of a request share one.
+	used := make(map[*byte]bool, len(f.last)+2)
 	out := make([]Message, len(messages))
 	for i, m := range messages {
 		if m.Role == RoleTool {
-			k := resultKey{id: m.ToolCallID, content: m.Content}
-			if _, dup := next[k]; dup {
-				if seen == nil {
-					seen = map[resultKey]int{}
+			pk := placeKey{id: m.ToolCallID, p: unsafe.StringData(m.Content), size: len(m.Content)}
+			for _, dup := next[pk]; dup; _, dup = next[pk] {
+				pk.n++
+			}
+			text, ok := f.last[pk]
+			if !ok || used[unsafe.StringData(text)] {
+				if nextText == nil {
+					nextText = map[textKey][]string{}
 				}
-				seen[k]++
-				k.n = seen[resultKey{id: k.id, content: k.content}]
+				text = f.byText(nextText, used, i, m)
 			}
-			text, ok := f.last[k]
-			if !ok {
-				text = guard.FenceWith(m.Content, "the result of a tool call", f.tokens(i, m.ToolCallID))
-			}
-			next[k] = text
+			used[unsafe.StringData(text)] = true
+			next[pk] = text
 			m.Content = text
 		}
 		out[i] = m
 	}
-	f.last = next
+	f.last, f.lastText = next, nextText
 	return out
+}
+
+// byText returns the fenced text of m, the result at position pos of a
+// request, that was not found by place: the first of the last request's
+// fences of its call id and text that this request has not given yet,
+// else a new fence. It keeps the text in next. The caller holds f.mu.
+func (f *fences) byText(next map[textKey][]string, used map[*byte]bool, pos int, m Message) string {
+	k := textKey{id: m.ToolCallID, content: m.Content}
+	text := ""
+	for _, t := range f.lastText[k] {
+		if !used[unsafe.StringData(t)] {
+			text = t
+			break
+		}
+	}
+	if text == "" {
+		text = guard.FenceWith(m.Content, "the result of a tool call", f.tokens(pos, m.ToolCallID))
+	}
+	next[k] = append(next[k], text)
+	return text
 }
 
 // tokens returns the token source of the result at position pos of a
