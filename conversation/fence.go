@@ -31,14 +31,18 @@ type fences struct {
 	mu   sync.Mutex
 	made uint64 // tokens drawn
 	// last holds the fenced text of each result of the last request by
-	// where its text is, lastText by its text those that were not found
-	// by place. A session's history holds the same strings on every
-	// request, so most results are found by place, without hashing their
-	// text (a megabyte at 200 turns, on every request); a result whose
-	// text is made anew for each request (a scrubbed one) is found by its
-	// text.
-	last     map[placeKey]string
-	lastText map[textKey][]string
+	// where its text is; byText holds the fences made, by their result's
+	// call id and text, in the order they were made. A session's history
+	// holds the same strings on every request, so most results are found
+	// by place, without hashing their text (a megabyte at 200 turns, on
+	// every request); a result whose text is made anew (scrubbed again
+	// for a masked source, once a turn) is found by its text. byText
+	// keeps its entries from request to request, and is rebuilt from a
+	// request's results once it holds more than twice as many (the
+	// history trimmed, results gone), so that each result is hashed once
+	// for the many requests that send it.
+	last   map[placeKey]string
+	byText map[textKey][]string
 }
 
 // textKey names the tool results with a call id and a text; a request may
@@ -73,7 +77,6 @@ func (f *fences) fenced(messages []Message) []Message {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	next := make(map[placeKey]string, len(f.last)+2)
-	var nextText map[textKey][]string
 	// used holds the fences given in this request, by where their text
 	// is (each fence is one string, made once), so that no two results
 	// of a request share one.
@@ -87,10 +90,7 @@ func (f *fences) fenced(messages []Message) []Message {
 			}
 			text, ok := f.last[pk]
 			if !ok || used[unsafe.StringData(text)] {
-				if nextText == nil {
-					nextText = map[textKey][]string{}
-				}
-				text = f.byText(nextText, used, i, m)
+				text = f.fromText(used, i, m)
 			}
 			used[unsafe.StringData(text)] = true
 			next[pk] = text
@@ -98,28 +98,42 @@ func (f *fences) fenced(messages []Message) []Message {
 		}
 		out[i] = m
 	}
-	f.last, f.lastText = next, nextText
+	f.last = next
+	if len(f.byText) > 2*len(next)+64 {
+		f.rebuildByText(messages, out)
+	}
 	return out
 }
 
-// byText returns the fenced text of m, the result at position pos of a
-// request, that was not found by place: the first of the last request's
-// fences of its call id and text that this request has not given yet,
-// else a new fence. It keeps the text in next. The caller holds f.mu.
-func (f *fences) byText(next map[textKey][]string, used map[*byte]bool, pos int, m Message) string {
+// fromText returns the fenced text of m, the result at position pos of a
+// request, that was not found by place: the first fence made for its call
+// id and text that this request has not given yet, else a new one, kept
+// in byText. The caller holds f.mu.
+func (f *fences) fromText(used map[*byte]bool, pos int, m Message) string {
 	k := textKey{id: m.ToolCallID, content: m.Content}
-	text := ""
-	for _, t := range f.lastText[k] {
+	for _, t := range f.byText[k] {
 		if !used[unsafe.StringData(t)] {
-			text = t
-			break
+			return t
 		}
 	}
-	if text == "" {
-		text = guard.FenceWith(m.Content, "the result of a tool call", f.tokens(pos, m.ToolCallID))
+	text := guard.FenceWith(m.Content, "the result of a tool call", f.tokens(pos, m.ToolCallID))
+	if f.byText == nil {
+		f.byText = map[textKey][]string{}
 	}
-	next[k] = append(next[k], text)
+	f.byText[k] = append(f.byText[k], text)
 	return text
+}
+
+// rebuildByText makes byText hold the fences of this request's results
+// only, in, fenced as out. The caller holds f.mu.
+func (f *fences) rebuildByText(in, out []Message) {
+	f.byText = make(map[textKey][]string, len(f.last))
+	for i, m := range in {
+		if m.Role == RoleTool {
+			k := textKey{id: m.ToolCallID, content: m.Content}
+			f.byText[k] = append(f.byText[k], out[i].Content)
+		}
+	}
 }
 
 // tokens returns the token source of the result at position pos of a
