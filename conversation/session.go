@@ -37,7 +37,8 @@ type Session struct {
 	fileExtra map[string]json.RawMessage
 	// saved is what the last save wrote of each message, so that the next
 	// writes the messages it already wrote by copying their bytes;
-	// savedFile is the file they are bytes of, nil when they are copies.
+	// savedFile is the file a save wrote that they are bytes of, nil when
+	// they are copies or bytes of a file read (which is never handed on).
 	saved     *savedMessages
 	savedFile []byte
 	// fences keeps the fence of each tool result the model was sent; a
