@@ -142,6 +142,10 @@ func (s *Server) seenSaved(ctx context.Context, saved conversation.Saved) {
 	s.seen.mu.Lock()
 	defer s.seen.mu.Unlock()
 	ss := s.seenLocked(ctx, saved.SessionID)
+	if ss.pending != "" && ss.pending != saved.Path {
+		// The file the last turn was saved to keeps what was seen of it too.
+		s.writeSeenLocked(ctx, saved.SessionID, ss, ss.pending)
+	}
 	if len(ss.results) == 0 && ss.path == saved.Path {
 		return
 	}
