@@ -1,7 +1,6 @@
 package llm
 
 import (
-	"bytes"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -80,11 +79,6 @@ func (b *builtBody) parts() [][]byte {
 		from = r.at
 	}
 	return append(parts, b.buf[from:])
-}
-
-// bytes returns the body in one slice.
-func (b *builtBody) bytes() []byte {
-	return bytes.Join(b.parts(), nil)
 }
 
 // sentBody is a request body and the count of those that still read it:

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -110,4 +111,9 @@ func TestBodyReadsItsParts(t *testing.T) {
 	}
 	var v map[string]any
 	require.NoError(t, json.Unmarshal(want, &v), "the body is JSON")
+}
+
+// bytes returns the body in one slice, to compare with another.
+func (b *builtBody) bytes() []byte {
+	return bytes.Join(b.parts(), nil)
 }

@@ -103,8 +103,16 @@ func (s *Server) recordSeen(ctx context.Context, id string, ans conversation.Ans
 func (s *Server) flushSeen(id string) {
 	s.seen.mu.Lock()
 	defer s.seen.mu.Unlock()
-	if ss := s.seen.sessions[id]; ss != nil && ss.pending != "" {
-		// The request that left the write is answered: its context is over.
+	if ss := s.seen.sessions[id]; ss != nil {
+		s.writePendingLocked(id, ss)
+	}
+}
+
+// writePendingLocked writes the seen file that waits for the results of
+// ss's last turn, if one does. The request that left the write may be
+// over, and its context with it. s.seen.mu is held.
+func (s *Server) writePendingLocked(id string, ss *seenSession) {
+	if ss.pending != "" {
 		s.writeSeenLocked(context.Background(), id, ss, ss.pending)
 	}
 }
@@ -142,9 +150,9 @@ func (s *Server) seenSaved(ctx context.Context, saved conversation.Saved) {
 	s.seen.mu.Lock()
 	defer s.seen.mu.Unlock()
 	ss := s.seenLocked(ctx, saved.SessionID)
-	if ss.pending != "" && ss.pending != saved.Path {
+	if ss.pending != saved.Path {
 		// The file the last turn was saved to keeps what was seen of it too.
-		s.writeSeenLocked(ctx, saved.SessionID, ss, ss.pending)
+		s.writePendingLocked(saved.SessionID, ss)
 	}
 	if len(ss.results) == 0 && ss.path == saved.Path {
 		return
@@ -158,10 +166,8 @@ func (s *Server) seenSaved(ctx context.Context, saved conversation.Saved) {
 func (s *Server) forgetSeen(id, cleared string) {
 	s.seen.mu.Lock()
 	defer s.seen.mu.Unlock()
-	if ss := s.seen.sessions[id]; ss != nil {
-		if ss.pending != "" && cleared == "" {
-			s.writeSeenLocked(context.Background(), id, ss, ss.pending)
-		}
+	if ss := s.seen.sessions[id]; ss != nil && cleared == "" {
+		s.writePendingLocked(id, ss)
 	}
 	delete(s.seen.sessions, id)
 	if cleared == "" {
@@ -178,9 +184,7 @@ func (s *Server) closeSeen() {
 	s.seen.mu.Lock()
 	defer s.seen.mu.Unlock()
 	for id, ss := range s.seen.sessions {
-		if ss.pending != "" {
-			s.writeSeenLocked(context.Background(), id, ss, ss.pending)
-		}
+		s.writePendingLocked(id, ss)
 	}
 }
 
