@@ -88,8 +88,8 @@ func Chromium(ctx context.Context, chromium, pageURL, decision string) (string, 
 	}
 	cmd := exec.Command(chromium, append(chromiumFlags, "--user-data-dir="+profile, "about:blank")...)
 	cmd.ExtraFiles = []*os.File{cmdR, outW}
-	var stderr strings.Builder
-	cmd.Stderr = &limited{b: &stderr, n: 8 << 10}
+	stderr := &limited{n: 8 << 10}
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		return "", fmt.Errorf("start %s: %w", chromium, err)
 	}
@@ -129,9 +129,11 @@ func press(ctx context.Context, c *devtools, pageURL, decision string) (string, 
 		return "", err
 	}
 	s := attached.SessionID
-	button := decision
+	button, focused := decision, "true"
 	if decision == "enter" {
-		button = "reject" // the focused one: wait until it is there
+		// The key goes to the focused button: wait until the page has
+		// given Reject the focus, as it does when it opens.
+		button, focused = "reject", "document.activeElement === b"
 	}
 	// The button, once the page is loaded: its middle, in the viewport.
 	var at struct{ X, Y float64 }
@@ -139,11 +141,11 @@ func press(ctx context.Context, c *devtools, pageURL, decision string) (string, 
 		v, err := c.eval(s, fmt.Sprintf(`(() => {
 			if (document.readyState !== "complete") return "";
 			const b = document.querySelector('form button[value=%q]');
-			if (!b) return "";
+			if (!b || !(%s)) return "";
 			b.scrollIntoView();
 			const r = b.getBoundingClientRect();
 			return JSON.stringify({x: r.x + r.width / 2, y: r.y + r.height / 2});
-		})()`, button))
+		})()`, button, focused))
 		if err != nil || v == "" {
 			return false, nil // still loading
 		}
@@ -269,11 +271,18 @@ func (c *devtools) eval(session, expression string) (string, error) {
 	return s, nil
 }
 
-// limited keeps the first n bytes written to it.
+// limited keeps the first n bytes written to it. Chromium writes to it
+// while the test may already read it.
 type limited struct {
 	mu sync.Mutex
-	b  *strings.Builder
+	b  strings.Builder
 	n  int
+}
+
+func (l *limited) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 func (l *limited) Write(p []byte) (int, error) {
