@@ -810,14 +810,25 @@
   let replayTimer;
 
   window.addEventListener("message", (event) => {
+    const msg = event.data;
     if (replayPending) {
+      // After a window reload the extension first says it is reopening the
+      // last conversation (state.restoring): the saved view stays up, its
+      // header updated, until the conversation or a state without it comes,
+      // so the conversation does not vanish while the server starts.
+      if (msg && msg.type === "state" && msg.restoring) {
+        V.apply(model, msg);
+        saveSoon();
+        scheduleDraw();
+        return;
+      }
       replayPending = false;
       replaying = true;
       model = V.restart(model);
     }
     // A conversation shown whole (history, restore after a reload) opens at its end.
-    if (event.data && event.data.type === "history") forceBottom = true;
-    const { changed } = V.apply(model, event.data);
+    if (msg && msg.type === "history") forceBottom = true;
+    const { changed } = V.apply(model, msg);
     saveSoon();
     if (replaying) {
       clearTimeout(replayTimer);

@@ -80,6 +80,12 @@ export class Controller {
   /** The session on the current connection. */
   private session?: { id: string; source: string };
   private opening?: Promise<string>;
+  /**
+   * The window's first session has not been opened yet, so the last
+   * conversation may still come back (aiq.restoreLastSession): the view
+   * keeps the conversation it saved rather than draw an empty one first.
+   */
+  private restorePending = true;
   /** The conversation outlives connections: its file and source let a restart resume it. */
   private conversation?: { savedPath?: string; source: string };
   private turn?: { id: number; cts: CancellationTokenSource };
@@ -97,6 +103,8 @@ export class Controller {
   private crashSaid = false;
   /** Write dialogs open in the view, by id; a crash or the turn's end closes them unanswered. */
   private readonly dialogs = new Map<number, { turnId: number; resolve: (d: ConfirmDecision) => void }>();
+  /** Called the next time a server is running (onceRunning). */
+  private readonly runningListeners = new Set<() => void>();
   private nextDialogId = 1;
 
   constructor(private readonly options: ControllerOptions) {
@@ -153,12 +161,22 @@ export class Controller {
     void this.connection(true)
       .then((client) => this.sessionId(client))
       .then(() => (this.model === undefined ? this.refreshModel() : undefined))
-      .catch(() => undefined);
+      .catch(() => this.settleRestore());
   }
 
   private stateMessage(): ToView {
     const { source, running, sourceKnown, server, model, label } = this.state;
-    return { type: "state", source, running, sourceKnown, server, ...(model ? { model } : {}), ...(label ? { label } : {}) };
+    const restoring = this.restorePending && this.options.settings().restoreLastSession;
+    return {
+      type: "state",
+      source,
+      running,
+      sourceKnown,
+      server,
+      ...(model ? { model } : {}),
+      ...(label ? { label } : {}),
+      ...(restoring ? { restoring } : {}),
+    };
   }
 
   /** Asks one question; the answer streams to the view. Resolves with the result, or undefined when it failed. */
@@ -531,6 +549,22 @@ export class Controller {
   private setServer(state: ControllerState["server"]): void {
     this.serverState = state;
     this.publishState();
+    if (state === "running") {
+      const listeners = [...this.runningListeners];
+      this.runningListeners.clear();
+      for (const listener of listeners) listener();
+    }
+  }
+
+  /**
+   * Calls listener once, the next time a server is running: what failed for
+   * want of one (a result tab restored before the server could start) tries
+   * again then. The returned function takes it back.
+   */
+  onceRunning(listener: () => void): () => void {
+    const once = () => listener();
+    this.runningListeners.add(once);
+    return () => this.runningListeners.delete(once);
   }
 
   /** The running client, started if need be; a failed start is shown once and thrown as ReportedError. */
@@ -643,8 +677,19 @@ export class Controller {
     if (this.session) {
       return Promise.resolve(this.session.id);
     }
-    this.opening ??= this.openSession(client).finally(() => (this.opening = undefined));
+    this.opening ??= this.openSession(client).finally(() => {
+      this.opening = undefined;
+      this.settleRestore();
+    });
     return this.opening;
+  }
+
+  /** No last conversation is coming (any more): the view draws what it has. */
+  private settleRestore(): void {
+    if (this.restorePending) {
+      this.restorePending = false;
+      this.publishState();
+    }
   }
 
   /**
@@ -664,7 +709,9 @@ export class Controller {
       this.session = { id: r.sessionId, source: r.source };
       this.conversation = { savedPath: r.path, source: r.source };
       await client.closeSession(fresh).catch(() => undefined);
-      this.post(await this.historyMessage(client, r.sessionId));
+      const history = await this.historyMessage(client, r.sessionId);
+      this.restorePending = false;
+      this.post(history);
       this.publishState();
       return r.sessionId;
     } catch (err) {

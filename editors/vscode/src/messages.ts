@@ -123,9 +123,20 @@ export type ToView =
   /**
    * The panel's header: the data source and whether a turn runs. Until the
    * server has said which source the conversation uses (sourceKnown false),
-   * the header says that it is starting, not "no database".
+   * the header says that it is starting, not "no database". While
+   * restoring, the last conversation is still to be reopened (after a
+   * window reload): the view keeps what it shows until it comes.
    */
-  | { type: "state"; source: string; running: boolean; sourceKnown?: boolean; server?: "stopped" | "starting" | "running"; model?: string; label?: string }
+  | {
+      type: "state";
+      source: string;
+      running: boolean;
+      sourceKnown?: boolean;
+      server?: "stopped" | "starting" | "running";
+      model?: string;
+      label?: string;
+      restoring?: boolean;
+    }
   /** The user asked: shows the question (and the selection) at once. */
   | { type: "turnStart"; turnId: number; query: string; selection?: { text: string; languageId: string } }
   /** A chat/progress event of that turn. */

@@ -13,6 +13,7 @@ import { RestartPolicy } from "../src/restartPolicy";
 import { INSTALL_COMMAND } from "../src/serverExit";
 import { normalizeSettings } from "../src/settings";
 import { aiqRpcBinary, childEnv, makeHome, tempDir, WAIT_MS, waitFor, within } from "./support/aiqRpc";
+import type { ToView } from "../src/messages";
 import type { ConfirmDecision, ConfirmParams } from "../src/protocol";
 import { FakeUi } from "./support/fakeUi";
 import { ScriptedModel, type Step } from "./support/scriptedModel";
@@ -463,16 +464,64 @@ describe("Controller with the real aiq-rpc", () => {
       return { ui, next };
     };
     const reloaded = await window(true);
+    // A panel that says it is ready before the session opens is told the conversation is coming, so it keeps what it saved.
+    assert.equal(stateOf(reloaded.next.replay()[0]).restoring, true, "the first replay says the last conversation is being reopened");
     reloaded.next.warmUp();
     await reloaded.ui.until(() => reloaded.ui.of("history").length > 0, "the restored conversation in the view");
     assert.deepEqual(reloaded.ui.of("history")[0].turns.map((t) => t.content), ["Remember me", "First answer."]);
+    await reloaded.ui.until(() => reloaded.ui.of("state").some((st) => !st.restoring), "a state that no longer says restoring");
+    const order = reloaded.ui.views.map((v) => (v.type === "state" ? `state:${!!v.restoring}` : v.type));
+    const settled = order.indexOf("state:false");
+    assert.ok(settled > order.indexOf("history") && order.slice(0, order.indexOf("history")).every((t) => t !== "state:false"), `restoring until the history came: ${order}`);
+    assert.equal(stateOf(reloaded.next.replay()[0]).restoring, undefined, "a panel shown later is not told to wait");
     assert.equal(reloaded.next.replay()[1].type, "history", "a panel shown later replays it too");
     assert.equal(reloaded.next.state.source, "demo");
     await reloaded.next.dispose();
 
     const off = await window(false);
+    assert.equal(stateOf(off.next.replay()[0]).restoring, undefined, "off: the panel is not told to wait");
     await off.next.showHistory();
     assert.deepEqual(off.ui.of("history").map((h) => h.turns), [[]], "off: an empty conversation, nothing restored");
+  });
+
+  it("a new window with nothing to reopen, or whose server does not start, tells the panel to stop waiting for it", async () => {
+    const home = makeHome();
+    cleanups.push(() => fs.rmSync(home, { recursive: true, force: true }));
+    for (const serverPath of [binary, path.join(home, "no-such-aiq-rpc")]) {
+      const ui = new FakeUi();
+      const ctl = new Controller({ settings: () => normalizeSettings({ serverPath, home, restoreLastSession: true }), ui, env: childEnv() });
+      cleanups.push(() => ctl.dispose());
+      assert.equal(stateOf(ctl.replay()[0]).restoring, true, `${serverPath}: the panel waits at first`);
+      ctl.warmUp();
+      await ui.until(() => ui.of("state").some((st) => !st.restoring), `${serverPath}: a state that no longer says restoring`);
+      assert.equal(ui.of("history").length, 0, `${serverPath}: nothing was restored`);
+      assert.equal(stateOf(ctl.replay()[0]).restoring, undefined);
+    }
+  });
+
+  it("a result tab whose rows were asked for before any server could start reads them once one runs", async () => {
+    const sql = "SELECT name FROM customers ORDER BY id LIMIT 2";
+    const { home, ctl } = await setup([{ toolCalls: [{ id: "call_late", name: "execute_sql", arguments: { sql } }] }, { text: ["Two."] }]);
+    await ctl.ask("The first two customers?");
+    await ctl.dispose();
+
+    // The first start reads settings that name no binary (as a reloading window may), later ones the real one.
+    let serverPath = path.join(home, "no-such-aiq-rpc");
+    const ui = new FakeUi();
+    const next = new Controller({ settings: () => normalizeSettings({ serverPath, home, restoreLastSession: true }), ui, env: childEnv() });
+    cleanups.push(() => next.dispose());
+    await assert.rejects(next.keptResult({ sql, callId: "call_late" }), ReportedError);
+    let calls = 0;
+    const retried = new Promise<ReturnType<Controller["keptResult"]>>((resolve) => next.onceRunning(() => (calls++, resolve(next.keptResult({ sql, callId: "call_late" })))));
+    const forgotten = next.onceRunning(() => assert.fail("a listener taken back is not called"));
+    forgotten();
+    serverPath = binary;
+    next.warmUp();
+    const statement = await within(retried.then((k) => k), WAIT_MS, "the rows read again once the server runs");
+    assert.equal(statement?.rows?.length, 2, `the tab found its rows: ${JSON.stringify(statement)}`);
+    await next.restartOnNextCommand();
+    await next.sources();
+    assert.equal(calls, 1, "called once, not at every start");
   });
 
   it("a result tab asked for while the last conversation reopens gets its rows from that conversation, not the new one", async () => {
@@ -528,3 +577,9 @@ describe("Controller with the real aiq-rpc", () => {
     await assert.rejects(ctl.sources(), UserError);
   });
 });
+
+/** The state message a replay starts with. */
+function stateOf(msg: ToView): Extract<ToView, { type: "state" }> {
+  assert.equal(msg.type, "state");
+  return msg as Extract<ToView, { type: "state" }>;
+}

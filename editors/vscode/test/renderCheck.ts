@@ -203,9 +203,22 @@ async function checkRestore(page: Page): Promise<void> {
   check(JSON.stringify(names) === JSON.stringify(["category", "revenue"]), `its table's columns too, until the replay brings the rows (got ${names.join(", ")})`);
   check((await page.locator(`${turn(1)} table.data tbody tr`).count()) === 0 && (await texts(page, `${turn(1)} .result-rows`)).join("") === "9 rows", "with the row count, no rows");
 
+  // After a window reload the extension first says it is reopening the last
+  // conversation: the saved view stays, its header updated, however long the
+  // server takes (a redraw would come 30 ms after the message; give it ten times that).
+  await page.evaluate(() => (globalThis as any).document.querySelectorAll("section.turn, .notice").forEach((e: any) => (e.dataset.before = "1")));
+  await postAll(page, [{ type: "state", source: "warehouse", running: false, sourceKnown: true, server: "starting", restoring: true }]);
+  await page.locator(".source-name", { hasText: /^warehouse$/ }).waitFor({ timeout: WAIT_MS });
+  await page.waitForTimeout(300);
+  check((await page.locator("section.turn[data-before]").count()) === 3, "a state saying the conversation is being reopened keeps the saved view up");
+  await page.waitForFunction(() => {
+    const s = JSON.parse((globalThis as any).sessionStorage.getItem("state") || "{}");
+    return s.model && s.model.source === "warehouse";
+  }, undefined, { timeout: WAIT_MS });
+  check(JSON.parse((await page.evaluate(() => (globalThis as any).sessionStorage.getItem("state"))) as string).model.entries.length === 4, "and saved, so another reload still has it");
+
   // Then the extension sends the state and the whole conversation again;
   // the view redraws once it pauses: wait until no section from before is left.
-  await page.evaluate(() => (globalThis as any).document.querySelectorAll("section.turn, .notice").forEach((e: any) => (e.dataset.before = "1")));
   await postAll(page, fixture.messages);
   await page.waitForFunction(() => {
     const doc = (globalThis as any).document;

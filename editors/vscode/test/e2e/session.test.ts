@@ -11,7 +11,7 @@ import { promisify } from "node:util";
 import type { Locator } from "playwright-core";
 import { aiqRpcBinary, childEnv, WAIT_MS } from "../support/aiqRpc";
 import type { Step } from "../support/scriptedModel";
-import { ask, dialog, e2eSuite, notification, openPanel, runCommand, startVsCode, turn, type VsCode } from "./codeServer";
+import { ask, dialog, e2eSuite, notification, openPanel, runCommand, startVsCode, testFailed, turn, type VsCode } from "./codeServer";
 
 const STATUS_Q = "How many orders per status?";
 const STATUS_SQL = "SELECT status, count(*) AS orders FROM orders GROUP BY status ORDER BY orders DESC";
@@ -40,7 +40,8 @@ e2eSuite("AIQ sessions in code-server", () => {
   after(async () => {
     await vs?.close();
   });
-  afterEach(async () => {
+  afterEach(async (t) => {
+    if (testFailed(t)) await vs?.failed(t.name);
     await vs.page.keyboard.press("Escape");
   });
 
@@ -60,6 +61,8 @@ e2eSuite("AIQ sessions in code-server", () => {
     assert.match((await t.locator(".answer").textContent()) ?? "", answer);
     assert.equal((await t.locator(".code-block.statement").textContent())?.includes(sql), true, "the SQL it ran is shown");
     assert.deepEqual(await t.locator("table.data thead th").allTextContents(), columns, "and its table");
+    // A panel drawn from its saved state (after a reload) has no rows until the history brings them.
+    await t.locator("table.data tbody tr").first().waitFor();
     assert.ok((await t.locator("table.data tbody tr").count()) > 0, "with rows");
   }
 
