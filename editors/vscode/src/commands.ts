@@ -98,12 +98,24 @@ export class Commands {
           }
           const loading: KeptStatement = { sql: ref.sql, status: "success", callId: ref.callId, loading: true };
           const tab = adoptResultPanel(this.extensionUri, panel, loading, this.resultActions());
-          const kept = await this.controller.keptResult(ref).catch((err) => {
-            this.log(`The rows of a result tab could not be read again: ${detailOf(err)}\n`);
-            return undefined;
-          });
           const missing: KeptStatement = { sql: ref.sql, status: "success", callId: ref.callId, missing: true };
-          tab.show(kept ?? missing, false);
+          const read = () => this.controller.keptResult(ref).then((kept) => ({ kept }));
+          const first = await read().catch((err: unknown) => ({ err }));
+          if (!("err" in first)) {
+            tab.show(first.kept ?? missing, false);
+            return;
+          }
+          // No server could start yet (as a window reloads, it can be asked before the settings are
+          // read): the tab says so, and reads its rows once a server runs.
+          this.log(`The rows of a result tab could not be read again (tried again once aiq-rpc runs): ${detailOf(first.err)}\n`);
+          tab.show(missing, false);
+          const forget = this.controller.onceRunning(() => {
+            read().then(
+              ({ kept }) => tab.show(kept ?? missing, false),
+              (err: unknown) => this.log(`The rows of a result tab could not be read again: ${detailOf(err)}\n`),
+            );
+          });
+          panel.onDidDispose(forget);
         },
       }),
     );

@@ -43,6 +43,7 @@ export function activate(context: vscode.ExtensionContext): void {
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (["aiq.serverPath", "aiq.home", "aiq.trace.server"].some((s) => e.affectsConfiguration(s))) {
+        output.appendLine(`AIQ's settings changed: aiq.serverPath is now ${JSON.stringify(readSettings().serverPath)}.`);
         void ctl.restartOnNextCommand();
       }
     }),

@@ -10,7 +10,7 @@ import type { Locator } from "playwright-core";
 import { extensionRoot } from "../support/chatPage";
 import type { RecordedRequest, Step } from "../support/scriptedModel";
 import { aiqRpcBinary, WAIT_MS } from "../support/aiqRpc";
-import { ask, dialog, e2eSuite, notification, openFile, openPanel, runCommand, startVsCode, turn, type VsCode } from "./codeServer";
+import { ask, dialog, e2eSuite, notification, openFile, openPanel, runCommand, startVsCode, testFailed, turn, type VsCode } from "./codeServer";
 
 const REVENUE_SQL =
   "SELECT p.category, round(sum(oi.quantity * oi.unit_price_cents) / 100.0, 2) AS revenue\n" +
@@ -65,7 +65,8 @@ e2eSuite("the AIQ panel in code-server", () => {
   after(async () => {
     await vs?.close();
   });
-  afterEach(async () => {
+  afterEach(async (t) => {
+    if (testFailed(t)) await vs?.failed(t.name);
     // A failed test must not leave a dialog or a question behind for the next one.
     await vs.page.keyboard.press("Escape");
     await vs.page.keyboard.press("Escape");

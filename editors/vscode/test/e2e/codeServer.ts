@@ -6,6 +6,7 @@
 
 import { spawn, execFile, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { before, describe } from "node:test";
 import { promisify } from "node:util";
@@ -60,6 +61,11 @@ export function e2eSuite(name: string, body: () => void): void {
   });
 }
 
+/** Whether the test an afterEach hook ran after failed (Node 20 has TestContext.passed; its types do not yet). */
+export function testFailed(t: unknown): boolean {
+  return (t as { passed?: boolean }).passed === false;
+}
+
 export interface VsCode {
   page: Page;
   model: ScriptedModel;
@@ -71,6 +77,8 @@ export interface VsCode {
   problems: string[];
   /** The folder VS Code has open. */
   workspace: string;
+  /** Keeps a screenshot of the window for a failed test and prints where, with the workbench's visible text. */
+  failed(test: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -93,7 +101,17 @@ export async function startVsCode(files: Record<string, string> = {}): Promise<V
   fs.writeFileSync(path.join(dir, "config.yaml"), "auth: none\n");
 
   // code-server and Chromium write their config, logs and caches under the XDG folders: keep them in dir.
-  const env = { ...childEnv(), XDG_CONFIG_HOME: dir, XDG_DATA_HOME: dir, XDG_CACHE_HOME: dir };
+  // The binary on PATH and AIQ_HOME too: after Developer: Reload Window, code-server (4.100) at times
+  // starts the extension host without the user's settings (aiq.serverPath reads as its default, and no
+  // change follows), and the extension must then find what a user without those settings has.
+  const env = {
+    ...childEnv(),
+    XDG_CONFIG_HOME: dir,
+    XDG_DATA_HOME: dir,
+    XDG_CACHE_HOME: dir,
+    PATH: `${path.dirname(binary)}${path.delimiter}${process.env.PATH ?? ""}`,
+    AIQ_HOME: home,
+  };
   const common = ["--config", path.join(dir, "config.yaml"), "--user-data-dir", userData, "--extensions-dir", path.join(dir, "extensions")];
   await promisify(execFile)(CODE_SERVER, [...common, "--install-extension", VSIX], { env });
 
@@ -123,6 +141,18 @@ export async function startVsCode(files: Record<string, string> = {}): Promise<V
     const opened = browser;
     return {
       page, model, home, chat, problems, workspace,
+      failed: async (test: string) => {
+        // Kept after the run (the test's folders are removed at exit): the screenshot and the AIQ output channel.
+        const kept = fs.mkdtempSync(path.join(os.tmpdir(), "aiq-e2e-failed-"));
+        const shot = path.join(kept, "window.png");
+        await page.screenshot({ path: shot }).catch(() => undefined);
+        const text = await page.locator(".monaco-workbench").innerText({ timeout: 5000 }).catch((e) => String(e));
+        const logs = findFiles(path.join(userData, "logs"), (name) => /AIQ\.log$/.test(name));
+        const output = logs.map((f) => `${f}:\n${fs.readFileSync(f, "utf8").slice(-4000)}`).join("\n");
+        for (const [i, f] of logs.entries()) fs.copyFileSync(f, path.join(kept, `aiq-output-${i}.log`));
+        const userSettings = fs.readFileSync(path.join(userData, "User", "settings.json"), "utf8");
+        console.log(`"${test}" failed; the window is in ${shot}; it read:\n${text.slice(0, 1500)}\nthe AIQ output:\n${output}\nthe user settings:\n${userSettings}`);
+      },
       close: async () => {
         await opened.close();
         await stop(server);
@@ -246,4 +276,18 @@ export function notification(page: Page, text: string | RegExp): Locator {
 /** The panel's turn that asked question (the last, if several did). */
 export function turn(vs: VsCode, question: string): Locator {
   return vs.chat.locator("section.turn", { has: vs.chat.locator(".question", { hasText: question }) }).last();
+}
+
+/** The files under dir whose names match, at any depth; none when dir is missing. */
+function findFiles(dir: string, match: (name: string) => boolean): string[] {
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  return entries.flatMap((e) => {
+    const p = path.join(dir, e.name);
+    return e.isDirectory() ? findFiles(p, match) : match(e.name) ? [p] : [];
+  });
 }
