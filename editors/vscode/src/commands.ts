@@ -99,23 +99,17 @@ export class Commands {
           const loading: KeptStatement = { sql: ref.sql, status: "success", callId: ref.callId, loading: true };
           const tab = adoptResultPanel(this.extensionUri, panel, loading, this.resultActions());
           const missing: KeptStatement = { sql: ref.sql, status: "success", callId: ref.callId, missing: true };
-          const read = () => this.controller.keptResult(ref).then((kept) => ({ kept }));
-          const first = await read().catch((err: unknown) => ({ err }));
-          if (!("err" in first)) {
-            tab.show(first.kept ?? missing, false);
-            return;
+          const show = async () => tab.show((await this.controller.keptResult(ref)) ?? missing, false);
+          try {
+            await show();
+          } catch (err) {
+            // No server could start yet (as a window reloads, it can be asked before the settings are
+            // read): the tab says so, and reads its rows once a server runs.
+            this.log(`The rows of a result tab could not be read again (tried again once aiq-rpc runs): ${detailOf(err)}\n`);
+            tab.show(missing, false);
+            const again = () => show().catch((e: unknown) => this.log(`The rows of a result tab could not be read again: ${detailOf(e)}\n`));
+            panel.onDidDispose(this.controller.onceRunning(() => void again()));
           }
-          // No server could start yet (as a window reloads, it can be asked before the settings are
-          // read): the tab says so, and reads its rows once a server runs.
-          this.log(`The rows of a result tab could not be read again (tried again once aiq-rpc runs): ${detailOf(first.err)}\n`);
-          tab.show(missing, false);
-          const forget = this.controller.onceRunning(() => {
-            read().then(
-              ({ kept }) => tab.show(kept ?? missing, false),
-              (err: unknown) => this.log(`The rows of a result tab could not be read again: ${detailOf(err)}\n`),
-            );
-          });
-          panel.onDidDispose(forget);
         },
       }),
     );

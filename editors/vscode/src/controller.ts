@@ -562,9 +562,8 @@ export class Controller {
    * again then. The returned function takes it back.
    */
   onceRunning(listener: () => void): () => void {
-    const once = () => listener();
-    this.runningListeners.add(once);
-    return () => this.runningListeners.delete(once);
+    this.runningListeners.add(listener);
+    return () => this.runningListeners.delete(listener);
   }
 
   /** The running client, started if need be; a failed start is shown once and thrown as ReportedError. */

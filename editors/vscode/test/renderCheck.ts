@@ -205,16 +205,17 @@ async function checkRestore(page: Page): Promise<void> {
 
   // After a window reload the extension first says it is reopening the last
   // conversation: the saved view stays, its header updated, however long the
-  // server takes (a redraw would come 30 ms after the message; give it ten times that).
+  // server takes. A replay's redraw is due 30 ms after the message, the save
+  // 150 ms after it, and timers fire in the order they are due: once the
+  // save has happened, a redraw would have too.
   await page.evaluate(() => (globalThis as any).document.querySelectorAll("section.turn, .notice").forEach((e: any) => (e.dataset.before = "1")));
   await postAll(page, [{ type: "state", source: "warehouse", running: false, sourceKnown: true, server: "starting", restoring: true }]);
   await page.locator(".source-name", { hasText: /^warehouse$/ }).waitFor({ timeout: WAIT_MS });
-  await page.waitForTimeout(300);
-  check((await page.locator("section.turn[data-before]").count()) === 3, "a state saying the conversation is being reopened keeps the saved view up");
   await page.waitForFunction(() => {
     const s = JSON.parse((globalThis as any).sessionStorage.getItem("state") || "{}");
     return s.model && s.model.source === "warehouse";
   }, undefined, { timeout: WAIT_MS });
+  check((await page.locator("section.turn[data-before]").count()) === 3, "a state saying the conversation is being reopened keeps the saved view up");
   check(JSON.parse((await page.evaluate(() => (globalThis as any).sessionStorage.getItem("state"))) as string).model.entries.length === 4, "and saved, so another reload still has it");
 
   // Then the extension sends the state and the whole conversation again;
